@@ -1,0 +1,278 @@
+/**
+ * @module Loader of the CMS Plan Attributes PUF (151 columns, one row per plan variant).
+ *
+ * Keeps the individual medical market (the marketplace product); SHOP and stand-alone dental rows are
+ * counted as ignored. Columns are found by header name, so extra or reordered columns of other years
+ * load unchanged. A row without a usable identity (plan id, state, metal level, plan type) is
+ * rejected; an unparsable money or flag value becomes null with a warning and the row is kept.
+ */
+import type { DiagnosticSink } from '../read/diagnostics.ts';
+import type { TableReader } from '../read/table.ts';
+import { forEachRow, type Row } from '../read/table-rows.ts';
+import { parseDate, parseMoney, parsePercent, parseYesNo, parseDecimal, parseInteger } from '../read/values.ts';
+import type { ProgressSink } from '../progress.ts';
+import {
+  METAL_LEVELS,
+  PLAN_TYPES,
+  PLAN_VARIANT_ID,
+  type DeductibleSet,
+  type MetalLevel,
+  type PlanType,
+  type PlanVariantRecord,
+  type SbcScenario,
+} from '../../src/engine/plan-record.ts';
+
+const REQUIRED = [
+  'BusinessYear',
+  'StateCode',
+  'IssuerId',
+  'IssuerMarketPlaceMarketingName',
+  'MarketCoverage',
+  'DentalOnlyPlan',
+  'StandardComponentId',
+  'PlanMarketingName',
+  'ServiceAreaId',
+  'PlanType',
+  'MetalLevel',
+  'PlanId',
+  'CSRVariationType',
+] as const;
+
+const TIERS = ['InnTier1', 'InnTier2', 'OutOfNet', 'CombInnOon'] as const;
+
+function moneyColumns(prefix: string, kind: 'Ded' | 'MOOP'): string[] {
+  const out: string[] = [];
+  for (const t of TIERS) {
+    for (const who of ['Individual', 'FamilyPerPerson', 'FamilyPerGroup']) {
+      out.push(kind === 'Ded' ? `${prefix}Ded${t}${who}` : `${prefix}${t}${who}MOOP`);
+    }
+  }
+  return out;
+}
+
+const SBC = ['HavingaBaby', 'HavingDiabetes', 'HavingSimplefracture'] as const;
+
+const OPTIONAL = [
+  'SourceName',
+  'ImportDate',
+  'HIOSProductId',
+  'NetworkId',
+  'FormularyId',
+  'IsNewPlan',
+  'DesignType',
+  'ChildOnlyOffering',
+  'IsReferralRequiredForSpecialist',
+  'EHBPercentTotalPremium',
+  'OutOfCountryCoverage',
+  'OutOfServiceAreaCoverage',
+  'NationalNetwork',
+  'FormularyURL',
+  'PlanVariantMarketingName',
+  'MedicalDrugDeductiblesIntegrated',
+  'MedicalDrugMaximumOutofPocketIntegrated',
+  'BeginPrimaryCareCostSharingAfterNumberOfVisits',
+  'BeginPrimaryCareDeductibleCoinsuranceAfterNumberOfCopays',
+  'IsHSAEligible',
+  'URLForSummaryofBenefitsCoverage',
+  'PlanBrochure',
+  'TEHBDedInnTier1Coinsurance',
+  'MEHBDedInnTier1Coinsurance',
+  ...moneyColumns('TEHB', 'Ded'),
+  ...moneyColumns('MEHB', 'Ded'),
+  ...moneyColumns('DEHB', 'Ded'),
+  ...moneyColumns('TEHB', 'MOOP'),
+  ...moneyColumns('MEHB', 'MOOP'),
+  ...SBC.flatMap((s) => ['Deductible', 'Copayment', 'Coinsurance', 'Limit'].map((k) => `SBC${s}${k}`)),
+];
+
+export interface PlanAttributesResult {
+  /** Individual medical plan variants by PlanId. */
+  readonly variants: Map<string, PlanVariantRecord>;
+  /** Newest ImportDate seen (YYYY-MM-DD), the freshness of the data. */
+  readonly newestImport: string | null;
+}
+
+/** Loads the individual medical plan variants of `year`. */
+export async function loadPlanAttributes(
+  table: TableReader,
+  year: number,
+  sink: DiagnosticSink,
+  progress: ProgressSink,
+): Promise<PlanAttributesResult> {
+  const variants = new Map<string, PlanVariantRecord>();
+  let newestImport: string | null = null;
+  const file = table.file;
+  await forEachRow(table, { required: REQUIRED, optional: OPTIONAL, stage: 'plan attributes' }, sink, progress, (row) => {
+    const reject = (column: string, reason: string): void =>
+      sink.reject({ file, line: row.line, column: row.col(column), columnName: column, value: row.get(column), reason });
+    const by = row.get('BusinessYear');
+    if (by !== String(year)) return reject('BusinessYear', `BusinessYear is not the build year ${year}`);
+    if (row.get('MarketCoverage') !== 'Individual' || row.get('DentalOnlyPlan').toLowerCase() !== 'no') {
+      sink.rowIgnored(file);
+      return;
+    }
+    const id = row.get('PlanId');
+    const m = PLAN_VARIANT_ID.exec(id);
+    if (m === null) return reject('PlanId', 'not a plan variant id (14-character standard component id, hyphen, 2 digits)');
+    const scid = row.get('StandardComponentId');
+    if (scid !== m[1]) return reject('StandardComponentId', `does not match PlanId ${id}`);
+    const state = row.get('StateCode');
+    if (!/^[A-Z]{2}$/.test(state) || scid.slice(7 - 2, 7) !== state) return reject('StateCode', 'not the two-letter state of the plan id');
+    const metal = row.get('MetalLevel').toLowerCase() as MetalLevel;
+    if (!METAL_LEVELS.includes(metal)) return reject('MetalLevel', `not a medical metal level (${METAL_LEVELS.join(', ')})`);
+    const planType = row.get('PlanType').toLowerCase() as PlanType;
+    if (!PLAN_TYPES.includes(planType)) return reject('PlanType', `not a plan type (${PLAN_TYPES.join(', ')})`);
+    if (variants.has(id)) return reject('PlanId', 'duplicate PlanId; the first row is kept');
+    const issuerId = row.get('IssuerId');
+    if (!/^\d{5}$/.test(issuerId) || scid.slice(0, 5) !== issuerId) return reject('IssuerId', 'not the 5-digit issuer of the plan id');
+
+    const money = (column: string): number | null => {
+      const raw = row.get(column);
+      if (raw === '') return null;
+      const r = parseMoney(raw);
+      if (r.ok) return r.value;
+      sink.warn({ file, line: row.line, column: row.col(column), columnName: column, value: raw, reason: `${r.reason}; stored as null` });
+      return null;
+    };
+    const flag = (column: string): boolean | null => {
+      const raw = row.get(column);
+      if (raw === '') return null;
+      const r = parseYesNo(raw);
+      if (r.ok) return r.value;
+      sink.warn({ file, line: row.line, column: row.col(column), columnName: column, value: raw, reason: `${r.reason}; stored as null` });
+      return null;
+    };
+    const pct = (column: string): number | null => {
+      const raw = row.get(column);
+      if (raw === '') return null;
+      const r = parsePercent(raw);
+      if (r.ok) return r.value;
+      sink.warn({ file, line: row.line, column: row.col(column), columnName: column, value: raw, reason: `${r.reason}; stored as null` });
+      return null;
+    };
+    const int = (column: string): number | null => {
+      const raw = row.get(column);
+      if (raw === '') return null;
+      const r = parseInteger(raw);
+      if (r.ok) return r.value;
+      sink.warn({ file, line: row.line, column: row.col(column), columnName: column, value: raw, reason: `${r.reason}; stored as null` });
+      return null;
+    };
+    const dec = (column: string): number | null => {
+      const raw = row.get(column);
+      if (raw === '') return null;
+      const r = parseDecimal(raw);
+      if (r.ok) return r.value;
+      sink.warn({ file, line: row.line, column: row.col(column), columnName: column, value: raw, reason: `${r.reason}; stored as null` });
+      return null;
+    };
+    const text = (column: string): string | null => {
+      const v = row.get(column);
+      return v === '' ? null : v;
+    };
+
+    const dedIntegrated = flag('MedicalDrugDeductiblesIntegrated') ?? true;
+    const moopIntegrated = flag('MedicalDrugMaximumOutofPocketIntegrated') ?? true;
+    const dedPrefix = dedIntegrated ? 'TEHB' : 'MEHB';
+    const moopPrefix = moopIntegrated ? 'TEHB' : 'MEHB';
+    const importDate = (() => {
+      const raw = row.get('ImportDate');
+      if (raw === '') return null;
+      const r = parseDate(raw);
+      return r.ok ? r.value : null;
+    })();
+    if (importDate !== null && (newestImport === null || importDate > newestImport)) newestImport = importDate;
+
+    const record: PlanVariantRecord = {
+      id,
+      standard_component_id: scid,
+      variant: m[2]!,
+      name: row.get('PlanMarketingName'),
+      variant_name: text('PlanVariantMarketingName'),
+      issuer_id: issuerId,
+      issuer: row.get('IssuerMarketPlaceMarketingName').replace(/\s+/g, ' '),
+      state,
+      metal_level: metal,
+      plan_type: planType,
+      service_area_id: row.get('ServiceAreaId'),
+      network_id: text('NetworkId'),
+      formulary_id: text('FormularyId'),
+      product_id: text('HIOSProductId'),
+      csr_variation: row.get('CSRVariationType'),
+      hsa_eligible: flag('IsHSAEligible') ?? false,
+      national_network: flag('NationalNetwork') ?? false,
+      child_only: row.get('ChildOnlyOffering') === 'Allows Child-Only',
+      on_exchange: m[2] !== '00',
+      is_new_plan: row.get('IsNewPlan') === '' ? null : row.get('IsNewPlan') === 'New',
+      design_type: text('DesignType'),
+      referral_required_for_specialist: flag('IsReferralRequiredForSpecialist') ?? false,
+      out_of_country_coverage: flag('OutOfCountryCoverage') ?? false,
+      out_of_service_area_coverage: flag('OutOfServiceAreaCoverage') ?? false,
+      ehb_percent_premium: dec('EHBPercentTotalPremium'),
+      medical_drug_deductibles_integrated: dedIntegrated,
+      medical_drug_moop_integrated: moopIntegrated,
+      deductible: tierSet(money, dedPrefix, 'Ded'),
+      drug_deductible: dedIntegrated ? null : tierSet(money, 'DEHB', 'Ded'),
+      max_out_of_pocket: tierSet(money, moopPrefix, 'MOOP'),
+      coinsurance_tier1: pct(`${dedPrefix}DedInnTier1Coinsurance`),
+      primary_care: {
+        cost_sharing_after_visits: int('BeginPrimaryCareCostSharingAfterNumberOfVisits'),
+        deductible_coinsurance_after_copays: int('BeginPrimaryCareDeductibleCoinsuranceAfterNumberOfCopays'),
+      },
+      sbc_scenarios: {
+        having_baby: sbc(money, 'HavingaBaby'),
+        having_diabetes: sbc(money, 'HavingDiabetes'),
+        simple_fracture: sbc(money, 'HavingSimplefracture'),
+      },
+      links: {
+        benefits_summary: url(row, 'URLForSummaryofBenefitsCoverage'),
+        brochure: url(row, 'PlanBrochure'),
+        formulary: url(row, 'FormularyURL'),
+        // The Plan Attributes PUF has no provider directory; the Network PUF's NetworkURL would supply it.
+        provider_directory: null,
+      },
+      source_name: text('SourceName'),
+      import_date: importDate,
+    };
+    variants.set(id, record);
+  });
+  sink.checkRejectedShare(file);
+  return { variants, newestImport };
+}
+
+function tierSet(money: (c: string) => number | null, prefix: string, kind: 'Ded' | 'MOOP'): DeductibleSet {
+  const col = (tier: string, who: string): string => (kind === 'Ded' ? `${prefix}Ded${tier}${who}` : `${prefix}${tier}${who}MOOP`);
+  return {
+    individual_tier1: money(col('InnTier1', 'Individual')),
+    individual_tier2: money(col('InnTier2', 'Individual')),
+    family_tier1: money(col('InnTier1', 'FamilyPerGroup')),
+    family_tier2: money(col('InnTier2', 'FamilyPerGroup')),
+    individual_oon: money(col('OutOfNet', 'Individual')),
+    family_oon: money(col('OutOfNet', 'FamilyPerGroup')),
+    combined_individual: money(col('CombInnOon', 'Individual')),
+    combined_family: money(col('CombInnOon', 'FamilyPerGroup')),
+    family_per_person_tier1: money(col('InnTier1', 'FamilyPerPerson')),
+  };
+}
+
+function sbc(money: (c: string) => number | null, scenario: string): SbcScenario {
+  const deductible = money(`SBC${scenario}Deductible`);
+  const copayment = money(`SBC${scenario}Copayment`);
+  const coinsurance = money(`SBC${scenario}Coinsurance`);
+  const limit = money(`SBC${scenario}Limit`);
+  const parts = [deductible, copayment, coinsurance, limit].filter((v): v is number => v !== null);
+  return { deductible, copayment, coinsurance, limit, total: parts.length === 0 ? null : Math.round(parts.reduce((a, b) => a + b, 0) * 100) / 100 };
+}
+
+/** Keeps http(s) URLs only: the PUF has free text such as "N/A" in URL columns. */
+function url(row: Row, column: string): string | null {
+  const v = row.get(column);
+  if (v === '') return null;
+  const withScheme = /^https?:\/\//i.test(v) ? v : /^www\./i.test(v) ? `https://${v}` : null;
+  if (withScheme === null) return null;
+  try {
+    return new URL(withScheme).href;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * @module Resolution of build inputs.
+ *
+ * Each plan year lists its inputs in `data/sources/<year>.json` with the official URL and, where known,
+ * the expected sha256. An input is taken from, in order: the path given on the command line, a local
+ * mirror (the shared data folder), a file downloaded earlier into the cache, a download from the
+ * official URL. The order puts operator intent first and the network last, so an offline machine with
+ * the mirror builds without ever touching the network.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Readable, Transform } from 'node:stream';
+import { DIAGNOSTIC_CODES, FatalBuildError } from './read/diagnostics.ts';
+import type { ProgressSink } from './progress.ts';
+
+export interface MirrorSpec {
+  readonly path: string;
+  readonly sha256?: string;
+}
+
+export interface InputSpec {
+  readonly title: string;
+  readonly required: boolean;
+  readonly home?: string;
+  readonly url: string | null;
+  readonly url_sha256: string | null;
+  readonly mirrors: readonly MirrorSpec[];
+}
+
+export interface SourcesFile {
+  readonly year: number;
+  readonly description?: string;
+  readonly inputs: Readonly<Record<string, InputSpec>>;
+}
+
+export interface ResolvedInput {
+  readonly name: string;
+  readonly title: string;
+  readonly path: string;
+  readonly origin: 'command-line' | 'mirror' | 'cache' | 'download';
+  readonly url: string | null;
+  readonly sha256: string;
+  readonly bytes: number;
+  /** True when an expected checksum was known and matched; null when none was known. */
+  readonly checksumVerified: boolean | null;
+}
+
+export interface ResolveOptions {
+  /** Repository root: mirror paths are relative to it. */
+  readonly root: string;
+  /** Where downloads are kept between builds. */
+  readonly cacheDir: string;
+  /** Paths given on the command line, by input name. */
+  readonly overrides: Readonly<Record<string, string>>;
+  /** Never use the network. */
+  readonly offline: boolean;
+  /** Also download optional inputs (they are large: the Rate PUF is ~280 MB unzipped). */
+  readonly fetchOptional: boolean;
+  readonly progress: ProgressSink;
+}
+
+/** Reads and checks `data/sources/<year>.json`. */
+export function loadSourcesFile(path: string): SourcesFile {
+  if (!existsSync(path)) {
+    throw new FatalBuildError(DIAGNOSTIC_CODES.inputMissing, `no sources file ${path}: add one listing the inputs of that plan year`);
+  }
+  const parsed = JSON.parse(readFileSync(path, 'utf8')) as SourcesFile;
+  if (typeof parsed.year !== 'number' || typeof parsed.inputs !== 'object' || parsed.inputs === null) {
+    throw new FatalBuildError(DIAGNOSTIC_CODES.badFormat, `${path}: expected { year, inputs }`);
+  }
+  return parsed;
+}
+
+/** SHA-256 of a file, streamed. */
+export async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  await pipeline(createReadStream(path), hash);
+  return hash.digest('hex');
+}
+
+/**
+ * Resolves every input of the year. Returns the resolved inputs by name; optional inputs that could not
+ * be found are absent (the compiler then models premiums or leaves the crosswalk empty, and says so).
+ */
+export async function resolveInputs(sources: SourcesFile, opts: ResolveOptions): Promise<Map<string, ResolvedInput>> {
+  for (const name of Object.keys(opts.overrides)) {
+    if (sources.inputs[name] === undefined) {
+      throw new FatalBuildError(
+        DIAGNOSTIC_CODES.inputMissing,
+        `unknown input "${name}"; inputs of ${sources.year}: ${Object.keys(sources.inputs).join(', ')}`,
+      );
+    }
+  }
+  const out = new Map<string, ResolvedInput>();
+  for (const [name, spec] of Object.entries(sources.inputs)) {
+    const resolved = await resolveOne(name, spec, sources.year, opts);
+    if (resolved !== null) out.set(name, resolved);
+  }
+  return out;
+}
+
+async function resolveOne(name: string, spec: InputSpec, year: number, opts: ResolveOptions): Promise<ResolvedInput | null> {
+  const looked: string[] = [];
+  const override = opts.overrides[name];
+  if (override !== undefined) {
+    const path = isAbsolute(override) ? override : resolve(override);
+    if (!existsSync(path) || !statSync(path).isFile()) {
+      throw new FatalBuildError(DIAGNOSTIC_CODES.inputMissing, `${name}: no file at ${path} (given with --${name.replaceAll('_', '-')})`);
+    }
+    return finish(name, spec, path, 'command-line', undefined);
+  }
+  for (const mirror of spec.mirrors) {
+    const path = resolve(opts.root, mirror.path);
+    looked.push(path);
+    if (existsSync(path) && statSync(path).isFile()) return finish(name, spec, path, 'mirror', mirror.sha256);
+  }
+  const cached = spec.url !== null ? join(opts.cacheDir, String(year), cacheName(spec.url)) : null;
+  if (cached !== null) {
+    looked.push(cached);
+    if (existsSync(cached)) return finish(name, spec, cached, 'cache', spec.url_sha256 ?? undefined);
+  }
+  const mayDownload = !opts.offline && spec.url !== null && cached !== null && (spec.required || opts.fetchOptional);
+  if (mayDownload) {
+    try {
+      await download(spec.url!, cached!, name, opts.progress);
+      return await finish(name, spec, cached!, 'download', spec.url_sha256 ?? undefined);
+    } catch (err) {
+      if (err instanceof FatalBuildError) throw err;
+      if (spec.required) {
+        throw new FatalBuildError(
+          DIAGNOSTIC_CODES.inputMissing,
+          `${name}: not found (looked in ${looked.join(', ')}) and the download from ${spec.url} failed: ${errorText(err)}`,
+        );
+      }
+      opts.progress.info(`${name}: optional input not found and the download from ${spec.url} failed (${errorText(err)}); going on without it`);
+      return null;
+    }
+  }
+  if (!spec.required) return null;
+  const why = opts.offline ? 'offline' : spec.url === null ? 'no official download URL is known' : 'download not attempted';
+  throw new FatalBuildError(
+    DIAGNOSTIC_CODES.inputMissing,
+    `${name}: required input not found (looked in ${looked.join(', ')}; ${why}); official source: ${spec.url ?? spec.home ?? 'unknown'}` +
+      ` — pass it with --${name.replaceAll('_', '-')} PATH`,
+  );
+}
+
+async function finish(
+  name: string,
+  spec: InputSpec,
+  path: string,
+  origin: ResolvedInput['origin'],
+  expected: string | undefined,
+): Promise<ResolvedInput> {
+  const sha256 = await sha256File(path);
+  if (expected !== undefined && expected !== sha256) {
+    throw new FatalBuildError(
+      DIAGNOSTIC_CODES.checksum,
+      `${name}: checksum mismatch for ${path}: expected sha256 ${expected}, got ${sha256}`,
+    );
+  }
+  return {
+    name,
+    title: spec.title,
+    path,
+    origin,
+    url: spec.url,
+    sha256,
+    bytes: statSync(path).size,
+    checksumVerified: expected === undefined ? null : true,
+  };
+}
+
+function cacheName(url: string): string {
+  return basename(new URL(url).pathname) || 'download';
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = (err as Error & { cause?: unknown }).cause;
+    return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;
+  }
+  return String(err);
+}
+
+/** Downloads to a temporary name and renames on success, so an interrupted download never looks complete. */
+async function download(url: string, dest: string, name: string, progress: ProgressSink): Promise<void> {
+  mkdirSync(dirname(dest), { recursive: true });
+  const tmp = `${dest}.partial`;
+  const res = await fetch(url, { signal: AbortSignal.timeout(30 * 60_000) });
+  if (!res.ok || res.body === null) throw new Error(`HTTP ${res.status}`);
+  const total = Number(res.headers.get('content-length') ?? '') || null;
+  const stage = progress.stage(`download ${name}`);
+  let bytes = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      bytes += chunk.length;
+      stage.update(bytes, bytes, total);
+      cb(null, chunk);
+    },
+  });
+  try {
+    await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>), counter, createWriteStream(tmp));
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  stage.end(bytes);
+  renameSync(tmp, dest);
+}

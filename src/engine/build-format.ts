@@ -1,0 +1,170 @@
+/**
+ * @module On-disk layout of a compiled build, shared by the compiler (writer) and the engine (reader).
+ *
+ * A build directory holds `manifest.json`, an LMDB file (records read one at a time: plan details,
+ * geography, issuers, crosswalk) and `tables.bin`, a container of typed arrays that the engine maps
+ * into RAM in one read with zero copies: ZIP → locations, plan × rating area × age premiums, plan
+ * lists per location pre-sorted by every sort key, SLCSP per rating area × age. The container is a
+ * magic, a JSON directory (names, types, offsets, small string tables) and 8-byte aligned arrays.
+ */
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+
+export const MANIFEST_FILE = 'manifest.json';
+export const LMDB_FILE = 'data.mdb';
+export const TABLES_FILE = 'tables.bin';
+/** Bumped whenever the layout or the meaning of a table changes; part of the build hash. */
+export const FORMAT_VERSION = 1;
+
+const MAGIC = Buffer.from('HPDTBL01', 'latin1');
+
+/** LMDB sub-databases. */
+export const DB = {
+  plans: 'plans',
+  zips: 'zips',
+  counties: 'counties',
+  issuers: 'issuers',
+  crosswalk: 'crosswalk',
+  benefits: 'benefits',
+  familyTiers: 'family-tiers',
+} as const;
+
+/** Open options both sides must agree on (lmdb-js refuses mismatched structures otherwise). */
+export const LMDB_OPTIONS = {
+  noSubdir: true,
+  compression: false,
+  sharedStructuresKey: Symbol.for('hpd.structures'),
+  useVersions: false,
+  maxDbs: 16,
+} as const;
+
+export const NO_LIST = 0xffff_ffff;
+/** Sentinel for a missing money value in Float64 columns (no NaN anywhere in a build). */
+export const NULL_MONEY = -1;
+
+/** SLCSP provenance per rating area. */
+export const SLCSP_SOURCE = {
+  none: 0,
+  /** Second-lowest silver of a real Rate PUF. */
+  ratePuf: 1,
+  /** Second-lowest silver of modeled premiums, equal to the benchmark table by construction. */
+  modeled: 2,
+  /** Benchmark table only (no plan data in the state): KFF-derived approximation. */
+  benchmarkOnly: 3,
+} as const;
+
+export const METAL_CODES = ['bronze', 'expanded bronze', 'silver', 'gold', 'platinum', 'catastrophic'] as const;
+export const PLAN_TYPE_CODES = ['hmo', 'ppo', 'epo', 'pos', 'indemnity'] as const;
+
+export const PLAN_FLAG = {
+  childOnly: 1,
+  onExchange: 2,
+  nationalNetwork: 4,
+  hsaEligible: 8,
+} as const;
+
+/** Small string tables carried in the container's JSON directory. */
+export interface TablesMeta {
+  readonly year: number;
+  readonly buildHash: string;
+  /** State index → code. */
+  readonly states: readonly string[];
+  /** Plan index → standard component id. */
+  readonly plans: readonly string[];
+  /** Plan index → -01 variant display fields needed on the hot path. */
+  readonly planNames: readonly string[];
+  /** Issuer index → { id, name }. */
+  readonly issuers: ReadonlyArray<{ readonly id: string; readonly name: string }>;
+  /** County FIPS → name. */
+  readonly countyNames: Readonly<Record<string, string>>;
+}
+
+export type TypedArray = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
+
+const TYPES = {
+  u8: Uint8Array,
+  u16: Uint16Array,
+  u32: Uint32Array,
+  i32: Int32Array,
+  f32: Float32Array,
+  f64: Float64Array,
+} as const;
+type TypeName = keyof typeof TYPES;
+
+function typeName(a: TypedArray): TypeName {
+  if (a instanceof Uint8Array) return 'u8';
+  if (a instanceof Uint16Array) return 'u16';
+  if (a instanceof Uint32Array) return 'u32';
+  if (a instanceof Int32Array) return 'i32';
+  if (a instanceof Float32Array) return 'f32';
+  return 'f64';
+}
+
+interface Directory {
+  readonly meta: TablesMeta;
+  readonly arrays: Record<string, { type: TypeName; offset: number; length: number }>;
+}
+
+/** Writes the container. */
+export function writeTables(path: string, meta: TablesMeta, arrays: Readonly<Record<string, TypedArray>>): number {
+  const entries = Object.entries(arrays);
+  const dir: Directory = { meta, arrays: {} };
+  // Offsets are relative to the end of the directory, so they do not depend on its length.
+  let offset = 0;
+  for (const [name, a] of entries) {
+    dir.arrays[name] = { type: typeName(a), offset, length: a.length };
+    offset += align8(a.byteLength);
+  }
+  const json = Buffer.from(JSON.stringify(dir), 'utf8');
+  const headerLen = align8(MAGIC.length + 4 + json.length);
+  const header = Buffer.alloc(headerLen);
+  MAGIC.copy(header, 0);
+  header.writeUInt32LE(json.length, MAGIC.length);
+  json.copy(header, MAGIC.length + 4);
+  const fd = openSync(path, 'w');
+  try {
+    writeSync(fd, header);
+    const pad = Buffer.alloc(8);
+    for (const [, a] of entries) {
+      writeSync(fd, new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+      const extra = align8(a.byteLength) - a.byteLength;
+      if (extra > 0) writeSync(fd, pad, 0, extra);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return headerLen + offset;
+}
+
+export interface LoadedTables {
+  readonly meta: TablesMeta;
+  readonly bytes: number;
+  get<T extends TypedArray>(name: string, kind: new (buffer: ArrayBuffer, byteOffset: number, length: number) => T): T;
+}
+
+/** Reads the container into one buffer and returns typed-array views on it. */
+export function readTables(path: string): LoadedTables {
+  let buf = readFileSync(path);
+  if (buf.length < MAGIC.length + 4 || !buf.subarray(0, MAGIC.length).equals(MAGIC)) {
+    throw new Error(`${path}: not a tables container (bad magic)`);
+  }
+  if (buf.byteOffset % 8 !== 0) buf = Buffer.from(buf); // views need 8-byte alignment
+  const jsonLen = buf.readUInt32LE(MAGIC.length);
+  const dir = JSON.parse(buf.toString('utf8', MAGIC.length + 4, MAGIC.length + 4 + jsonLen)) as Directory;
+  const base = buf.byteOffset + align8(MAGIC.length + 4 + jsonLen);
+  const ab = buf.buffer as ArrayBuffer;
+  return {
+    meta: dir.meta,
+    bytes: buf.length,
+    get(name, kind) {
+      const e = dir.arrays[name];
+      if (e === undefined) throw new Error(`${path}: no table ${name}`);
+      const Ctor = TYPES[e.type];
+      if ((Ctor as unknown) !== kind) throw new Error(`${path}: table ${name} is ${e.type}`);
+      return new kind(ab, base + e.offset, e.length);
+    },
+  };
+}
+
+function align8(n: number): number {
+  return (n + 7) & ~7;
+}

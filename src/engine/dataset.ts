@@ -1,0 +1,282 @@
+/**
+ * @module Opening a compiled build and reading it: pure, synchronous queries over RAM.
+ *
+ * `openDataset` maps the LMDB file (plan details and other records read one at a time) and loads the
+ * columnar container into typed arrays in a single read. After that nothing here does I/O except the
+ * LMDB reads, which are memory-mapped page lookups; no HTTP and no JSON parsing on any query path.
+ */
+import { readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { open as openLmdb, type Database, type RootDatabase } from 'lmdb';
+import { AGE_BAND_COUNT, ageBand } from './age-bands.ts';
+import {
+  DB,
+  LMDB_FILE,
+  LMDB_OPTIONS,
+  MANIFEST_FILE,
+  METAL_CODES,
+  NO_LIST,
+  NULL_MONEY,
+  PLAN_TYPE_CODES,
+  readTables,
+  SLCSP_SOURCE,
+  TABLES_FILE,
+  type TablesMeta,
+} from './build-format.ts';
+import type { BuildManifest } from './manifest.ts';
+import type { MetalLevel, PlanType, PlanVariantRecord } from './plan-record.ts';
+
+export interface ZipLocation {
+  readonly zip: string;
+  readonly state: string;
+  readonly countyFips: string;
+  readonly countyName: string;
+  /** Rating area number within the state ("Rating Area 10" → 10). */
+  readonly ratingArea: number;
+  /** Index of the (state, rating area) pair in the build's area table. */
+  readonly areaIndex: number;
+  /** HUD residential ratio of the ZIP in this county. */
+  readonly residentialShare: number;
+  /** Plan list offered at this location; {@link NO_LIST} when none (no plan data for the state). */
+  readonly listId: number;
+  readonly primary: boolean;
+}
+
+export type SortKey = 'premium' | 'deductible' | 'max_oop' | 'name';
+
+export interface PlanSummaryFields {
+  readonly index: number;
+  readonly standardComponentId: string;
+  readonly name: string;
+  readonly metal: MetalLevel;
+  readonly planType: PlanType;
+  readonly state: string;
+  readonly issuerId: string;
+  readonly issuer: string;
+  readonly flags: number;
+  /** Individual in-network tier-1 deductible of the -01 variant, null when not applicable. */
+  readonly deductible: number | null;
+  readonly maxOutOfPocket: number | null;
+}
+
+export interface SlcspValue {
+  /** Monthly premium in dollars. */
+  readonly amount: number;
+  readonly source: 'rate_puf' | 'modeled' | 'benchmark_only';
+}
+
+export interface IssuerSummary {
+  readonly issuer_id: string;
+  readonly name: string;
+  readonly plan_count: number;
+}
+
+export interface CountyRecord {
+  readonly state: string;
+  readonly name: string;
+  readonly rating_areas: readonly number[];
+}
+
+export interface Dataset {
+  readonly dir: string;
+  readonly year: number;
+  readonly buildHash: string;
+  readonly manifest: BuildManifest;
+  readonly planCount: number;
+  readonly zipCount: number;
+  /** Resident bytes of the columnar tables. */
+  readonly tableBytes: number;
+  /** Locations of a ZIP, primary first; null for an unknown ZIP. */
+  resolveZip(zip: string): ZipLocation[] | null;
+  /** Number of plans offered at a location. */
+  listSize(listId: number): number;
+  /**
+   * Plan-list positions in sort order for one age (premium order depends on age). Positions index
+   * {@link listPlan} and {@link listPremiumCents}; ties are broken by plan id.
+   */
+  listOrder(listId: number, key: SortKey, age: number): Uint16Array;
+  /** Plan index at a list position. */
+  listPlan(listId: number, position: number): number;
+  /** Monthly premium in cents at a list position for an age; 0 when the plan is not sold at that age. */
+  listPremiumCents(listId: number, position: number, age: number): number;
+  /** Summary fields of a plan index (its -01 variant). */
+  plan(index: number): PlanSummaryFields;
+  planIndex(standardComponentId: string): number | undefined;
+  /** Monthly premium in dollars of a plan in a rating area for an age, or null when not priced there. */
+  premium(standardComponentId: string, ratingArea: number, age: number): number | null;
+  /** Full detail record of a plan variant (`…-01`), read from LMDB. */
+  planRecord(variantId: string): PlanVariantRecord | undefined;
+  /** SLCSP of a rating area for one age. */
+  slcsp(state: string, ratingArea: number, age: number): SlcspValue | null;
+  issuers(state: string): readonly IssuerSummary[];
+  county(fips: string): CountyRecord | undefined;
+  crosswalk(standardComponentId: string): unknown;
+  /** States with plan data in this build. */
+  statesWithPlans(): readonly string[];
+  planIds(): readonly string[];
+  /** Any ZIP of the build (for smoke checks). */
+  sampleZip(): string | null;
+  close(): void;
+}
+
+/** Opens the build `year/current` under `buildsRoot`. */
+export function openCurrentDataset(buildsRoot: string, year: number): Dataset {
+  return openDataset(realpathSync(join(buildsRoot, String(year), 'current')));
+}
+
+/** Opens a build directory. */
+export function openDataset(dir: string): Dataset {
+  const manifest = JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as BuildManifest;
+  const tables = readTables(join(dir, TABLES_FILE));
+  const meta: TablesMeta = tables.meta;
+  if (meta.buildHash !== manifest.build_hash) {
+    throw new Error(`${dir}: tables belong to build ${meta.buildHash.slice(0, 12)}, manifest to ${manifest.build_hash.slice(0, 12)}`);
+  }
+  const root: RootDatabase = openLmdb({ path: join(dir, LMDB_FILE), ...LMDB_OPTIONS, readOnly: true, cache: false });
+  const db = (name: string): Database => root.openDB({ name });
+  const plansDb = db(DB.plans);
+  const countiesDb = db(DB.counties);
+  const issuersDb = db(DB.issuers);
+  const crosswalkDb = db(DB.crosswalk);
+
+  const u8 = (n: string): Uint8Array => tables.get(n, Uint8Array);
+  const u16 = (n: string): Uint16Array => tables.get(n, Uint16Array);
+  const u32 = (n: string): Uint32Array => tables.get(n, Uint32Array);
+  const f32 = (n: string): Float32Array => tables.get(n, Float32Array);
+  const f64 = (n: string): Float64Array => tables.get(n, Float64Array);
+  const areaState = u8('area.state');
+  const areaNumber = u16('area.number');
+  const zipStart = u32('zip.start');
+  const locCounty = u32('loc.county');
+  const locArea = u16('loc.area');
+  const locShare = f32('loc.share');
+  const locList = u32('loc.list');
+  const planMetal = u8('plan.metal');
+  const planType = u8('plan.type');
+  const planState = u8('plan.state');
+  const planIssuer = u16('plan.issuer');
+  const planFlags = u8('plan.flags');
+  const planDeductible = f64('plan.deductible');
+  const planMoop = f64('plan.moop');
+  const pairPlan = u32('pair.plan');
+  const pairArea = u16('pair.area');
+  const pairCents = u32('pair.cents');
+  const listStart = u32('list.start');
+  const entryPlan = u32('entry.plan');
+  const entryPair = u32('entry.pair');
+  const orderName = u16('order.name');
+  const orderDeductible = u16('order.deductible');
+  const orderMoop = u16('order.moop');
+  const premiumRef = u32('order.premium-ref');
+  const premiumPool = u16('order.premium-pool');
+  const slcspCents = u32('slcsp.cents');
+  const slcspSource = u8('slcsp.source');
+
+  const areaIndexMap = new Map<string, number>();
+  for (let i = 0; i < areaNumber.length; i++) areaIndexMap.set(`${meta.states[areaState[i]!]}:${areaNumber[i]}`, i);
+  const planIndexMap = new Map(meta.plans.map((s, i) => [s, i]));
+  // (plan, area) → pair row; built once at open, a few thousand entries per state.
+  const pairIndex = new Map<number, number>();
+  for (let i = 0; i < pairPlan.length; i++) pairIndex.set(pairPlan[i]! * 4096 + pairArea[i]!, i);
+  let zipCount = 0;
+  for (let z = 0; z < 100_000; z++) if (zipStart[z + 1]! > zipStart[z]!) zipCount++;
+  const summaries: PlanSummaryFields[] = meta.plans.map((scid, i) => {
+    const issuer = meta.issuers[planIssuer[i]!]!;
+    const d = planDeductible[i]!;
+    const m = planMoop[i]!;
+    return {
+      index: i,
+      standardComponentId: scid,
+      name: meta.planNames[i]!,
+      metal: METAL_CODES[planMetal[i]!]!,
+      planType: PLAN_TYPE_CODES[planType[i]!]!,
+      state: meta.states[planState[i]!] ?? '',
+      issuerId: issuer.id,
+      issuer: issuer.name,
+      flags: planFlags[i]!,
+      deductible: d === NULL_MONEY ? null : d,
+      maxOutOfPocket: m === NULL_MONEY ? null : m,
+    };
+  });
+  const statesWithPlans = [...new Set(summaries.map((s) => s.state))].sort();
+
+  const listSize = (listId: number): number => listStart[listId + 1]! - listStart[listId]!;
+  const slice = (arr: Uint16Array, listId: number): Uint16Array => arr.subarray(listStart[listId]!, listStart[listId + 1]!);
+
+  return {
+    dir,
+    year: manifest.year,
+    buildHash: manifest.build_hash,
+    manifest,
+    planCount: meta.plans.length,
+    zipCount,
+    tableBytes: tables.bytes,
+    resolveZip(zip) {
+      if (!/^\d{5}$/.test(zip)) return null;
+      const z = Number(zip);
+      const from = zipStart[z]!;
+      const to = zipStart[z + 1]!;
+      if (to === from) return null;
+      const out: ZipLocation[] = [];
+      for (let i = from; i < to; i++) {
+        const fips = String(locCounty[i]).padStart(5, '0');
+        const ai = locArea[i]!;
+        out.push({
+          zip,
+          state: meta.states[areaState[ai]!]!,
+          countyFips: fips,
+          countyName: meta.countyNames[fips] ?? fips,
+          ratingArea: areaNumber[ai]!,
+          areaIndex: ai,
+          residentialShare: locShare[i]!,
+          listId: locList[i]!,
+          primary: i === from,
+        });
+      }
+      return out;
+    },
+    listSize: (listId) => (listId === NO_LIST ? 0 : listSize(listId)),
+    listOrder(listId, key, age) {
+      if (key === 'name') return slice(orderName, listId);
+      if (key === 'deductible') return slice(orderDeductible, listId);
+      if (key === 'max_oop') return slice(orderMoop, listId);
+      const ref = premiumRef[listId * AGE_BAND_COUNT + ageBand(age)]!;
+      return premiumPool.subarray(ref, ref + listSize(listId));
+    },
+    listPlan: (listId, position) => entryPlan[listStart[listId]! + position]!,
+    listPremiumCents: (listId, position, age) => pairCents[entryPair[listStart[listId]! + position]! * AGE_BAND_COUNT + ageBand(age)]!,
+    plan: (index) => summaries[index]!,
+    planIndex: (scid) => planIndexMap.get(scid),
+    premium(scid, ratingArea, age) {
+      const p = planIndexMap.get(scid);
+      if (p === undefined) return null;
+      const ai = areaIndexMap.get(`${summaries[p]!.state}:${ratingArea}`);
+      if (ai === undefined) return null;
+      const pair = pairIndex.get(p * 4096 + ai);
+      if (pair === undefined) return null;
+      const c = pairCents[pair * AGE_BAND_COUNT + ageBand(age)]!;
+      return c === 0 ? null : c / 100;
+    },
+    planRecord: (id) => plansDb.get(id) as PlanVariantRecord | undefined,
+    slcsp(state, ratingArea, age) {
+      const ai = areaIndexMap.get(`${state}:${ratingArea}`);
+      if (ai === undefined) return null;
+      const c = slcspCents[ai * AGE_BAND_COUNT + ageBand(age)]!;
+      const s = slcspSource[ai]!;
+      if (c === 0 || s === SLCSP_SOURCE.none) return null;
+      return { amount: c / 100, source: s === SLCSP_SOURCE.ratePuf ? 'rate_puf' : s === SLCSP_SOURCE.modeled ? 'modeled' : 'benchmark_only' };
+    },
+    issuers: (state) => (issuersDb.get(state) as IssuerSummary[] | undefined) ?? [],
+    county: (fips) => countiesDb.get(fips) as CountyRecord | undefined,
+    crosswalk: (scid) => crosswalkDb.get(scid),
+    statesWithPlans: () => statesWithPlans,
+    planIds: () => meta.plans,
+    sampleZip() {
+      for (let z = 0; z < 100_000; z++) if (zipStart[z + 1]! > zipStart[z]!) return String(z).padStart(5, '0');
+      return null;
+    },
+    close() {
+      void root.close();
+    },
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * @module `manifest.json` of a build: what went in, what came out, and how trustworthy the premiums are.
+ * The API copies `data_source` and `data_freshness` into every response that carries plan data.
+ */
+
+export interface ManifestInput {
+  readonly name: string;
+  readonly title: string;
+  readonly path: string;
+  readonly origin: 'command-line' | 'mirror' | 'cache' | 'download';
+  readonly url: string | null;
+  readonly sha256: string;
+  readonly bytes: number;
+  readonly checksum_verified: boolean | null;
+  readonly rows_read: number | null;
+  readonly rows_rejected: number | null;
+  readonly rows_ignored: number | null;
+}
+
+export interface StateCounts {
+  /** Individual medical standard component ids. */
+  plans: number;
+  variants: number;
+  issuers: number;
+  zips: number;
+  counties: number;
+  rating_areas: number;
+  /** Plan × rating area pairs with premiums. */
+  priced_pairs: number;
+}
+
+export type PremiumProvenance =
+  | {
+      readonly source: 'modeled';
+      readonly description: string;
+      readonly benchmark_input: string;
+      readonly metal_factors: Readonly<Record<string, number>>;
+      readonly variation: number;
+      readonly rules_year: number;
+    }
+  | { readonly source: 'rate_puf'; readonly source_names: readonly string[] };
+
+export interface BuildManifest {
+  readonly format_version: number;
+  readonly compiler_version: string;
+  readonly build_hash: string;
+  readonly year: number;
+  readonly built_at: string;
+  /** `puf_data`, or `puf_data+modeled_premiums` when premiums were modeled. */
+  readonly data_source: string;
+  readonly data_freshness: string;
+  readonly premiums: PremiumProvenance;
+  readonly rules_year: number;
+  readonly inputs: readonly ManifestInput[];
+  readonly counts: {
+    readonly plan_variants: number;
+    readonly plans: number;
+    readonly offered_plans: number;
+    readonly issuers: number;
+    readonly states_with_plans: number;
+    readonly zips: number;
+    readonly locations: number;
+    readonly counties: number;
+    readonly rating_areas: number;
+    readonly premium_pairs: number;
+    readonly rate_rows: number;
+    readonly plan_lists: number;
+    readonly plan_list_entries: number;
+  };
+  readonly states: Readonly<Record<string, StateCounts>>;
+  readonly crosswalk: { readonly source_year: number; readonly target_year: number; readonly rows: number; readonly plans: number; readonly states: readonly string[] } | null;
+  readonly warnings: {
+    readonly count: number;
+    readonly rows_rejected: number;
+    readonly kept: readonly string[];
+    readonly truncated: ReadonlyArray<{ file: string; code: string; column: string; dropped: number }>;
+  };
+  readonly stages: ReadonlyArray<{ stage: string; rows: number; seconds: number; rowsPerSecond: number }>;
+  readonly files: Readonly<Record<string, number>>;
+}
