@@ -124,7 +124,7 @@ async function resolveOne(name: string, spec: InputSpec, year: number, opts: Res
   const mayDownload = !opts.offline && spec.url !== null && cached !== null && (spec.required || opts.fetchOptional);
   if (mayDownload) {
     try {
-      await download(spec.url!, cached!, name, opts.progress);
+      await download(spec.url!, cached!, name, spec.url_sha256 ?? undefined, opts.progress);
       return await finish(name, spec, cached!, 'download', spec.url_sha256 ?? undefined);
     } catch (err) {
       if (err instanceof FatalBuildError) throw err;
@@ -185,8 +185,11 @@ function errorText(err: unknown): string {
   return String(err);
 }
 
-/** Downloads to a temporary name and renames on success, so an interrupted download never looks complete. */
-async function download(url: string, dest: string, name: string, progress: ProgressSink): Promise<void> {
+/**
+ * Downloads to a temporary name and renames only once complete and, when a checksum is known, verified:
+ * an interrupted or corrupt download never takes the cache name, so the next build downloads again.
+ */
+async function download(url: string, dest: string, name: string, expected: string | undefined, progress: ProgressSink): Promise<void> {
   mkdirSync(dirname(dest), { recursive: true });
   const tmp = `${dest}.partial`;
   const res = await fetch(url, { signal: AbortSignal.timeout(30 * 60_000) });
@@ -208,5 +211,12 @@ async function download(url: string, dest: string, name: string, progress: Progr
     throw err;
   }
   stage.end(bytes);
+  if (expected !== undefined) {
+    const got = await sha256File(tmp);
+    if (got !== expected) {
+      rmSync(tmp, { force: true });
+      throw new FatalBuildError(DIAGNOSTIC_CODES.checksum, `${name}: checksum mismatch for the download from ${url}: expected sha256 ${expected}, got ${got}`);
+    }
+  }
   renameSync(tmp, dest);
 }

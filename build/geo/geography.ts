@@ -12,6 +12,7 @@ import { parse as parseYaml } from 'yaml';
 import { DIAGNOSTIC_CODES, FatalBuildError, type DiagnosticSink } from '../read/diagnostics.ts';
 import { openTable } from '../read/table.ts';
 import { forEachRow } from '../read/table-rows.ts';
+import { padCode } from '../read/values.ts';
 import type { ProgressSink } from '../progress.ts';
 import { countyNameKey, splitTableKey } from './county-name-key.ts';
 
@@ -78,10 +79,10 @@ export async function loadGeography(
 
   const census = await openTable(inputs.countyNames, 'county_fips_2020.csv');
   await forEachRow(census, { required: ['state_code', 'state_fips', 'full_fips', 'county_name'], stage: 'county names' }, sink, progress, (row) => {
-    const fips = row.get('full_fips').padStart(5, '0');
+    const fips = padCode(row.get('full_fips'), 5);
     const state = row.get('state_code');
-    if (!/^\d{5}$/.test(fips)) {
-      sink.reject({ file: census.file, line: row.line, column: row.col('full_fips'), columnName: 'full_fips', value: fips, reason: 'not a 5-digit county FIPS code' });
+    if (fips === null) {
+      sink.reject({ file: census.file, line: row.line, column: row.col('full_fips'), columnName: 'full_fips', value: row.get('full_fips'), reason: 'not a 5-digit county FIPS code' });
       return;
     }
     stateFips.set(fips.slice(0, 2), state);
@@ -89,7 +90,11 @@ export async function loadGeography(
   });
   const ct = await openTable(inputs.ctRegions, 'ct_planning_regions_2022.csv');
   await forEachRow(ct, { required: ['state_code', 'county_fips', 'county_name'], stage: 'CT planning regions' }, sink, progress, (row) => {
-    const fips = row.get('county_fips').padStart(5, '0');
+    const fips = padCode(row.get('county_fips'), 5);
+    if (fips === null) {
+      sink.reject({ file: ct.file, line: row.line, column: row.col('county_fips'), columnName: 'county_fips', value: row.get('county_fips'), reason: 'not a 5-digit county FIPS code' });
+      return;
+    }
     counties.set(fips, { fips, state: row.get('state_code'), name: row.get('county_name') });
   });
 
@@ -115,15 +120,24 @@ export async function loadGeography(
   await forEachRow(old, { required: ['countyfip', 'ratingarea'], stage: 'county rating areas 2014' }, sink, progress, (row) => {
     const area = row.get('ratingarea');
     if (area === '') return; // ZIP3-rated places have no county value
-    byFips2014.set(row.get('countyfip').padStart(5, '0'), Number(area));
+    const fips = padCode(row.get('countyfip'), 5);
+    if (fips === null || !/^\d+$/.test(area)) {
+      sink.reject({ file: old.file, line: row.line, column: row.col('countyfip'), columnName: 'countyfip', value: `${row.get('countyfip')}/${area}`, reason: 'not a county FIPS code with a rating area number' });
+      return;
+    }
+    byFips2014.set(fips, Number(area));
   });
 
   const zip3 = new Map<string, number>(); // "ST:995" → area
   const z3 = await openTable(inputs.zip3Areas, 'zip3_rating_areas_2014.csv');
   await forEachRow(z3, { required: ['statefip', 'ratingarea', 'zip3'], stage: 'ZIP3 rating areas' }, sink, progress, (row) => {
-    const st = stateFips.get(row.get('statefip').padStart(2, '0'));
-    if (st === undefined) return;
-    zip3.set(`${st}:${row.get('zip3').padStart(3, '0')}`, Number(row.get('ratingarea')));
+    const st = stateFips.get(padCode(row.get('statefip'), 2) ?? '');
+    const z = padCode(row.get('zip3'), 3);
+    if (st === undefined || z === null || !/^\d+$/.test(row.get('ratingarea'))) {
+      sink.reject({ file: z3.file, line: row.line, column: row.col('zip3'), columnName: 'zip3', value: row.get('zip3'), reason: 'not a state FIPS, ZIP3 and rating area' });
+      return;
+    }
+    zip3.set(`${st}:${z}`, Number(row.get('ratingarea')));
   });
 
   const countyZip3 = new Map<string, Map<string, number>>(); // county fips → zip3 → area
@@ -181,10 +195,11 @@ export async function loadGeography(
   const warnedZip3 = new Set<string>();
   const hud = await openTable(inputs.hud, 'ZIP_COUNTY_122024.csv');
   await forEachRow(hud, { required: ['ZIP', 'COUNTY', 'RES_RATIO', 'TOT_RATIO'], stage: 'ZIP to county (HUD)' }, sink, progress, (row) => {
-    const zip = row.get('ZIP').padStart(5, '0');
-    const fips = row.get('COUNTY').padStart(5, '0');
-    if (!/^\d{5}$/.test(zip) || !/^\d{5}$/.test(fips)) {
-      sink.reject({ file: hud.file, line: row.line, column: row.col('ZIP'), columnName: 'ZIP', value: `${zip}/${fips}`, reason: 'ZIP and COUNTY must be 5 digits' });
+    const zip = padCode(row.get('ZIP'), 5);
+    const fips = padCode(row.get('COUNTY'), 5);
+    if (zip === null || fips === null) {
+      const bad = zip === null ? 'ZIP' : 'COUNTY';
+      sink.reject({ file: hud.file, line: row.line, column: row.col(bad), columnName: bad, value: row.get(bad), reason: 'must be a 5-digit code' });
       return;
     }
     const state = stateFips.get(fips.slice(0, 2));

@@ -7,6 +7,7 @@
 import type { DiagnosticSink } from '../read/diagnostics.ts';
 import type { TableReader } from '../read/table.ts';
 import { forEachRow } from '../read/table-rows.ts';
+import { parsePercent } from '../read/values.ts';
 import type { ProgressSink } from '../progress.ts';
 
 /** Services of the OOP model → CMS `BenefitName`. */
@@ -46,9 +47,10 @@ const SERVICE_BY_NAME = new Map<string, OopService>(Object.entries(OOP_BENEFITS)
 export function parseCostSharing(copayRaw: string, coinsRaw: string, coveredRaw: string): CostSharing {
   const covered = coveredRaw === '' || /^covered$/i.test(coveredRaw);
   const copayMatch = /\$\s*([\d,]+(?:\.\d+)?)/.exec(copayRaw);
-  const coinsMatch = /([\d.]+)\s*%/.exec(coinsRaw);
+  const coinsMatch = /[\d.]+\s*%/.exec(coinsRaw);
   const copay = copayMatch === null ? null : Number(copayMatch[1]!.replaceAll(',', ''));
-  const coins = coinsMatch === null ? null : Number(coinsMatch[1]) / 100;
+  const coinsParsed = coinsMatch === null ? null : parsePercent(coinsMatch[0].replace(/\s+/g, ''));
+  const coins = coinsParsed !== null && coinsParsed.ok ? coinsParsed.value : null;
   const noCharge = /^no charge/i.test(copayRaw) && (coinsRaw === '' || /^no charge|^not applicable/i.test(coinsRaw));
   return {
     covered,

@@ -8,6 +8,7 @@
 import { DIAGNOSTIC_CODES, FatalBuildError, type DiagnosticSink } from '../read/diagnostics.ts';
 import type { TableReader } from '../read/table.ts';
 import { forEachRow } from '../read/table-rows.ts';
+import { padCode, parseInteger } from '../read/values.ts';
 import type { ProgressSink } from '../progress.ts';
 import { DISCONTINUED_PLAN_ID, type CrosswalkPlanEntry, type CrosswalkRow } from '../../src/engine/crosswalk-record.ts';
 import { STANDARD_COMPONENT_ID } from '../../src/engine/plan-record.ts';
@@ -50,15 +51,15 @@ export async function loadCrosswalk(table: TableReader, year: number, sink: Diag
     const source = row.get(`PlanID_${s}`);
     if (!/^[A-Z]{2}$/.test(state)) return reject('State', 'not a two-letter state code');
     if (!STANDARD_COMPONENT_ID.test(source)) return reject(`PlanID_${s}`, 'not a 14-character standard component id');
-    const fips = row.get('FIPSCode').padStart(5, '0');
-    if (!/^\d{5}$/.test(fips)) return reject('FIPSCode', 'not a 5-digit county FIPS code');
-    const level = Number(row.get('CrosswalkLevel'));
-    if (!Number.isInteger(level) || level < 0 || level > 9) return reject('CrosswalkLevel', 'not a crosswalk level 0–9');
-    const reason = Number(row.get('ReasonForCrosswalk'));
-    if (row.get('ReasonForCrosswalk') === '' || !Number.isInteger(reason) || reason < 0 || reason > 99) return reject('ReasonForCrosswalk', 'not a reason code');
+    const fips = padCode(row.get('FIPSCode'), 5);
+    if (fips === null) return reject('FIPSCode', 'not a 5-digit county FIPS code');
+    const level = parseInteger(row.get('CrosswalkLevel'));
+    if (!level.ok || level.value === null || level.value < 0 || level.value > 9) return reject('CrosswalkLevel', 'not a crosswalk level 0–9');
+    const reason = parseInteger(row.get('ReasonForCrosswalk'));
+    if (!reason.ok || reason.value === null || reason.value < 0 || reason.value > 99) return reject('ReasonForCrosswalk', 'not a reason code');
     const target = row.get(`PlanID_${t}`);
     if (target !== '' && target !== DISCONTINUED_PLAN_ID && !STANDARD_COMPONENT_ID.test(target)) return reject(`PlanID_${t}`, 'not a 14-character standard component id');
-    const zip = row.get('ZipCode').padStart(5, '0');
+    const zip = padCode(row.get('ZipCode'), 5) ?? '00000';
     const text = (c: string): string | null => {
       const v = row.get(c);
       return v === '' ? null : v;
@@ -71,9 +72,9 @@ export async function loadCrosswalk(table: TableReader, year: number, sink: Diag
       source_issuer_id: text(`IssuerID_${s}`),
       source_metal_level: text(`MetalLevel_${s}`),
       county_fips: fips,
-      zip: /^\d{5}$/.test(zip) ? zip : '00000',
-      crosswalk_level: level,
-      reason_code: reason,
+      zip,
+      crosswalk_level: level.value,
+      reason_code: reason.value,
       target_plan_id: target === '' || target === DISCONTINUED_PLAN_ID ? null : target,
       target_issuer_id: issuerT === '00000' ? null : issuerT,
       target_metal_level: text(`MetalLevel_${t}`),

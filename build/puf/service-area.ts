@@ -9,6 +9,7 @@
 import type { DiagnosticSink } from '../read/diagnostics.ts';
 import type { TableReader } from '../read/table.ts';
 import { forEachRow } from '../read/table-rows.ts';
+import { padCode } from '../read/values.ts';
 import type { ProgressSink } from '../progress.ts';
 
 export interface ServiceArea {
@@ -60,8 +61,8 @@ export async function loadServiceAreas(
       sa.coverEntireState = true;
       return;
     }
-    const county = row.get('County').padStart(5, '0');
-    if (!/^\d{5}$/.test(county)) return reject('County', 'not a 5-digit county FIPS code');
+    const county = padCode(row.get('County'), 5);
+    if (county === null) return reject('County', 'not a 5-digit county FIPS code');
     const partial = row.get('PartialCounty').toLowerCase() === 'yes';
     if (!partial) {
       sa.counties.set(county, null);

@@ -163,3 +163,15 @@ function daysInMonth(year: number, month: number): number {
   if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
   return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
+
+/**
+ * A numeric code (ZIP, county or state FIPS) restored to its width: spreadsheets and the 2014 rating-area
+ * table drop leading zeros. Null for blank, non-digit or too-long values, so a blank cell never becomes
+ * `00000`.
+ * @example padCode('1001', 5) === '01001'; padCode('', 5) === null
+ */
+export function padCode(raw: string, width: number): string | null {
+  const t = raw.trim();
+  if (t === '' || t.length > width || !/^\d+$/.test(t)) return null;
+  return t.padStart(width, '0');
+}

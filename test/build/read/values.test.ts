@@ -120,3 +120,14 @@ describe('parseDate', () => {
     assert.equal(value(parseDate('2000-02-29')), '2000-02-29');
   });
 });
+
+test('padCode restores leading zeros and never turns a blank into a code', async () => {
+  const { padCode } = await import('../../../build/read/values.ts');
+  assert.equal(padCode('1001', 5), '01001');
+  assert.equal(padCode(' 02020 ', 5), '02020');
+  assert.equal(padCode('10', 3), '010');
+  assert.equal(padCode('', 5), null);
+  assert.equal(padCode('   ', 5), null);
+  assert.equal(padCode('123456', 5), null);
+  assert.equal(padCode('12a45', 5), null);
+});
