@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseDate, parseDecimal, parseInteger, parseMoney, parsePercent, parseYesNo } from '../../../build/read/values.ts';
+import { padCode, parseDate, parseDecimal, parseInteger, parseMoney, parsePercent, parseYesNo } from '../../../build/read/values.ts';
 import type { ParseResult } from '../../../build/read/values.ts';
 
 function value<T>(r: ParseResult<T>): T | null {
@@ -121,8 +121,7 @@ describe('parseDate', () => {
   });
 });
 
-test('padCode restores leading zeros and never turns a blank into a code', async () => {
-  const { padCode } = await import('../../../build/read/values.ts');
+it('padCode restores leading zeros and never turns a blank into a code', () => {
   assert.equal(padCode('1001', 5), '01001');
   assert.equal(padCode(' 02020 ', 5), '02020');
   assert.equal(padCode('10', 3), '010');
