@@ -1,0 +1,45 @@
+/**
+ * @module The only module that touches the native uWebSockets.js package.
+ *
+ * Two builds are installed through npm aliases: `uws-current` (@uwsjs/core 20.69, binaries for Node
+ * 22/24/26, production) and `uws-legacy` (20.51, binaries for Node 18/20/22/23, our Node-20 machines).
+ * The package is chosen by the running Node major, never by try/catch: on Node 20 `uws-current` would
+ * load (its wrapper finds the legacy binary hoisted beside it) and mislabel itself.
+ */
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type * as Uws from 'uws-legacy';
+
+const require = createRequire(import.meta.url);
+const major = Number(process.versions.node.split('.')[0]);
+const PACKAGE = major === 22 || major === 24 || major === 26 ? 'uws-current' : major === 18 || major === 20 || major === 23 ? 'uws-legacy' : undefined;
+if (PACKAGE === undefined) throw new Error(`uWebSockets.js has no build for Node ${process.version}`);
+
+/** The native module, typed against the older (smaller) API so code never uses 20.69-only calls. */
+export const uws: typeof Uws = require(PACKAGE) as typeof Uws;
+export const UWS_PACKAGE: string = PACKAGE;
+
+/** Version of the loaded package, for the start-up log (its exports map hides package.json). */
+export function uwsVersion(): string {
+  try {
+    let dir = dirname(require.resolve(PACKAGE!));
+    for (let i = 0; i < 4; i++) {
+      try {
+        const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: string; name?: string };
+        if (pkg.version !== undefined) return pkg.version;
+      } catch {
+        // not at this level
+      }
+      dir = dirname(dir);
+    }
+  } catch {
+    // fall through
+  }
+  return 'unknown';
+}
+
+export type HttpResponse = Uws.HttpResponse;
+export type HttpRequest = Uws.HttpRequest;
+export type TemplatedApp = Uws.TemplatedApp;
+export type us_listen_socket = Uws.us_listen_socket;
