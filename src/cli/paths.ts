@@ -14,3 +14,8 @@ export function buildsRoot(env: NodeJS.ProcessEnv = process.env): string {
 export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   return env.HPD_CACHE_DIR !== undefined && env.HPD_CACHE_DIR !== '' ? resolve(env.HPD_CACHE_DIR) : join(REPO_ROOT, 'data', 'cache');
 }
+
+/** The state directory (keys, users, counters): $HPD_STATE_DIR (empty counts as unset), else `<repo>/var`. */
+export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.HPD_STATE_DIR !== undefined && env.HPD_STATE_DIR !== '' ? resolve(env.HPD_STATE_DIR) : join(REPO_ROOT, 'var');
+}

@@ -5,3 +5,11 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
+
+/** An expected failure of a command (unknown id, missing build): printed as one line, exit code 1. */
+export class CliError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CliError';
+  }
+}

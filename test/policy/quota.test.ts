@@ -1,0 +1,252 @@
+/**
+ * The daily quota (contract §3.3) with an injected clock: exhaustion without counting refusals, the
+ * midnight-UTC reset, exact reset/retry values, persistence across restarts, the bounded background
+ * save, plus the tier limits and the rate-limit headers built from a decision.
+ */
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { openLmdbStateStore } from '../../src/policy/lmdb-store.ts';
+import { DailyQuota, DEFAULT_FLUSH_DELAY_MS } from '../../src/policy/quota.ts';
+import { rateLimitHeaders } from '../../src/policy/rate-limit-headers.ts';
+import type { StateStore } from '../../src/policy/state-store.ts';
+import { dailyLimits, DEFAULT_DAILY_LIMITS, tierRank, TIERS } from '../../src/policy/tiers.ts';
+
+const LIMITS = dailyLimits({ HPD_QUOTA_FREE: '3', HPD_QUOTA_PRO: '5' });
+/** 2026-11-21T00:00:00Z, the RateLimit-Reset of the contract's 429 example. */
+const NEXT_MIDNIGHT_S = 1_795_219_200;
+
+/**
+ * Cleanup for one test, run last-in first-out in a single after hook (node:test runs separate hooks
+ * in registration order), so quotas close before their store and stores before their directory.
+ */
+function cleanup(t: TestContext): (fn: () => unknown) => void {
+  const stack: Array<() => unknown> = [];
+  t.after(async () => {
+    for (let fn = stack.pop(); fn !== undefined; fn = stack.pop()) await fn();
+  });
+  return (fn) => stack.push(fn);
+}
+
+function tempDir(defer: (fn: () => unknown) => void): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hpd-quota-'));
+  defer(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** `real` with some methods replaced (the others stay bound to `real`, whose fields are private). */
+function withOverrides(real: StateStore, overrides: Partial<StateStore>): StateStore {
+  return new Proxy(real, {
+    get(target, prop) {
+      if (Object.hasOwn(overrides, prop)) return Reflect.get(overrides, prop);
+      const value: unknown = Reflect.get(target, prop);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** Opens a store that the test may close itself; otherwise it is closed after the test. */
+function openStore(defer: (fn: () => unknown) => void, dir: string): StateStore {
+  const store = openLmdbStateStore(dir);
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => (closing ??= store.close());
+  defer(close);
+  return withOverrides(store, { close });
+}
+
+/** Polls `condition` until it holds or `ms` pass (generous: the suite may run on a loaded machine). */
+async function until(condition: () => boolean, ms = 2000): Promise<void> {
+  for (const deadline = Date.now() + ms; !condition() && Date.now() < deadline; ) await sleep(5);
+}
+
+/** A settable clock. */
+function clockAt(iso: string): { now: () => number; set: (iso: string) => void } {
+  let ms = Date.parse(iso);
+  return { now: () => ms, set: (next) => (ms = Date.parse(next)) };
+}
+
+test('limit 3: three calls allowed, the fourth refused with remaining 0, and the refusal is not counted', async (t) => {
+  const defer = cleanup(t);
+  const store = openStore(defer, tempDir(defer));
+  const clock = clockAt('2026-11-20T10:00:00.000Z');
+  const quota = DailyQuota.open(store, LIMITS, clock.now);
+  defer(() => quota.close());
+  assert.deepEqual([1, 2, 3].map(() => quota.consume('usr_a', 'free').remaining), [2, 1, 0]);
+  const refused = quota.consume('usr_a', 'free');
+  assert.equal(refused.allowed, false);
+  assert.equal(refused.limit, 3);
+  assert.equal(refused.remaining, 0);
+  quota.consume('usr_a', 'free');
+  await quota.flush();
+  assert.equal(store.loadCounters('2026-11-20').get('usr_a'), 3, 'refusals are not counted');
+  assert.deepEqual(quota.peek('usr_a', 'free'), { ...refused });
+  // Another user has their own counter; the same user on a higher tier gets the higher allowance.
+  assert.equal(quota.consume('usr_b', 'free').remaining, 2);
+  const upgraded = quota.consume('usr_a', 'pro');
+  assert.deepEqual([upgraded.allowed, upgraded.limit, upgraded.remaining], [true, 5, 1]);
+});
+
+test('peek reports without counting', (t) => {
+  const defer = cleanup(t);
+  const store = openStore(defer, tempDir(defer));
+  const quota = DailyQuota.open(store, LIMITS, clockAt('2026-11-20T10:00:00.000Z').now);
+  defer(() => quota.close());
+  assert.equal(quota.peek('usr_a', 'free').remaining, 3);
+  assert.equal(quota.peek('usr_a', 'free').remaining, 3);
+  assert.equal(quota.consume('usr_a', 'free').remaining, 2);
+  assert.equal(quota.peek('usr_a', 'free').allowed, true);
+});
+
+test('resetEpochSeconds is the next 00:00 UTC and retryAfterSeconds the whole seconds until it, rounded up', (t) => {
+  const defer = cleanup(t);
+  const store = openStore(defer, tempDir(defer));
+  const clock = clockAt('2026-11-20T15:19:26.000Z');
+  const quota = DailyQuota.open(store, LIMITS, clock.now);
+  defer(() => quota.close());
+  const d = quota.consume('usr_a', 'free');
+  assert.equal(d.resetEpochSeconds, NEXT_MIDNIGHT_S);
+  assert.equal(d.retryAfterSeconds, 31_234, 'the contract example: Retry-After 31234 at 15:19:26Z');
+  clock.set('2026-11-20T15:19:26.400Z');
+  assert.equal(quota.consume('usr_a', 'free').retryAfterSeconds, 31_234, '31233.6 s rounds up');
+  clock.set('2026-11-20T00:00:00.000Z');
+  assert.deepEqual([quota.peek('usr_a', 'free').resetEpochSeconds, quota.peek('usr_a', 'free').retryAfterSeconds], [NEXT_MIDNIGHT_S, 86_400]);
+});
+
+test('the counter resets at midnight UTC: 23:59:59.999 refused, 00:00:00.000 the next day allowed', (t) => {
+  const defer = cleanup(t);
+  const store = openStore(defer, tempDir(defer));
+  const clock = clockAt('2026-11-20T23:59:58.000Z');
+  const quota = DailyQuota.open(store, LIMITS, clock.now);
+  defer(() => quota.close());
+  for (let i = 0; i < 3; i++) quota.consume('usr_a', 'free');
+  clock.set('2026-11-20T23:59:59.999Z');
+  const before = quota.consume('usr_a', 'free');
+  assert.deepEqual(before, { allowed: false, limit: 3, remaining: 0, resetEpochSeconds: NEXT_MIDNIGHT_S, retryAfterSeconds: 1 });
+  clock.set('2026-11-21T00:00:00.000Z');
+  const after = quota.consume('usr_a', 'free');
+  assert.deepEqual(after, { allowed: true, limit: 3, remaining: 2, resetEpochSeconds: NEXT_MIDNIGHT_S + 86_400, retryAfterSeconds: 86_400 });
+});
+
+test('counts survive closing and reopening the store (a restart)', async (t) => {
+  const defer = cleanup(t);
+  const dir = tempDir(defer);
+  const clock = clockAt('2026-11-20T10:00:00.000Z');
+  const store1 = openStore(defer, dir);
+  const quota1 = DailyQuota.open(store1, LIMITS, clock.now);
+  quota1.consume('usr_a', 'free');
+  quota1.consume('usr_a', 'free');
+  await quota1.close();
+  assert.throws(() => quota1.consume('usr_a', 'free'), /closed/);
+  await store1.close();
+
+  const store2 = openStore(defer, dir);
+  const quota2 = DailyQuota.open(store2, LIMITS, clock.now);
+  defer(() => quota2.close());
+  assert.equal(quota2.consume('usr_a', 'free').remaining, 0);
+  assert.equal(quota2.consume('usr_a', 'free').allowed, false);
+  // The next day starts from zero even when the process started on the day before.
+  clock.set('2026-11-21T00:00:00.000Z');
+  assert.equal(quota2.consume('usr_a', 'free').remaining, 2);
+});
+
+test('a change is saved without flush within the delay: a second store on the same directory sees it', async (t) => {
+  const defer = cleanup(t);
+  const dir = tempDir(defer);
+  const store = openStore(defer, dir);
+  const clock = clockAt(new Date().toISOString());
+  const quota = DailyQuota.open(store, LIMITS, clock.now, { flushDelayMs: 50 });
+  defer(() => quota.close());
+  quota.consume('usr_a', 'pro');
+  const day = new Date(clock.now()).toISOString().slice(0, 10);
+  const other = openStore(defer, dir);
+  assert.equal(other.loadCounters(day).get('usr_a'), undefined, 'not saved synchronously');
+  await until(() => other.loadCounters(day).get('usr_a') !== undefined);
+  assert.equal(other.loadCounters(day).get('usr_a'), 1);
+});
+
+test('with the default delay (1 s) a change is saved within 1.1 s of real time', async (t) => {
+  const defer = cleanup(t);
+  assert.equal(DEFAULT_FLUSH_DELAY_MS, 1000);
+  const dir = tempDir(defer);
+  const store = openStore(defer, dir);
+  const quota = DailyQuota.open(store, LIMITS);
+  defer(() => quota.close());
+  const day = new Date().toISOString().slice(0, 10);
+  quota.consume('usr_a', 'free');
+  quota.consume('usr_a', 'free');
+  await sleep(1100);
+  const other = openStore(defer, dir);
+  assert.equal(other.loadCounters(day).get('usr_a'), 2);
+});
+
+test('the save timer runs only while there are unsaved changes, batching a burst into one save', async (t) => {
+  const defer = cleanup(t);
+  const real = openStore(defer, tempDir(defer));
+  const saves: Array<[string, Map<string, number>]> = [];
+  const store = withOverrides(real, {
+    saveCounters: (day, entries) => (saves.push([day, new Map(entries)]), real.saveCounters(day, entries)),
+  });
+  const quota = DailyQuota.open(store, LIMITS, clockAt('2026-11-20T10:00:00.000Z').now, { flushDelayMs: 20 });
+  defer(() => quota.close());
+  await sleep(80);
+  assert.equal(saves.length, 0, 'no change, no save');
+  quota.consume('usr_a', 'free');
+  quota.consume('usr_b', 'pro');
+  quota.consume('usr_a', 'free');
+  await until(() => saves.length > 0);
+  assert.deepEqual(saves, [['2026-11-20', new Map([['usr_a', 2], ['usr_b', 1]])]]);
+  await sleep(100);
+  assert.equal(saves.length, 1, 'idle again: no periodic saves');
+  quota.consume('usr_a', 'free');
+  await quota.close();
+  assert.deepEqual(saves[1], ['2026-11-20', new Map([['usr_a', 3]])], 'close writes what is left, only what changed');
+});
+
+test('a failed background save is reported and retried with the latest counts', async (t) => {
+  const defer = cleanup(t);
+  const real = openStore(defer, tempDir(defer));
+  let failures = 1;
+  const store = withOverrides(real, {
+    saveCounters: (day, entries) => (failures-- > 0 ? Promise.reject(new Error('disk full')) : real.saveCounters(day, entries)),
+  });
+  const errors: unknown[] = [];
+  const quota = DailyQuota.open(store, LIMITS, clockAt('2026-11-20T10:00:00.000Z').now, { flushDelayMs: 20, onFlushError: (e) => errors.push(e) });
+  defer(() => quota.close());
+  quota.consume('usr_a', 'free');
+  await until(() => errors.length > 0);
+  assert.match(String(errors[0]), /disk full/);
+  quota.consume('usr_a', 'free');
+  await until(() => real.loadCounters('2026-11-20').get('usr_a') === 2);
+  assert.equal(real.loadCounters('2026-11-20').get('usr_a'), 2);
+  assert.equal(errors.length, 1);
+});
+
+test('dailyLimits: defaults, overrides, and errors naming the variable', () => {
+  assert.deepEqual(dailyLimits({}), { free: 100, pro: 10_000, enterprise: 100_000 });
+  assert.deepEqual(DEFAULT_DAILY_LIMITS, { free: 100, pro: 10_000, enterprise: 100_000 });
+  assert.deepEqual(dailyLimits({ HPD_QUOTA_ENTERPRISE: '250000', HPD_QUOTA_FREE: '' }), { free: 100, pro: 10_000, enterprise: 250_000 });
+  for (const bad of ['0', '-1', '1.5', '1e3', 'abc', ' 5', '0x10', '99999999999999999999']) {
+    assert.throws(() => dailyLimits({ HPD_QUOTA_PRO: bad }), (err: Error) => err.message.includes('HPD_QUOTA_PRO') && err.message.includes(bad), bad);
+  }
+  assert.deepEqual(TIERS, ['free', 'pro', 'enterprise']);
+  assert.ok(tierRank('free') < tierRank('pro') && tierRank('pro') < tierRank('enterprise'));
+  assert.deepEqual(TIERS.map(tierRank), [0, 1, 2]);
+});
+
+test('rateLimitHeaders: the trio with an absolute reset, plus Retry-After only on refusal', () => {
+  const base = { limit: 100, resetEpochSeconds: NEXT_MIDNIGHT_S, retryAfterSeconds: 31_234 };
+  assert.deepEqual(rateLimitHeaders({ ...base, allowed: true, remaining: 42 }), [
+    ['RateLimit-Limit', '100'],
+    ['RateLimit-Remaining', '42'],
+    ['RateLimit-Reset', '1795219200'],
+  ]);
+  assert.deepEqual(rateLimitHeaders({ ...base, allowed: false, remaining: 0 }), [
+    ['RateLimit-Limit', '100'],
+    ['RateLimit-Remaining', '0'],
+    ['RateLimit-Reset', '1795219200'],
+    ['Retry-After', '31234'],
+  ]);
+});
