@@ -1,0 +1,150 @@
+/**
+ * @module Household premium rating: the three-child rule and NY/VT-style family tiers.
+ *
+ * A family premium is not simply "one premium per person". Federal rating (45 CFR 147.102(c)) sums
+ * each member's age-rated premium but counts at most the three oldest children under 21, so a fourth
+ * young child is free; community-rated states (NY, VT) instead multiply the single-adult rate by a
+ * family-tier factor. The APTC benchmark must be priced the same way as the family's real policy
+ * (domain.md §4, §5), so both the benchmark search and any household quote go through this module.
+ *
+ * Everything here is a pure function of its inputs and works in integer cents, so that totals and
+ * per-member shares add up exactly and never drift by a float cent.
+ */
+import type { TaxYearRules } from './rules-types.ts';
+
+/** Age whose rate is the single-adult base rate of a community-rated state (CMS age curves: 21 = 1.000). */
+const ADULT_BASE_AGE = 21;
+
+/** Family tier of a community-rated state (domain.md §3.3). */
+export type FamilyTier = 'one_adult' | 'two_adults' | 'one_adult_and_children' | 'two_adults_and_children' | 'child_only';
+
+export interface RatedMember {
+  readonly age: number;
+  /** This member's share of the household premium, cents (0 when not counted). */
+  readonly cents: number;
+  /** False for children beyond the rated maximum; always true under family tiers (the tier covers everyone). */
+  readonly counted: boolean;
+}
+
+export interface HouseholdPremium {
+  readonly totalCents: number;
+  /** In the order of the input ages. */
+  readonly members: readonly RatedMember[];
+}
+
+function checkAges(ages: readonly number[]): void {
+  // An empty household has no premium; a NaN age would silently sort anywhere.
+  if (ages.length === 0) throw new RangeError('a household needs at least one member');
+  for (const a of ages) {
+    if (!Number.isFinite(a) || a < 0) throw new RangeError(`ages must be non-negative numbers, got ${a}`);
+  }
+}
+
+/**
+ * Which members count toward a per-member family premium (three-child rule, 45 CFR 147.102(c)(1)).
+ *
+ * Members aged `childAgeLimit` or older are rated as adults and always count (a 22-year-old on a
+ * parent's policy is not capped). Among younger members only the `maxRatedChildren` oldest count;
+ * equal ages are ranked by their position in `ages`, so the result is deterministic.
+ *
+ * @returns one flag per member, in the input order.
+ * @example ratedMembers([40, 38, 16, 12, 9, 5], 3, 21) → [true, true, true, true, true, false]
+ */
+export function ratedMembers(ages: readonly number[], maxRatedChildren: number, childAgeLimit: number): boolean[] {
+  const counted = ages.map((a) => a >= childAgeLimit);
+  const children = ages
+    .map((age, index) => ({ age, index }))
+    .filter((m) => m.age < childAgeLimit)
+    // Array.prototype.sort is stable, so equal ages keep their input order.
+    .sort((a, b) => b.age - a.age);
+  for (const c of children.slice(0, Math.max(0, maxRatedChildren))) counted[c.index] = true;
+  return counted;
+}
+
+/**
+ * Family tier of a household in a community-rated state. Adults are members aged `childAgeLimit`
+ * (21) or older; everyone younger is a child.
+ *
+ * More than two adults: the tier is the two-adult tier (with or without children) and
+ * {@link householdPremiumCents} adds one single-adult rate per further adult. Tier policies cover a
+ * subscriber, a spouse and dependants, so a third adult needs a policy of their own; PolicyEngine-US
+ * prices it the same way (`slcsp_family_tier_multiplier`: base tier + extra adults × one_adult).
+ */
+export function familyTier(ages: readonly number[], childAgeLimit: number): FamilyTier {
+  checkAges(ages);
+  const adults = ages.filter((a) => a >= childAgeLimit).length;
+  const children = ages.length - adults;
+  if (adults === 0) return 'child_only';
+  if (adults === 1) return children > 0 ? 'one_adult_and_children' : 'one_adult';
+  return children > 0 ? 'two_adults_and_children' : 'two_adults';
+}
+
+/**
+ * Splits `total` cents over `weights` in proportion, largest remainder first (ties to the earlier
+ * member), so the shares are whole cents that add up to the total exactly.
+ */
+function apportion(total: number, weights: readonly number[]): number[] {
+  const sum = weights.reduce((a, b) => a + b, 0);
+  // Equal weights when nothing distinguishes the members (e.g. every rate missing).
+  const w = sum > 0 ? weights : weights.map(() => 1);
+  const wSum = sum > 0 ? sum : weights.length;
+  const exact = w.map((x) => (total * x) / wSum);
+  const shares = exact.map((x) => Math.floor(x));
+  let left = total - shares.reduce((a, b) => a + b, 0);
+  const order = exact.map((x, i) => ({ frac: x - Math.floor(x), i })).sort((a, b) => b.frac - a.frac || a.i - b.i);
+  for (let k = 0; left > 0; k = (k + 1) % order.length, left--) shares[order[k].i] += 1;
+  return shares;
+}
+
+/**
+ * Monthly premium of a household, in cents.
+ *
+ * Per-member states (all but those in `rules.family_tiers`): the sum of `perMemberCents(age)` over
+ * the members counted by the three-child rule ({@link ratedMembers}); a member who is not counted
+ * carries 0 cents.
+ *
+ * Family-tier states (NY, VT): tier factor × the single-adult rate, which is `perMemberCents(21)`
+ * (the age-21 rate is the adult base rate under community rating). Decisions where the sources are
+ * silent, documented here so callers can rely on them:
+ * - more than two adults: the two-adult tier plus `one_adult` × the adult rate per further adult
+ *   (see {@link familyTier});
+ * - child-only households where the state has no child-only factor (VT): the oldest child is
+ *   treated as the subscriber, so one child pays the `one_adult` tier and several children the
+ *   `one_adult_and_children` tier, which is how a tier-rated policy for a child subscriber is priced;
+ * - every member is counted (tiers do not cap children), and each member carries a share of the
+ *   tier premium proportional to their own age-curve rate `perMemberCents(age)` (NY: a child weighs
+ *   0.412 of an adult; VT's flat curve gives equal shares), rounded so the shares add up exactly.
+ *
+ * @param perMemberCents monthly premium in cents of one member of that age (0 = not sold at that age)
+ */
+export function householdPremiumCents(
+  perMemberCents: (age: number) => number,
+  ages: readonly number[],
+  rules: TaxYearRules,
+  state: string,
+): HouseholdPremium {
+  checkAges(ages);
+  const limit = rules.child_age_limit.value;
+  const tiers = rules.family_tiers[state.toUpperCase()];
+  if (tiers === undefined) {
+    const counted = ratedMembers(ages, rules.max_rated_children.value, limit);
+    const members = ages.map((age, i) => ({ age, counted: counted[i]!, cents: counted[i] ? perMemberCents(age) : 0 }));
+    return { totalCents: members.reduce((s, m) => s + m.cents, 0), members };
+  }
+
+  const tier = familyTier(ages, limit);
+  const adults = ages.filter((a) => a >= limit).length;
+  let factor: number;
+  if (tier === 'child_only') {
+    factor = tiers.child_only ?? (ages.length > 1 ? tiers.one_adult_and_children : tiers.one_adult);
+  } else {
+    factor = tiers[tier] + Math.max(0, adults - 2) * tiers.one_adult;
+  }
+  const adultCents = perMemberCents(ADULT_BASE_AGE);
+  const totalCents = Math.round(factor * adultCents);
+  const shares = apportion(
+    totalCents,
+    ages.map((a) => perMemberCents(a)),
+  );
+  return { totalCents, members: ages.map((age, i) => ({ age, cents: shares[i]!, counted: true })) };
+}
