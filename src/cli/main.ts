@@ -4,12 +4,18 @@
  */
 import { FatalBuildError } from '../../build/read/diagnostics.ts';
 import { BUILD_USAGE, buildCommand } from './build-command.ts';
-import { UsageError } from './usage-error.ts';
+import { keysCommand } from './keys-command.ts';
+import { SERVE_USAGE, serveCommand } from './serve-command.ts';
+import { usersCommand } from './users-command.ts';
+import { CliError, UsageError } from './usage-error.ts';
 
 const USAGE = `Usage: hpd <command> [options]
 
 Commands:
   build    compile a plan year's official CMS files into a build (hpd build --help)
+  serve    serve the REST API (builds the default PY2025 dataset first if needed)
+  keys     create, list and revoke API keys (hpd keys --help)
+  users    set and list users' tiers (hpd users --help)
 `;
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -25,6 +31,15 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     return buildCommand(rest);
   }
+  if (command === 'serve') {
+    if (rest.includes('--help') || rest.includes('-h')) {
+      process.stdout.write(`${SERVE_USAGE}\n`);
+      return 0;
+    }
+    return serveCommand(rest);
+  }
+  if (command === 'keys') return keysCommand(rest);
+  if (command === 'users') return usersCommand(rest);
   throw new UsageError(`unknown command "${command}"`);
 }
 
@@ -35,7 +50,7 @@ try {
   if (err instanceof UsageError) {
     process.stderr.write(`hpd: ${err.message} (see hpd --help)\n`);
     process.exitCode = 2;
-  } else if (err instanceof FatalBuildError) {
+  } else if (err instanceof FatalBuildError || err instanceof CliError) {
     process.stderr.write(`hpd: ${err.message}\n`);
     process.exitCode = 1;
   } else {

@@ -1,0 +1,41 @@
+/**
+ * @module Content negotiation and conditional requests (api-contract §1.1, §1.7).
+ */
+
+const JSON_TYPES = new Set(['*/*', 'application/*', 'application/json', 'application/hal+json', 'application/problem+json']);
+
+/** True when the Accept header admits JSON (absent, a JSON type or a wildcard with q > 0). */
+export function acceptsJson(accept: string): boolean {
+  if (accept.trim() === '') return true;
+  for (const part of accept.split(',')) {
+    const [type, ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+    if (type === undefined || !JSON_TYPES.has(type)) continue;
+    const q = params.find((p) => p.startsWith('q='));
+    if (q === undefined || Number(q.slice(2)) > 0) return true;
+  }
+  return false;
+}
+
+/** Weak comparison of If-None-Match against an ETag; `*` matches anything. */
+export function ifNoneMatchMatches(header: string, etag: string): boolean {
+  if (header === '') return false;
+  const bare = etag.replace(/^W\//, '');
+  for (const raw of header.split(',')) {
+    const t = raw.trim();
+    if (t === '*' || t.replace(/^W\//, '') === bare) return true;
+  }
+  return false;
+}
+
+/** RFC 8288 Link header from a HAL `_links` object (templated links are left out). */
+export function linkHeader(links: unknown, serviceDesc: string): string {
+  const parts: string[] = [];
+  if (typeof links === 'object' && links !== null) {
+    for (const [rel, value] of Object.entries(links as Record<string, { href?: string; templated?: boolean }>)) {
+      if (value?.href === undefined || value.templated === true) continue;
+      parts.push(`<${value.href}>; rel="${rel}"`);
+    }
+  }
+  parts.push(`<${serviceDesc}>; rel="service-desc"`);
+  return parts.join(', ');
+}

@@ -1,0 +1,270 @@
+/**
+ * @module The REST front on uWebSockets.js: a thin adapter from HTTP to the operations.
+ *
+ * Every handler is synchronous (all data is in RAM), so it copies what it needs from the request,
+ * runs the fixed order of api-contract §1.2 and writes status, headers and body in one corked pass; no
+ * response ever waits on I/O, so no abort handler is needed. Everything a response needs besides the
+ * operation's body (request id, ETag, Link, rate-limit, CORS) is added here, once, for all routes.
+ */
+import { randomUUID } from 'node:crypto';
+import { OPERATIONS } from '../operations/index.ts';
+import { etagFor, execute, type Operation, type OperationContext } from '../operations/operation.ts';
+import { PROBLEM_TYPES, toProblemBody, type ProblemSpec } from '../operations/problems.ts';
+import type { DataRegistry } from '../operations/data-registry.ts';
+import { authenticate } from '../policy/authenticate.ts';
+import type { DailyQuota } from '../policy/quota.ts';
+import { rateLimitHeaders } from '../policy/rate-limit-headers.ts';
+import type { StateStore } from '../policy/state-store.ts';
+import { acceptsJson, ifNoneMatchMatches, linkHeader } from './conditional.ts';
+import { buildOpenApi } from './openapi.ts';
+import { compileSerializer, fragmentSerializer, serializeProblem, type Serializer } from './serializers.ts';
+import { uws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.ts';
+
+export interface ServerConfig {
+  readonly registry: DataRegistry;
+  readonly store: StateStore;
+  readonly quota: DailyQuota;
+  /** Origin for absolute links, e.g. `http://127.0.0.1:8080`. */
+  readonly baseUrl: string;
+  /** Pricing page named in 402 and 429 problems. */
+  readonly upgradeUrl: string;
+  readonly clock?: () => number;
+  /** Called with unexpected errors (500s); defaults to stderr. */
+  readonly onError?: (err: unknown, requestId: string) => void;
+}
+
+export interface RestServer {
+  /** Listens on `port` (0 = any free port) at `host`; resolves with the port. */
+  listen(port: number, host?: string): Promise<number>;
+  /** Stops accepting, fails readiness, answers in-flight requests with `Connection: close`, then closes. */
+  close(): Promise<void>;
+}
+
+const EXPOSED = 'ETag, Link, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, WWW-Authenticate';
+const CACHE = 'private, no-cache';
+const JSON_TYPE = 'application/json';
+const PROBLEM_TYPE = 'application/problem+json';
+const REALM = 'Bearer realm="health-api"';
+const INVALID_TOKEN = `${REALM}, error="invalid_token", error_description="The API key is missing, malformed, unknown or revoked"`;
+
+interface Reply {
+  status: number;
+  headers: Array<[string, string]>;
+  body: string;
+}
+
+interface Route {
+  readonly pattern: string;
+  readonly op: Operation<never>;
+  readonly serializer: Serializer;
+}
+
+const STATUS_LINE: Record<number, string> = {
+  200: '200 OK',
+  304: '304 Not Modified',
+  400: '400 Bad Request',
+  401: '401 Unauthorized',
+  402: '402 Payment Required',
+  403: '403 Forbidden',
+  404: '404 Not Found',
+  405: '405 Method Not Allowed',
+  406: '406 Not Acceptable',
+  429: '429 Too Many Requests',
+  500: '500 Internal Server Error',
+  503: '503 Service Unavailable',
+};
+
+/**
+ * Percent-decodes a path parameter. A malformed escape (`%ZZ`) is kept as sent, so validation answers
+ * it (400 for a ZIP, 404 for a plan id); decodeURIComponent would throw inside the uWS handler and
+ * take the whole process down.
+ */
+function decodePathParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+export function createRestServer(config: ServerConfig): RestServer {
+  const clock = config.clock ?? Date.now;
+  const ctx: OperationContext = { registry: config.registry, baseUrl: config.baseUrl };
+  const serviceDesc = `${config.baseUrl}/v1/openapi.json`;
+  const openapiBody = JSON.stringify(buildOpenApi(OPERATIONS, config.baseUrl, config.registry.version));
+  const onError = config.onError ?? ((err, id) => process.stderr.write(`request ${id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`));
+  let draining = false;
+  let listenSocket: us_listen_socket | null = null;
+  const app: TemplatedApp = uws.App();
+
+  // Collections of plan summaries (search, compare) are written from pre-serialized plan fragments:
+  // ~10× faster than either serializer on a 25-plan page (bench/search.bench.ts), same bytes.
+  const serializerFor = (op: Operation<never>): Serializer =>
+    '_embedded' in ((op.responseSchema.properties ?? {}) as object) ? fragmentSerializer((b) => JSON.stringify(b)) : compileSerializer(op.responseSchema);
+  const routes: Route[] = OPERATIONS.map((op) => ({ pattern: op.path.replace(/\{(\w+)\}/g, ':$1'), op, serializer: serializerFor(op) }));
+  // The overview table's `/zip/{zip}` spelling serves the same body (api-contract §5.7).
+  const zipRoute = routes.find((r) => r.op.id === 'lookupZip');
+  if (zipRoute !== undefined) routes.push({ ...zipRoute, pattern: '/v1/health/zip/:zip' });
+
+  const problemReply = (spec: ProblemSpec, instance: string, extra: Array<[string, string]> = []): Reply => ({
+    status: PROBLEM_TYPES[spec.kind].status,
+    headers: [['content-type', PROBLEM_TYPE], ...extra],
+    body: serializeProblem(toProblemBody(spec, config.baseUrl, instance, config.upgradeUrl) as unknown as Record<string, unknown>),
+  });
+
+  const write = (res: HttpResponse, reply: Reply, head: boolean, requestId: string): void => {
+    res.cork(() => {
+      res.writeStatus(STATUS_LINE[reply.status] ?? `${reply.status} Unknown`);
+      res.writeHeader('x-request-id', requestId);
+      res.writeHeader('access-control-allow-origin', '*');
+      res.writeHeader('access-control-expose-headers', EXPOSED);
+      for (const [k, v] of reply.headers) res.writeHeader(k, v);
+      if (reply.status === 304) {
+        res.endWithoutBody();
+        return;
+      }
+      if (head) {
+        res.writeHeader('content-length', String(Buffer.byteLength(reply.body)));
+        res.endWithoutBody();
+        return;
+      }
+      res.end(reply.body, draining);
+    });
+  };
+
+  const handle = (route: Route, res: HttpResponse, req: HttpRequest, head: boolean): void => {
+    const requestId = randomUUID();
+    const path = req.getUrl();
+    const rawQuery = req.getQuery() ?? '';
+    const auth = req.getHeader('authorization');
+    const accept = req.getHeader('accept');
+    const ifNoneMatch = req.getHeader('if-none-match');
+    const pathParams: Record<string, string> = {};
+    route.op.pathParams.forEach((name, i) => {
+      pathParams[name] = decodePathParam(req.getParameter(i) ?? '');
+    });
+    let reply: Reply;
+    try {
+      reply = respond(route, path, rawQuery, auth, accept, ifNoneMatch, pathParams);
+    } catch (err) {
+      onError(err, requestId);
+      reply = problemReply({ kind: 'internal', detail: 'An unexpected error occurred. Quote the X-Request-Id when contacting support.' }, path);
+    }
+    write(res, reply, head, requestId);
+  };
+
+  const respond = (
+    route: Route,
+    path: string,
+    rawQuery: string,
+    auth: string,
+    accept: string,
+    ifNoneMatch: string,
+    pathParams: Record<string, string>,
+  ): Reply => {
+    if (!acceptsJson(accept)) return problemReply({ kind: 'notAcceptable', detail: 'This resource is available as application/json only.' }, path);
+    const now = clock();
+    const who = authenticate(auth, config.store, now);
+    if (!who.ok) {
+      return problemReply({ kind: 'unauthorized', detail: 'Missing or invalid API key.' }, path, [['www-authenticate', who.reason === 'missing' ? REALM : INVALID_TOKEN]]);
+    }
+    const decision = config.quota.consume(who.userId, who.tier);
+    const rl = rateLimitHeaders(decision);
+    if (!decision.allowed) {
+      return problemReply({ kind: 'rateLimited', detail: 'Daily request limit reached. Resets at midnight UTC.', upgrade: true }, path, rl);
+    }
+    const query = [...new URLSearchParams(rawQuery)];
+    const result = execute(route.op, ctx, who.tier, query, pathParams);
+    if (!result.ok) return problemReply(result.problem, path, rl);
+    const etag = etagFor(config.registry.version, result.canonical);
+    const common: Array<[string, string]> = [['etag', etag], ['cache-control', CACHE], ['vary', 'Authorization'], ...rl];
+    const link = linkHeader(result.body._links, serviceDesc);
+    if (ifNoneMatchMatches(ifNoneMatch, etag)) return { status: 304, headers: [...common, ['link', link]], body: '' };
+    return { status: 200, headers: [['content-type', JSON_TYPE], ...common, ['link', link]], body: route.serializer(result.body) };
+  };
+
+  const methodNotAllowed = (res: HttpResponse, req: HttpRequest): void => {
+    const method = req.getCaseSensitiveMethod();
+    const path = req.getUrl();
+    write(res, problemReply({ kind: 'methodNotAllowed', detail: `Method ${method} is not allowed. Allowed: GET, HEAD.` }, path, [['allow', 'GET, HEAD']]), false, randomUUID());
+  };
+
+  const preflight = (res: HttpResponse): void => {
+    res.cork(() => {
+      res.writeStatus('204 No Content');
+      res.writeHeader('x-request-id', randomUUID());
+      res.writeHeader('access-control-allow-origin', '*');
+      res.writeHeader('access-control-allow-methods', 'GET, HEAD, OPTIONS');
+      res.writeHeader('access-control-allow-headers', 'Authorization, Accept, If-None-Match, Content-Type');
+      res.writeHeader('access-control-expose-headers', EXPOSED);
+      res.writeHeader('access-control-max-age', '86400');
+      res.endWithoutBody();
+    });
+  };
+
+  for (const route of routes) {
+    app.get(route.pattern, (res, req) => handle(route, res, req, false));
+    app.head(route.pattern, (res, req) => handle(route, res, req, true));
+    app.options(route.pattern, (res) => preflight(res));
+    app.any(route.pattern, methodNotAllowed);
+  }
+
+  // Unauthenticated documents: no quota, no key.
+  const plain = (pattern: string, status: () => number, contentType: string, body: () => string): void => {
+    const h = (head: boolean) => (res: HttpResponse) => {
+      const s = status();
+      write(res, { status: s, headers: [['content-type', contentType], ['cache-control', 'no-cache']], body: body() }, head, randomUUID());
+    };
+    app.get(pattern, h(false));
+    app.head(pattern, h(true));
+    app.options(pattern, (res) => preflight(res));
+    app.any(pattern, methodNotAllowed);
+  };
+  plain('/v1/openapi.json', () => 200, JSON_TYPE, () => openapiBody);
+  plain('/healthz', () => 200, JSON_TYPE, () => '{"status":"ok"}');
+  plain('/readyz', () => (draining ? 503 : 200), JSON_TYPE, () => JSON.stringify({ status: draining ? 'draining' : 'ready', years: config.registry.years, build: config.registry.version }));
+  const problemPage = (head: boolean) => (res: HttpResponse, req: HttpRequest) => {
+    const slug = req.getParameter(0) ?? '';
+    const t = Object.values(PROBLEM_TYPES).find((x) => x.slug === slug);
+    const path = req.getUrl();
+    if (t === undefined) {
+      write(res, problemReply({ kind: 'notFound', detail: `No route matches ${path}.` }, path), head, randomUUID());
+      return;
+    }
+    const html = `<!doctype html><meta charset="utf-8"><title>${t.title}</title><h1>${t.status} ${t.title}</h1><p>Problem type <code>${slug}</code> of the Health Plan Data Service. The response body's <code>detail</code> says what happened; see ${serviceDesc}.</p>`;
+    write(res, { status: 200, headers: [['content-type', 'text/html; charset=utf-8']], body: html }, head, randomUUID());
+  };
+  app.get('/problems/:slug', problemPage(false));
+  app.head('/problems/:slug', problemPage(true));
+  app.any('/problems/:slug', methodNotAllowed);
+  app.any('/*', (res, req) => {
+    const path = req.getUrl();
+    write(res, problemReply({ kind: 'notFound', detail: `No route matches ${path}.` }, path), req.getMethod() === 'head', randomUUID());
+  });
+
+  return {
+    listen(port, host = '127.0.0.1') {
+      return new Promise((resolve, reject) => {
+        app.listen(host, port, (token) => {
+          if (token === false) {
+            reject(new Error(`cannot listen on ${host}:${port}`));
+            return;
+          }
+          listenSocket = token;
+          resolve(uws.us_socket_local_port(token));
+        });
+      });
+    },
+    async close() {
+      draining = true;
+      if (listenSocket !== null) {
+        uws.us_listen_socket_close(listenSocket);
+        listenSocket = null;
+      }
+      // Handlers are synchronous: once the listen socket is closed nothing is in flight but writes
+      // already handed to the kernel. Give keep-alive clients one turn, then close everything.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      app.close();
+    },
+  };
+}

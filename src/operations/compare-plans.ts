@@ -1,0 +1,105 @@
+/** @module `GET /v1/health/plans/compare`: 2–4 plans side by side at one location and age. */
+import { PLAN_VARIANT_ID, STANDARD_COMPONENT_ID } from '../engine/plan-record.ts';
+import { locationFields, resolveLocation } from './location.ts';
+import { echoQuery, type Operation } from './operation.ts';
+import { notFound, validationProblem } from './problems.ts';
+import { compileQuery } from './query.ts';
+import { COMPARE_RESPONSE, P } from './schemas/common.ts';
+import { summaryRow } from './search-plans.ts';
+
+interface Params {
+  ids: string[];
+  zip: string;
+  age: number;
+  year: number;
+  county_fips?: string;
+}
+
+const QUERY = compileQuery({
+  schema: {
+    type: 'object',
+    properties: {
+      ids: { type: 'array', items: { type: 'string' }, minItems: 2, maxItems: 4, description: 'Comma-separated plan variant IDs (2–4)' },
+      zip: P.zip,
+      age: P.age,
+      year: P.year,
+      county_fips: P.county_fips,
+    },
+    required: ['ids', 'zip', 'age'],
+  },
+  lists: ['ids'],
+});
+
+export const comparePlans: Operation<Params> = {
+  id: 'comparePlans',
+  path: '/v1/health/plans/compare',
+  summary: 'Compare 2–4 plans',
+  description: 'Plan summaries in the order of `ids`, priced for one age at one location, with the lowest premium, deductible and MOOP named. Ties go to the plan listed first.',
+  tier: 'pro',
+  tierDetail: 'Plan comparison requires a Pro subscription.',
+  query: QUERY,
+  pathParams: [],
+  responseSchema: COMPARE_RESPONSE,
+  check: (p) => (new Set(p.ids.map(variantId)).size !== p.ids.length ? [{ field: 'ids', message: 'Plan IDs must be distinct' }] : []),
+  handle(ctx, p, meta) {
+    const ids = p.ids.map(variantId);
+    const yd = ctx.registry.get(p.year)!;
+    const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
+    const records = ids.map((id, i) => {
+      const rec = PLAN_VARIANT_ID.test(id) ? yd.ds.planRecord(id) : undefined;
+      if (rec === undefined) throw notFound(`Plan ${p.ids[i]} not found.`);
+      return rec;
+    });
+    const plans = records.map((rec) => {
+      const index = yd.ds.planIndex(rec.standard_component_id);
+      const offered = index !== undefined && isOffered(yd.ds, where.loc.listId, index);
+      const premium = offered ? yd.ds.premium(rec.standard_component_id, where.loc.ratingArea, p.age) : null;
+      if (premium === null) throw validationProblem([{ field: 'ids', message: `Plan ${rec.id} is not offered in ZIP ${p.zip}` }]);
+      const parts = yd.catalog.get(index!, rec.variant);
+      if (parts === undefined) throw notFound(`Plan ${rec.id} not found.`);
+      return summaryRow(parts, premium, null);
+    });
+    const lowest = (value: (row: Record<string, unknown>) => number | null): string | null => {
+      let best: Record<string, unknown> | null = null;
+      let bestValue = Infinity;
+      for (const row of plans) {
+        const v = value(row);
+        if (v !== null && v < bestValue) {
+          best = row;
+          bestValue = v;
+        }
+      }
+      return best === null ? null : String(best.id);
+    };
+    const money = (row: Record<string, unknown>, key: 'deductible' | 'max_out_of_pocket'): number | null => (row[key] as { individual: number | null }).individual;
+    const loc = locationFields(where);
+    return {
+      _links: { self: { href: `${ctx.baseUrl}/v1/health/plans/compare${echoQuery(QUERY.order, meta.raw)}`, type: 'application/json' } },
+      _embedded: { plans },
+      comparison_summary: {
+        lowest_premium: lowest((r) => r.premium as number)!,
+        lowest_deductible: lowest((r) => money(r, 'deductible')),
+        lowest_moop: lowest((r) => money(r, 'max_out_of_pocket')),
+      },
+      zip: loc.zip,
+      county: loc.county,
+      county_fips: loc.county_fips,
+      rating_area: loc.rating_area,
+      multiple_areas: loc.multiple_areas,
+      plan_year: p.year,
+      data_source: yd.dataSource(where.loc.state),
+      data_freshness: yd.dataFreshness,
+    };
+  },
+};
+
+/** A 14-character standard component id names its on-exchange standard variant. */
+function variantId(id: string): string {
+  return STANDARD_COMPONENT_ID.test(id) ? `${id}-01` : id;
+}
+
+function isOffered(ds: import('../engine/dataset.ts').Dataset, listId: number, planIndex: number): boolean {
+  const n = ds.listSize(listId);
+  for (let k = 0; k < n; k++) if (ds.listPlan(listId, k) === planIndex) return true;
+  return false;
+}

@@ -1,0 +1,93 @@
+/**
+ * @module The data a server answers from: every plan year with a current build, opened once.
+ *
+ * Operations read one {@link YearData} per request. Its plan catalog holds the immutable parts of every
+ * plan summary (links, deductibles, names), built once when the build is opened, so a search response
+ * only adds the premium of each row.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { openCurrentDataset, type Dataset, type ZipLocation } from '../engine/dataset.ts';
+import { loadRules } from '../engine/rules.ts';
+import type { TaxYearRules } from '../engine/rules-types.ts';
+import { buildPlanCatalog, type PlanCatalog } from './plan-catalog.ts';
+
+/** States with their own marketplace platform (api-contract §1.9): labelled `state_exchange`. */
+export const STATE_EXCHANGE_STATES: ReadonlySet<string> = new Set(['CA', 'CO', 'CT', 'DC', 'GA', 'ID', 'IL', 'KY', 'MA', 'MD', 'ME', 'MN', 'NJ', 'NM', 'NV', 'NY', 'PA', 'RI', 'VA', 'VT', 'WA']);
+
+export interface YearData {
+  readonly year: number;
+  readonly ds: Dataset;
+  readonly rules: TaxYearRules;
+  readonly catalog: PlanCatalog;
+  readonly statesWithPlans: ReadonlySet<string>;
+  /** `data_source` for a response about `state` (null state: the build's own label). */
+  dataSource(state: string | null): string;
+  readonly dataFreshness: string;
+}
+
+export interface DataRegistry {
+  /** Loaded years, ascending. */
+  readonly years: readonly number[];
+  /** Default `year`: the newest loaded year. */
+  readonly currentYear: number;
+  get(year: number): YearData | undefined;
+  /** Hash over every loaded build: part of every ETag. */
+  readonly version: string;
+  close(): void;
+}
+
+/** Years that have a `current` build under `buildsRoot`. */
+export function yearsWithBuilds(buildsRoot: string): number[] {
+  if (!existsSync(buildsRoot)) return [];
+  return readdirSync(buildsRoot)
+    .filter((n) => /^\d{4}$/.test(n) && existsSync(join(buildsRoot, n, 'current')))
+    .map(Number)
+    .sort((a, b) => a - b);
+}
+
+export function openRegistry(buildsRoot: string, baseUrl: string, years: readonly number[] = yearsWithBuilds(buildsRoot)): DataRegistry {
+  if (years.length === 0) throw new Error(`no build under ${buildsRoot}: run \`hpd build --year <year>\` first`);
+  const byYear = new Map<number, YearData>();
+  for (const year of years) {
+    const ds = openCurrentDataset(buildsRoot, year);
+    const rules = loadRules(ds.manifest.rules_year);
+    const statesWithPlans = new Set(ds.statesWithPlans());
+    const label = ds.manifest.data_source;
+    byYear.set(year, {
+      year,
+      ds,
+      rules,
+      catalog: buildPlanCatalog(ds, baseUrl, year),
+      statesWithPlans,
+      dataSource: (state) => (state === null || statesWithPlans.has(state) ? label : STATE_EXCHANGE_STATES.has(state) ? 'state_exchange' : label),
+      dataFreshness: ds.manifest.data_freshness,
+    });
+  }
+  const sorted = [...byYear.keys()].sort((a, b) => a - b);
+  const version = createHash('sha256')
+    .update(sorted.map((y) => `${y}:${byYear.get(y)!.ds.buildHash}`).join(','))
+    .digest('hex')
+    .slice(0, 20);
+  return {
+    years: sorted,
+    currentYear: sorted.at(-1)!,
+    get: (year) => byYear.get(year),
+    version,
+    close() {
+      for (const y of byYear.values()) y.ds.close();
+    },
+  };
+}
+
+/** "Rating Area 10", the CMS spelling the API uses. */
+export function ratingAreaLabel(area: number): string {
+  return `Rating Area ${area}`;
+}
+
+/** Picks the location: the primary one, or the county the caller named. */
+export function pickLocation(locations: readonly ZipLocation[], countyFips: string | undefined): ZipLocation | null {
+  if (countyFips === undefined) return locations[0] ?? null;
+  return locations.find((l) => l.countyFips === countyFips) ?? null;
+}

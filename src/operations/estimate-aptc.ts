@@ -1,0 +1,88 @@
+/**
+ * @module `GET /v1/health/plans/aptc-estimate`: the monthly premium tax credit of a household, with the
+ * working shown (FPL, %FPL, band, applicable %, contribution, per-member benchmark premiums). Works in
+ * every state: geography and benchmarks are national, so states without plan data use the benchmark
+ * table, labelled as an approximation.
+ */
+import { estimateAptc } from '../engine/subsidy.ts';
+import { ratingAreaLabel } from './data-registry.ts';
+import { locationFields, resolveLocation } from './location.ts';
+import { echoQuery, type Operation } from './operation.ts';
+import { compileQuery } from './query.ts';
+import { APTC_RESPONSE, P } from './schemas/common.ts';
+
+interface Params {
+  zip: string;
+  household_income: number;
+  household_size: number;
+  ages: number[];
+  year: number;
+  county_fips?: string;
+}
+
+const QUERY = compileQuery({
+  schema: {
+    type: 'object',
+    properties: {
+      zip: P.zip,
+      household_income: { type: 'number', minimum: 0, maximum: 10_000_000, description: 'Annual gross household income, dollars (alias income)' },
+      household_size: { type: 'integer', minimum: 1, maximum: 20, description: 'Members of the tax household, for the poverty guideline' },
+      ages: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 65 }, minItems: 1, maxItems: 20, description: 'Comma-separated ages of the members seeking coverage' },
+      year: P.year,
+      county_fips: P.county_fips,
+    },
+    required: ['zip', 'household_income', 'household_size', 'ages'],
+  },
+  aliases: { income: 'household_income' },
+  lists: ['ages'],
+});
+
+export const estimateAptcOperation: Operation<Params> = {
+  id: 'calculateAptc',
+  path: '/v1/health/plans/aptc-estimate',
+  summary: 'Estimate the premium tax credit (APTC)',
+  description:
+    'Monthly APTC for a household: FPL of the plan year (AK and HI tables for those states), %FPL truncated for the band, applicable percentage interpolated and rounded to 0.01 %, contribution in whole dollars (Form 8962), benchmark = second-lowest-cost silver plan for the household with only the three oldest children under 21 rated.',
+  tier: 'pro',
+  tierDetail: 'APTC estimates require a Pro subscription.',
+  query: QUERY,
+  pathParams: [],
+  responseSchema: APTC_RESPONSE,
+  check: (p) => (p.ages.length > p.household_size ? [{ field: 'ages', message: 'More members than household_size' }] : []),
+  handle(ctx, p, meta) {
+    const yd = ctx.registry.get(p.year)!;
+    const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: false });
+    const est = estimateAptc(yd.ds, yd.rules, where.loc, { income: p.household_income, householdSize: p.household_size, ages: p.ages });
+    const loc = locationFields(where);
+    const band = est.band === null ? null : `${est.band.from_pct}-${est.band.to_pct === null ? '' : est.band.to_pct}%`;
+    return {
+      _links: {
+        self: { href: `${ctx.baseUrl}/v1/health/plans/aptc-estimate${echoQuery(QUERY.order, meta.raw)}`, type: 'application/json' },
+        search: { href: `${ctx.baseUrl}/v1/health/plans?zip=${p.zip}&income=${p.household_income}&household_size=${p.household_size}{&age}`, templated: true },
+      },
+      aptc_amount: est.aptc_amount,
+      // No benchmark at all (no silver plan and no benchmark table value here): the engine's note says so.
+      benchmark_premium: est.benchmark_premium ?? 0,
+      benchmark_plan_description: `Second-lowest-cost silver plan for this household in ${loc.county}, ${loc.state} (${ratingAreaLabel(where.loc.ratingArea)})`,
+      benchmark_plan_id: est.benchmark_plan_id,
+      household: {
+        income: p.household_income,
+        size: p.household_size,
+        fpl_amount: est.fpl_amount,
+        fpl_percentage: est.fpl_percentage,
+        fpl_band: band,
+        applicable_percentage: est.applicable_percentage,
+        expected_yearly_contribution: est.yearly_contribution,
+        expected_monthly_contribution: est.monthly_contribution,
+      },
+      members: est.members.map((m) => ({ age: m.age, slcsp_premium: m.slcsp_premium, counted_in_benchmark: m.counted_in_benchmark })),
+      location: loc,
+      eligible: est.eligible,
+      benchmark_source: est.benchmark_source,
+      notes: est.notes,
+      plan_year: p.year,
+      data_source: yd.dataSource(where.loc.state),
+      data_freshness: yd.dataFreshness,
+    };
+  },
+};

@@ -1,0 +1,80 @@
+/** @module `GET /v1/health/plans/{plan_id}/oop-estimate`: yearly cost of a plan for one scenario. */
+import { estimateOop, OOP_SCENARIOS, type OopScenario } from '../engine/oop.ts';
+import { locationFields, resolveLocation } from './location.ts';
+import { echoQuery, type Operation } from './operation.ts';
+import { validationProblem } from './problems.ts';
+import { findPlan } from './plan-detail.ts';
+import { compileQuery } from './query.ts';
+import { OOP_RESPONSE, P } from './schemas/common.ts';
+
+interface Params {
+  plan_id: string;
+  zip: string;
+  age: number;
+  scenario: OopScenario;
+  year: number;
+  county_fips?: string;
+}
+
+const QUERY = compileQuery({
+  schema: {
+    type: 'object',
+    properties: {
+      plan_id: { type: 'string', description: 'Plan variant ID' },
+      zip: P.zip,
+      age: P.age,
+      scenario: { type: 'string', enum: [...OOP_SCENARIOS], description: 'having_baby and having_diabetes use the plan’s SBC coverage examples; low, medium and high a documented heuristic' },
+      year: P.year,
+      county_fips: P.county_fips,
+    },
+    required: ['plan_id', 'zip', 'age', 'scenario'],
+  },
+});
+
+export const estimateOopOperation: Operation<Params> = {
+  id: 'estimateOop',
+  path: '/v1/health/plans/{plan_id}/oop-estimate',
+  summary: 'Estimate yearly out-of-pocket cost',
+  description: 'Premium for a year plus the member’s share of a scenario’s care. SBC scenarios sum the plan’s coverage-example columns (sbc_data_available true); low/medium/high are modeled (sbc_data_available false) and capped at the plan’s MOOP.',
+  tier: 'pro',
+  tierDetail: 'Out-of-pocket estimates require a Pro subscription.',
+  query: QUERY,
+  pathParams: ['plan_id'],
+  responseSchema: OOP_RESPONSE,
+  handle(ctx, p, meta) {
+    const yd = ctx.registry.get(p.year)!;
+    const rec = findPlan(yd, p.plan_id);
+    const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
+    const premium = yd.ds.premium(rec.standard_component_id, where.loc.ratingArea, p.age);
+    if (premium === null || rec.state !== where.loc.state) {
+      throw validationProblem([{ field: 'zip', message: `Plan ${rec.id} is not offered in ZIP ${p.zip}` }], `Plan ${rec.id} is not offered in ZIP ${p.zip}.`);
+    }
+    const est = estimateOop(rec, premium, p.scenario, yd.rules);
+    const loc = locationFields(where);
+    const notes = [...est.notes];
+    if (yd.ds.manifest.premiums.source === 'modeled') notes.push('Premiums are modeled from SLCSP benchmarks (no Rate PUF loaded), not issuer rates.');
+    return {
+      _links: {
+        self: { href: `${ctx.baseUrl}/v1/health/plans/${rec.id}/oop-estimate${echoQuery(['zip', 'age', 'scenario', 'year', 'county_fips'], meta.raw)}`, type: 'application/json' },
+        plan: { href: `${ctx.baseUrl}/v1/health/plans/${rec.id}?year=${p.year}` },
+      },
+      plan_id: rec.id,
+      plan_name: rec.name,
+      metal_level: rec.metal_level,
+      zip: p.zip,
+      age: p.age,
+      county: loc.county,
+      county_fips: loc.county_fips,
+      multiple_areas: loc.multiple_areas,
+      monthly_premium: premium,
+      scenario: p.scenario,
+      estimated_annual_cost: est.estimated_annual_cost,
+      sbc_data_available: est.sbc_data_available,
+      breakdown: est.breakdown,
+      notes,
+      plan_year: p.year,
+      data_source: yd.dataSource(where.loc.state),
+      data_freshness: yd.dataFreshness,
+    };
+  },
+};

@@ -1,0 +1,129 @@
+/**
+ * @module `GET /v1/health/plans/crosswalk`: where a plan's enrollees go the next year (api-contract §5.6).
+ *
+ * Accepted source years and states are those with crosswalk data in the loaded builds, so the answer
+ * follows the data: without a crosswalk input (the offline default) every year is refused with the list
+ * of what is loaded, which is empty.
+ */
+import type { CrosswalkPlanEntry, CrosswalkRow } from '../engine/crosswalk-record.ts';
+import type { DataRegistry } from './data-registry.ts';
+import { echoQuery, type Operation } from './operation.ts';
+import { notFound, validationProblem, type FieldError } from './problems.ts';
+import { compileQuery } from './query.ts';
+import { CROSSWALK_RESPONSE, YEAR_MAX, YEAR_MIN } from './schemas/common.ts';
+
+interface Params {
+  plan_id: string;
+  year: number;
+  state: string;
+}
+
+/** The contract's names for the CMS reason codes (their official PY2026 meanings are unconfirmed). */
+export const CROSSWALK_REASONS: Readonly<Record<number, { slug: string; description: string }>> = {
+  0: { slug: 'plan_default_crosswalk', description: 'Default crosswalk: enrollees renew into the same plan' },
+  1: { slug: 'plan_id_changed', description: 'Plan ID changed; enrollees renew into the renamed plan' },
+  2: { slug: 'plan_discontinued_crosswalked', description: 'Discontinued; enrollees are crosswalked to a replacement plan' },
+  3: { slug: 'plan_discontinued_no_replacement', description: 'Discontinued with no replacement plan' },
+  6: { slug: 'plan_crosswalked_county_level', description: 'Crosswalked at county level' },
+  7: { slug: 'plan_crosswalked_issuer_change', description: 'Crosswalked to another issuer' },
+  8: { slug: 'plan_crosswalked_service_area_change', description: 'Crosswalked because of a service area change' },
+  10: { slug: 'plan_crosswalked_multi_factor', description: 'Crosswalked for several reasons' },
+};
+
+const QUERY = compileQuery({
+  schema: {
+    type: 'object',
+    properties: {
+      plan_id: { type: 'string', minLength: 14, maxLength: 14, pattern: '^\\d{5}[A-Z]{2}\\d{7}$', description: 'Standard component ID without variant suffix', example: '47163FL0810001' },
+      year: { type: 'integer', minimum: YEAR_MIN, maximum: YEAR_MAX, description: 'Source plan year; mapped to year + 1' },
+      state: { type: 'string', minLength: 2, maxLength: 2, pattern: '^[A-Z]{2}$' },
+    },
+    required: ['plan_id', 'year', 'state'],
+  },
+});
+
+/** Source years with crosswalk data, and their states. */
+function crosswalkCoverage(registry: DataRegistry): Map<number, Set<string>> {
+  const out = new Map<number, Set<string>>();
+  for (const y of registry.years) {
+    const cw = registry.get(y)!.ds.manifest.crosswalk;
+    if (cw !== null) out.set(cw.source_year, new Set(cw.states));
+  }
+  return out;
+}
+
+export const getCrosswalk: Operation<Params> = {
+  id: 'getCrosswalk',
+  path: '/v1/health/plans/crosswalk',
+  summary: 'Plan crosswalk to the next year',
+  description: 'The plan a source-year plan’s enrollees are re-enrolled into the following year (CMS Plan ID Crosswalk PUF). When targets differ by county, the target covering the most counties is returned (ties: lowest plan ID).',
+  tier: 'pro',
+  tierDetail: 'Plan crosswalk requires a Pro subscription.',
+  query: QUERY,
+  pathParams: [],
+  responseSchema: CROSSWALK_RESPONSE,
+  handle(ctx, p, meta) {
+    const coverage = crosswalkCoverage(ctx.registry);
+    const errors: FieldError[] = [];
+    const states = coverage.get(p.year);
+    if (states === undefined) {
+      const years = [...coverage.keys()].sort();
+      errors.push({ field: 'year', message: years.length === 0 ? `Year ${p.year} has no crosswalk data; no crosswalk is loaded` : `Year ${p.year} has no crosswalk data. Available years: ${years.join(', ')}` });
+    } else if (!states.has(p.state)) {
+      errors.push({ field: 'state', message: `State ${p.state} has no crosswalk data; only HealthCare.gov states are covered` });
+    }
+    if (p.plan_id.slice(5, 7) !== p.state) errors.push({ field: 'plan_id', message: `Plan ${p.plan_id} is not a ${p.state} plan` });
+    if (errors.length > 0) throw validationProblem(errors);
+
+    const yd = ctx.registry.get(p.year)!;
+    const entry = yd.ds.crosswalk(p.plan_id) as CrosswalkPlanEntry | undefined;
+    if (entry === undefined || entry.rows.length === 0) throw notFound(`No crosswalk entry for plan ${p.plan_id} in ${p.year}.`);
+    const row = pickTarget(entry.rows);
+    const reason = CROSSWALK_REASONS[row.reason_code];
+    const source = yd.ds.planRecord(`${p.plan_id}-01`) ?? yd.ds.planRecord(`${p.plan_id}-00`);
+    const next = ctx.registry.get(entry.target_year);
+    const target = row.target_plan_id === null || reason?.slug === 'plan_discontinued_no_replacement' ? null : row.target_plan_id;
+    const targetRec = target === null ? undefined : next?.ds.planRecord(`${target}-01`) ?? next?.ds.planRecord(`${target}-00`);
+    return {
+      _links: { self: { href: `${ctx.baseUrl}/v1/health/plans/crosswalk${echoQuery(QUERY.order, meta.raw)}`, type: 'application/json' } },
+      source_plan: {
+        plan_id: p.plan_id,
+        year: p.year,
+        state: p.state,
+        name: source?.name ?? null,
+        issuer_id: row.source_issuer_id ?? p.plan_id.slice(0, 5),
+        issuer_name: source?.issuer ?? null,
+      },
+      target_plan:
+        target === null
+          ? null
+          : {
+              plan_id: target,
+              year: entry.target_year,
+              state: target.slice(5, 7),
+              name: targetRec?.name ?? null,
+              issuer_id: row.target_issuer_id ?? target.slice(0, 5),
+              issuer_name: targetRec?.issuer ?? null,
+            },
+      crosswalk_reason: reason?.slug ?? `reason_${row.reason_code}`,
+      reason_description: reason?.description ?? `CMS reason code ${row.reason_code}`,
+      reason_code: row.reason_code,
+      crosswalk_level: row.crosswalk_level,
+      data_source: 'puf_data',
+      data_freshness: `PY${p.year}-PY${entry.target_year} as of ${yd.dataFreshness.replace(/^PY\d{4} as of /, '').split(';')[0]}`,
+    };
+  },
+};
+
+/** The target covering the most counties; ties go to the lowest plan id (a discontinuation sorts last). */
+export function pickTarget(rows: readonly CrosswalkRow[]): CrosswalkRow {
+  const counties = new Map<string, Set<string>>();
+  for (const r of rows) {
+    const key = r.target_plan_id ?? '~';
+    let set = counties.get(key);
+    if (set === undefined) counties.set(key, (set = new Set()));
+    set.add(r.county_fips);
+  }
+  const best = [...counties.entries()].sort((a, b) => b[1].size - a[1].size || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))[0]![0];
+  return rows.find((r) => (r.target_plan_id ?? '~') === best)!;
+}

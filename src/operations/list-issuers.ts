@@ -1,0 +1,44 @@
+/** @module `GET /v1/health/issuers?state=XX`: issuers of a state with their on-exchange plan counts. */
+import { echoQuery, type Operation } from './operation.ts';
+import { notFound, validationProblem } from './problems.ts';
+import { compileQuery } from './query.ts';
+import { ISSUERS_RESPONSE, P } from './schemas/common.ts';
+
+interface Params {
+  state: string;
+  year: number;
+}
+
+const JURISDICTIONS = new Set(['AL','AK','AZ','AR','CA','CO','CT','DE','DC','FL','GA','HI','ID','IL','IN','IA','KS','KY','LA','ME','MD','MA','MI','MN','MS','MO','MT','NE','NV','NH','NJ','NM','NY','NC','ND','OH','OK','OR','PA','RI','SC','SD','TN','TX','UT','VT','VA','WA','WV','WI','WY']);
+
+export const listIssuers: Operation<Params> = {
+  id: 'listIssuers',
+  path: '/v1/health/issuers',
+  summary: 'List issuers of a state',
+  description: 'Issuers with plan data in a state and year, ordered by name; `plan_count` counts on-exchange standard plans (-01 variants).',
+  tier: 'free',
+  query: compileQuery({
+    schema: {
+      type: 'object',
+      properties: { state: { type: 'string', minLength: 2, maxLength: 2, pattern: '^[A-Z]{2}$', description: 'Two-letter state code (50 states and DC)', example: 'FL' }, year: P.year },
+      required: ['state'],
+    },
+  }),
+  pathParams: [],
+  responseSchema: ISSUERS_RESPONSE,
+  handle(ctx, p, meta) {
+    if (!JURISDICTIONS.has(p.state)) throw validationProblem([{ field: 'state', message: `Unknown state code ${p.state}` }]);
+    const yd = ctx.registry.get(p.year)!;
+    if (!yd.statesWithPlans.has(p.state)) throw notFound(`No plan data for ${p.state} in ${p.year}.`);
+    const issuers = yd.ds.issuers(p.state);
+    return {
+      _links: { self: { href: `${ctx.baseUrl}/v1/health/issuers${echoQuery(['state', 'year'], meta.raw)}`, type: 'application/json' } },
+      state: p.state,
+      year: p.year,
+      issuers: issuers.map((i) => ({ issuer_id: i.issuer_id, name: i.name, plan_count: i.plan_count })),
+      total: issuers.length,
+      data_source: yd.dataSource(p.state),
+      data_freshness: yd.dataFreshness,
+    };
+  },
+};

@@ -1,0 +1,37 @@
+/**
+ * @module Resolving the location of a request: ZIP, optional county, plan data present (api-contract
+ * §1.10): the primary location unless `county_fips` picks another; a county the ZIP does not touch is a
+ * 400 on that field; an unknown ZIP is a 404; a state without plan data is a 404 naming state and year.
+ */
+import type { ZipLocation } from '../engine/dataset.ts';
+import { NO_LIST } from '../engine/build-format.ts';
+import { pickLocation, ratingAreaLabel, type YearData } from './data-registry.ts';
+import { notFound, validationProblem } from './problems.ts';
+
+export interface ResolvedLocation {
+  readonly loc: ZipLocation;
+  readonly multipleAreas: boolean;
+}
+
+export function resolveLocation(yd: YearData, zip: string, countyFips: string | undefined, opts: { requirePlans: boolean }): ResolvedLocation {
+  const locations = yd.ds.resolveZip(zip);
+  if (locations === null) throw notFound(`ZIP code ${zip} not found.`);
+  const loc = pickLocation(locations, countyFips);
+  if (loc === null) throw validationProblem([{ field: 'county_fips', message: `County ${countyFips} is not part of ZIP ${zip}` }]);
+  if (opts.requirePlans && (loc.listId === NO_LIST || !yd.statesWithPlans.has(loc.state))) {
+    throw notFound(`No plan data for ${loc.state} in ${yd.year}.`);
+  }
+  return { loc, multipleAreas: locations.length > 1 };
+}
+
+/** Location members shared by search, compare and OOP responses. */
+export function locationFields(r: ResolvedLocation): { zip: string; state: string; county: string; county_fips: string; rating_area: string; multiple_areas: boolean } {
+  return {
+    zip: r.loc.zip,
+    state: r.loc.state,
+    county: r.loc.countyName,
+    county_fips: r.loc.countyFips,
+    rating_area: ratingAreaLabel(r.loc.ratingArea),
+    multiple_areas: r.multipleAreas,
+  };
+}

@@ -1,0 +1,46 @@
+/** @module `GET /v1/health/zips/{zip}`: every location of a ZIP, primary first. Geography is national. */
+import { ratingAreaLabel } from './data-registry.ts';
+import { echoQuery, type Operation } from './operation.ts';
+import { notFound } from './problems.ts';
+import { compileQuery } from './query.ts';
+import { P, ZIP_RESPONSE } from './schemas/common.ts';
+
+interface Params {
+  zip: string;
+  year: number;
+}
+
+export const lookupZip: Operation<Params> = {
+  id: 'lookupZip',
+  path: '/v1/health/zips/{zip}',
+  summary: 'Look up a ZIP code',
+  description: 'State, county and rating area of a ZIP; every location when the ZIP spans several counties or rating areas, ordered by share of residential addresses.',
+  tier: 'free',
+  query: compileQuery({ schema: { type: 'object', properties: { zip: P.zip, year: P.year }, required: ['zip'] } }),
+  pathParams: ['zip'],
+  responseSchema: ZIP_RESPONSE,
+  handle(ctx, p, meta) {
+    const yd = ctx.registry.get(p.year)!;
+    const locations = yd.ds.resolveZip(p.zip);
+    if (locations === null) throw notFound(`ZIP code ${p.zip} not found.`);
+    return {
+      _links: {
+        self: { href: `${ctx.baseUrl}/v1/health/zips/${p.zip}${echoQuery(['year'], meta.raw)}`, type: 'application/json' },
+        search: { href: `${ctx.baseUrl}/v1/health/plans?zip=${p.zip}{&age,county_fips,year}`, templated: true },
+      },
+      zip: p.zip,
+      locations: locations.map((l) => ({
+        state: l.state,
+        county_fips: l.countyFips,
+        county_name: l.countyName,
+        rating_area_id: ratingAreaLabel(l.ratingArea),
+        residential_share: Math.round(l.residentialShare * 1e6) / 1e6,
+        primary: l.primary,
+      })),
+      multiple_areas: locations.length > 1,
+      plan_year: p.year,
+      data_source: yd.dataSource(locations[0]!.state),
+      data_freshness: yd.dataFreshness,
+    };
+  },
+};

@@ -1,0 +1,132 @@
+/**
+ * @module What an operation is: one capability of the service, defined once and served by every front.
+ *
+ * An operation owns its request schema (query and path parameters), its tier rules, its handler over
+ * the engine and its response schema. The REST front maps it to a route, the MCP front to a tool, and
+ * the OpenAPI document is generated from the same definition.
+ */
+import { createHash } from 'node:crypto';
+import type { Tier } from '../policy/tiers.ts';
+import type { DataRegistry } from './data-registry.ts';
+import { ProblemError, validationProblem, type FieldError, type ProblemSpec } from './problems.ts';
+import { parseQuery, type CompiledQuery, type JsonSchema } from './query.ts';
+
+export interface OperationContext {
+  readonly registry: DataRegistry;
+  /** Absolute origin for links, from configuration (never from the Host header). */
+  readonly baseUrl: string;
+}
+
+/** What the handler gets besides the validated parameters. */
+export interface RequestMeta {
+  /** Canonical names the caller sent, in the order sent. */
+  readonly given: readonly string[];
+  /** Aliases the caller used (e.g. `page_size`). */
+  readonly aliasUsed: ReadonlySet<string>;
+  /** Trimmed raw values by canonical name, for links that echo the request. */
+  readonly raw: ReadonlyMap<string, string>;
+}
+
+export interface Operation<P = Record<string, unknown>> {
+  /** OpenAPI operationId, also the MCP tool's link to it. */
+  readonly id: string;
+  /** OpenAPI path template, e.g. `/v1/health/plans/{plan_id}`. */
+  readonly path: string;
+  readonly summary: string;
+  readonly description: string;
+  /** Lowest tier allowed to call the endpoint at all. */
+  readonly tier: Tier;
+  /** `detail` of the 402 when a caller's tier is below {@link tier}. */
+  readonly tierDetail?: string;
+  readonly query: CompiledQuery;
+  /** Path parameters in order of appearance. */
+  readonly pathParams: readonly string[];
+  /** Pro-only parameters the request used, in request order (search only). */
+  readonly proParams?: (given: readonly string[], params: P) => string[];
+  /**
+   * Rules between parameters that the JSON Schema cannot express (`income` needs `household_size`,
+   * no `page` > 1 with a cursor...). They are validation (step 7 of api-contract §1.2), so they run
+   * before the parameter tier gate and the year check, not in {@link handle}.
+   */
+  readonly check?: (params: P) => FieldError[];
+  readonly responseSchema: JsonSchema;
+  /** Throws {@link ProblemError} for 400/404; returns the resource otherwise. */
+  handle(ctx: OperationContext, params: P, meta: RequestMeta): Record<string, unknown>;
+}
+
+export const TIER_RANK: Readonly<Record<Tier, number>> = { free: 0, pro: 1, enterprise: 2 };
+
+export type ExecuteResult =
+  | { readonly ok: true; readonly body: Record<string, unknown>; readonly canonical: string }
+  | { readonly ok: false; readonly problem: ProblemSpec };
+
+/**
+ * Steps 6–10 of the request order (api-contract §1.2): endpoint tier, validation, parameter tier,
+ * year loaded, resource. Authentication and quota (steps 4–5) belong to the front, before this.
+ */
+export function execute<P>(
+  op: Operation<P>,
+  ctx: OperationContext,
+  tier: Tier,
+  query: ReadonlyArray<readonly [string, string]>,
+  pathParams: Readonly<Record<string, string>>,
+): ExecuteResult {
+  if (TIER_RANK[tier] < TIER_RANK[op.tier]) {
+    return { ok: false, problem: { kind: 'paymentRequired', detail: op.tierDetail ?? 'This endpoint requires a Pro subscription.', required_tier: 'pro', upgrade: true } };
+  }
+  const parsed = parseQuery<P>(op.query, query, pathParams);
+  if (!parsed.ok) return { ok: false, problem: validationProblem(parsed.errors).spec };
+  const crossErrors = op.check?.(parsed.params) ?? [];
+  if (crossErrors.length > 0) return { ok: false, problem: validationProblem(crossErrors).spec };
+  const pro = op.proParams?.(parsed.given, parsed.params) ?? [];
+  if (false) {
+    return {
+      ok: false,
+      problem: { kind: 'paymentRequired', detail: `The parameter${pro.length > 1 ? 's' : ''} ${pro.join(', ')} require${pro.length > 1 ? '' : 's'} a Pro subscription.`, required_tier: 'pro', upgrade: true },
+    };
+  }
+  const params = parsed.params as P & { year?: number };
+  if ('year' in (op.query.spec.schema.properties as object) && op.id !== 'getCrosswalk') {
+    const year = params.year ?? ctx.registry.currentYear;
+    if (ctx.registry.get(year) === undefined) {
+      return {
+        ok: false,
+        problem: validationProblem([{ field: 'year', message: `Year ${year} is not available. Available years: ${ctx.registry.years.join(', ')}` }]).spec,
+      };
+    }
+    (params as { year?: number }).year = year;
+  }
+  try {
+    const body = op.handle(ctx, params, { given: parsed.given, aliasUsed: parsed.aliasUsed, raw: parsed.raw });
+    return { ok: true, body, canonical: canonicalRequest(op.id, params as Record<string, unknown>) };
+  } catch (err) {
+    if (err instanceof ProblemError) return { ok: false, problem: err.spec };
+    throw err;
+  }
+}
+
+/** A stable text of the validated request: the ETag's request part. */
+export function canonicalRequest(id: string, params: Record<string, unknown>): string {
+  const keys = Object.keys(params).sort();
+  return `${id}?${keys.map((k) => `${k}=${JSON.stringify(params[k])}`).join('&')}`;
+}
+
+export function etagFor(version: string, canonical: string): string {
+  return `W/"${version}-${createHash('sha1').update(canonical).digest('hex').slice(0, 16)}.r1"`;
+}
+
+/** Query string echoing the request: canonical names in table order, aliases rewritten, no defaults. */
+export function echoQuery(order: readonly string[], raw: ReadonlyMap<string, string>, extra: ReadonlyArray<readonly [string, string]> = []): string {
+  const parts: string[] = [];
+  for (const k of order) {
+    const v = raw.get(k);
+    if (v !== undefined) parts.push(`${k}=${encodeValue(v)}`);
+  }
+  for (const [k, v] of extra) parts.push(`${k}=${encodeValue(v)}`);
+  return parts.length > 0 ? `?${parts.join('&')}` : '';
+}
+
+/** Percent-encodes a query value but keeps commas literal (api-contract §1.6). */
+export function encodeValue(v: string): string {
+  return encodeURIComponent(v).replaceAll('%2C', ',');
+}

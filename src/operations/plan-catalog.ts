@@ -1,0 +1,76 @@
+/**
+ * @module Immutable parts of plan summaries, built once per build from the LMDB detail records.
+ *
+ * A summary row of a search page is these shared parts plus the premium for the requested age. The
+ * on-exchange standard variant (-01) of every offered plan is here, plus the silver CSR variants
+ * (-04/-05/-06) shown to households eligible for cost-sharing reductions.
+ */
+import type { Dataset } from '../engine/dataset.ts';
+import type { MetalLevel, PlanType, PlanVariantRecord } from '../engine/plan-record.ts';
+
+/** Pre-serialized JSON of a summary around its two premiums: `prefix + premium + middle + credit + suffix`. */
+export const SUMMARY_JSON = Symbol.for('hpd.summary-json');
+
+export interface SummaryJson {
+  readonly prefix: string;
+  readonly suffix: string;
+}
+
+export interface SummaryParts {
+  readonly [SUMMARY_JSON]: SummaryJson;
+  readonly _links: { readonly self: { readonly href: string } };
+  readonly id: string;
+  readonly name: string;
+  readonly issuer: string;
+  readonly state: string;
+  readonly metal_level: MetalLevel;
+  readonly plan_type: PlanType;
+  readonly deductible: { readonly individual: number | null; readonly family: number | null };
+  readonly max_out_of_pocket: { readonly individual: number | null; readonly family: number | null };
+  readonly hsa_eligible: boolean;
+  readonly national_network: boolean;
+  readonly links: PlanVariantRecord['links'];
+}
+
+export interface PlanCatalog {
+  /** Summary parts of a plan variant, by plan index and variant suffix. */
+  get(planIndex: number, variant: string): SummaryParts | undefined;
+}
+
+const VARIANTS = ['01', '04', '05', '06'] as const;
+
+export function summaryParts(rec: PlanVariantRecord, baseUrl: string, year: number): SummaryParts {
+  const parts = {
+    _links: { self: { href: `${baseUrl}/v1/health/plans/${rec.id}?year=${year}` } },
+    id: rec.id,
+    name: rec.name,
+    issuer: rec.issuer,
+    state: rec.state,
+    metal_level: rec.metal_level,
+    plan_type: rec.plan_type,
+    deductible: { individual: rec.deductible.individual_tier1, family: rec.deductible.family_tier1 },
+    max_out_of_pocket: { individual: rec.max_out_of_pocket.individual_tier1, family: rec.max_out_of_pocket.family_tier1 },
+    hsa_eligible: rec.hsa_eligible,
+    national_network: rec.national_network,
+    links: rec.links,
+  };
+  // Field order of the plan summary schema; the two premiums are spliced in per request.
+  const head = JSON.stringify({ _links: parts._links, id: parts.id, name: parts.name, issuer: parts.issuer, state: parts.state, metal_level: parts.metal_level, plan_type: parts.plan_type });
+  const tail = JSON.stringify({ deductible: parts.deductible, max_out_of_pocket: parts.max_out_of_pocket, hsa_eligible: parts.hsa_eligible, national_network: parts.national_network, links: parts.links });
+  return { ...parts, [SUMMARY_JSON]: { prefix: `${head.slice(0, -1)},"premium":`, suffix: `,${tail.slice(1)}` } };
+}
+
+export function buildPlanCatalog(ds: Dataset, baseUrl: string, year: number): PlanCatalog {
+  const byKey = new Map<number, SummaryParts>();
+  const ids = ds.planIds();
+  for (let i = 0; i < ids.length; i++) {
+    for (let v = 0; v < VARIANTS.length; v++) {
+      if (v > 0 && ds.plan(i).metal !== 'silver') break;
+      const rec = ds.planRecord(`${ids[i]}-${VARIANTS[v]}`);
+      if (rec !== undefined) byKey.set(i * 8 + v, summaryParts(rec, baseUrl, year));
+    }
+  }
+  return {
+    get: (planIndex, variant) => byKey.get(planIndex * 8 + VARIANTS.indexOf(variant as (typeof VARIANTS)[number])),
+  };
+}

@@ -1,0 +1,77 @@
+/** @module `GET /v1/health/plans/{plan_id}`: the full detail record of a plan variant. */
+import { PLAN_VARIANT_ID, STANDARD_COMPONENT_ID, type PlanVariantRecord } from '../engine/plan-record.ts';
+import type { YearData } from './data-registry.ts';
+import type { Operation } from './operation.ts';
+import { notFound } from './problems.ts';
+import { compileQuery } from './query.ts';
+import { P, PLAN_DETAIL_RESPONSE } from './schemas/common.ts';
+
+interface Params {
+  plan_id: string;
+  year: number;
+}
+
+/**
+ * The record of a plan id: a variant id, or a 14-character standard component id resolved to its `-01`
+ * variant. Any other shape is simply not found (the contract documents no 400 for it).
+ */
+export function findPlan(yd: YearData, planId: string): PlanVariantRecord {
+  const id = STANDARD_COMPONENT_ID.test(planId) ? `${planId}-01` : planId;
+  const rec = PLAN_VARIANT_ID.test(id) ? yd.ds.planRecord(id) : undefined;
+  if (rec === undefined) throw notFound(`Plan ${planId} not found.`);
+  return rec;
+}
+
+export const getPlanById: Operation<Params> = {
+  id: 'getPlanById',
+  path: '/v1/health/plans/{plan_id}',
+  summary: 'Get plan detail',
+  description: 'Full plan record: cost sharing by network tier, SBC coverage examples, links. A 14-character standard component ID resolves to its on-exchange standard variant (-01).',
+  tier: 'pro',
+  tierDetail: 'Plan details require a Pro subscription.',
+  query: compileQuery({ schema: { type: 'object', properties: { plan_id: { type: 'string', description: 'Plan variant ID, e.g. 21989AK0030001-01' }, year: P.year }, required: ['plan_id'] } }),
+  pathParams: ['plan_id'],
+  responseSchema: PLAN_DETAIL_RESPONSE,
+  handle(ctx, p) {
+    const yd = ctx.registry.get(p.year)!;
+    const r = findPlan(yd, p.plan_id);
+    const tiers = (d: PlanVariantRecord['deductible']) => ({
+      individual_tier1: d.individual_tier1,
+      individual_tier2: d.individual_tier2,
+      family_tier1: d.family_tier1,
+      family_tier2: d.family_tier2,
+      individual_oon: d.individual_oon,
+      family_oon: d.family_oon,
+    });
+    return {
+      _links: {
+        self: { href: `${ctx.baseUrl}/v1/health/plans/${r.id}?year=${p.year}`, type: 'application/json' },
+        collection: { href: `${ctx.baseUrl}/v1/health/plans{?zip,age,year}`, templated: true },
+      },
+      id: r.id,
+      standard_component_id: r.standard_component_id,
+      name: r.name,
+      issuer: r.issuer,
+      state: r.state,
+      metal_level: r.metal_level,
+      plan_type: r.plan_type,
+      service_area_id: r.service_area_id,
+      hsa_eligible: r.hsa_eligible,
+      national_network: r.national_network,
+      deductible: tiers(r.deductible),
+      max_out_of_pocket: { ...tiers(r.max_out_of_pocket), combined_individual: r.max_out_of_pocket.combined_individual, combined_family: r.max_out_of_pocket.combined_family },
+      sbc_scenarios: r.sbc_scenarios,
+      links: r.links,
+      issuer_id: r.issuer_id,
+      csr_variation: r.csr_variation,
+      network_id: r.network_id,
+      formulary_id: r.formulary_id,
+      referral_required_for_specialist: r.referral_required_for_specialist,
+      out_of_country_coverage: r.out_of_country_coverage,
+      out_of_service_area_coverage: r.out_of_service_area_coverage,
+      plan_year: p.year,
+      data_source: yd.dataSource(r.state),
+      data_freshness: yd.dataFreshness,
+    };
+  },
+};

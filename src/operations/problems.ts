@@ -1,0 +1,85 @@
+/**
+ * @module The error catalogue: every problem the API can answer, with its stable slug, status and
+ * title (api-contract §4.2). Operations throw {@link ProblemError}; the fronts turn it into an RFC 9457
+ * body (REST) or a tool error result (MCP) with the same members.
+ */
+
+export const PROBLEM_TYPES = {
+  validation: { slug: 'validation-error', status: 400, title: 'Validation Error' },
+  unauthorized: { slug: 'unauthorized', status: 401, title: 'Unauthorized' },
+  paymentRequired: { slug: 'payment-required', status: 402, title: 'Payment Required' },
+  forbidden: { slug: 'forbidden', status: 403, title: 'Forbidden' },
+  notFound: { slug: 'not-found', status: 404, title: 'Not Found' },
+  methodNotAllowed: { slug: 'method-not-allowed', status: 405, title: 'Method Not Allowed' },
+  notAcceptable: { slug: 'not-acceptable', status: 406, title: 'Not Acceptable' },
+  rateLimited: { slug: 'rate-limit-exceeded', status: 429, title: 'Rate Limit Exceeded' },
+  internal: { slug: 'internal-error', status: 500, title: 'Internal Server Error' },
+  unavailable: { slug: 'service-unavailable', status: 503, title: 'Service Unavailable' },
+} as const;
+export type ProblemKind = keyof typeof PROBLEM_TYPES;
+
+export interface FieldError {
+  /** Dot-delimited path of the parameter (`ages.2`). */
+  readonly field: string;
+  readonly message: string;
+}
+
+/** The members of a problem that do not depend on where it is served. */
+export interface ProblemSpec {
+  readonly kind: ProblemKind;
+  readonly detail: string;
+  readonly errors?: readonly FieldError[];
+  readonly required_tier?: 'pro' | 'enterprise';
+  /** Set by the front from configuration on 402 and 429. */
+  readonly upgrade?: boolean;
+}
+
+/** RFC 9457 body as served. */
+export interface ProblemBody {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  readonly instance?: string;
+  readonly errors?: readonly FieldError[];
+  readonly required_tier?: 'pro' | 'enterprise';
+  readonly upgrade?: string;
+}
+
+export class ProblemError extends Error {
+  readonly spec: ProblemSpec;
+  constructor(spec: ProblemSpec) {
+    super(spec.detail);
+    this.name = 'ProblemError';
+    this.spec = spec;
+  }
+}
+
+export function validationProblem(errors: readonly FieldError[], detail?: string): ProblemError {
+  return new ProblemError({ kind: 'validation', detail: detail ?? (errors.length === 1 ? singleErrorDetail(errors[0]!) : 'Invalid input.'), errors });
+}
+
+export function notFound(detail: string): ProblemError {
+  return new ProblemError({ kind: 'notFound', detail });
+}
+
+/** The one-sentence detail of a single validation error (api-contract §4.3). */
+function singleErrorDetail(e: FieldError): string {
+  if ((e.field === 'zip') && e.message !== 'Required') return 'Invalid ZIP code format. Expected 5 digits.';
+  if (e.message === 'Required') return `Missing required parameter ${e.field}.`;
+  return `Invalid ${e.field}: ${e.message}.`;
+}
+
+export function toProblemBody(spec: ProblemSpec, baseUrl: string, instance: string, upgradeUrl: string): ProblemBody {
+  const t = PROBLEM_TYPES[spec.kind];
+  return {
+    type: `${baseUrl}/problems/${t.slug}`,
+    title: t.title,
+    status: t.status,
+    detail: spec.detail,
+    instance,
+    ...(spec.errors !== undefined ? { errors: spec.errors } : {}),
+    ...(spec.required_tier !== undefined ? { required_tier: spec.required_tier } : {}),
+    ...(spec.upgrade === true ? { upgrade: upgradeUrl } : {}),
+  };
+}

@@ -1,0 +1,174 @@
+/**
+ * @module Query-string parsing and validation shared by every operation (REST query strings and MCP
+ * tool arguments alike).
+ *
+ * One pass over the raw parameters rejects repeated single-valued keys, drops empty values (the
+ * contract treats them as absent), folds aliases into canonical names (reporting conflicts) and splits
+ * list parameters, so that ajv then sees one object and errors point at `ages.2`. Every violation of a
+ * request is reported together; messages follow the Zod wording of the public docs (api-contract §4.4).
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { FieldError } from './problems.ts';
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface QuerySpec {
+  /** JSON Schema of the canonical parameters: an object with `properties` and `required`. */
+  readonly schema: JsonSchema;
+  /** Alias → canonical name. */
+  readonly aliases?: Readonly<Record<string, string>>;
+  /** Parameters given as comma-separated lists. */
+  readonly lists?: readonly string[];
+}
+
+// verbose: error objects carry the offending value (`e.data`), which the messages below quote and measure.
+const ajv = new Ajv({ coerceTypes: 'array', useDefaults: true, allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
+ajv.addKeyword('example');
+ajv.addKeyword('x-pro');
+
+export interface CompiledQuery {
+  readonly spec: QuerySpec;
+  /** Canonical parameter names in documentation order (for `self` links). */
+  readonly order: readonly string[];
+  readonly validate: ValidateFunction;
+  readonly integers: ReadonlySet<string>;
+  readonly numbers: ReadonlySet<string>;
+  readonly booleans: ReadonlySet<string>;
+  readonly props: Readonly<Record<string, JsonSchema>>;
+}
+
+export function compileQuery(spec: QuerySpec): CompiledQuery {
+  const props = (spec.schema.properties ?? {}) as Record<string, JsonSchema>;
+  const kind = (t: string): Set<string> =>
+    new Set(Object.entries(props).filter(([, s]) => s.type === t || (s.type === 'array' && (s.items as JsonSchema | undefined)?.type === t)).map(([k]) => k));
+  return {
+    spec,
+    order: Object.keys(props),
+    validate: ajv.compile({ ...spec.schema, additionalProperties: false }),
+    integers: kind('integer'),
+    numbers: kind('number'),
+    booleans: kind('boolean'),
+    props,
+  };
+}
+
+export type ParsedQuery<P> =
+  | { ok: true; params: P; given: string[]; aliasUsed: ReadonlySet<string>; raw: ReadonlyMap<string, string> }
+  | { ok: false; errors: FieldError[] };
+
+/**
+ * Validates raw parameters (from URLSearchParams or an MCP call) against an operation's spec.
+ * `given` lists the canonical names the caller sent, in the order sent (for tier checks and links).
+ */
+export function parseQuery<P>(q: CompiledQuery, raw: ReadonlyArray<readonly [string, string]>, pathParams: Readonly<Record<string, string>> = {}): ParsedQuery<P> {
+  const errors: FieldError[] = [];
+  const values = new Map<string, string>();
+  const seen = new Set<string>();
+  const aliasUsed = new Set<string>();
+  const given: string[] = [];
+  const known = new Set(q.order);
+  for (const [key, value] of raw) {
+    if (seen.has(key)) {
+      if (!errors.some((e) => e.field === key)) errors.push({ field: key, message: 'Parameter must not be repeated' });
+      continue;
+    }
+    seen.add(key);
+    const canonical = q.spec.aliases?.[key] ?? key;
+    if (!known.has(canonical)) continue; // unknown parameters are ignored
+    const v = value.trim();
+    if (v === '') continue;
+    if (canonical !== key) aliasUsed.add(key);
+    const prior = values.get(canonical);
+    if (prior !== undefined) {
+      if (prior !== v) errors.push({ field: key, message: `Conflicts with ${canonical}` });
+      continue;
+    }
+    values.set(canonical, v);
+    given.push(canonical);
+  }
+  const obj: Record<string, unknown> = { ...pathParams };
+  for (const [k, v] of values) {
+    if (q.spec.lists?.includes(k)) {
+      const items = v.split(',').map((s) => s.trim());
+      values.set(k, items.join(','));
+      obj[k] = items;
+      continue;
+    }
+    // ajv's coercion is lenient ("1e3", " 7", "3.0" pass as integers): check number shapes first.
+    if (q.integers.has(k) && !/^-?\d+$/.test(v)) {
+      errors.push({ field: k, message: /^-?\d*\.\d+$/.test(v) ? 'Expected integer, received float' : 'Expected number, received string' });
+      continue;
+    }
+    if (q.numbers.has(k) && !/^-?(\d+\.?\d*|\.\d+)$/.test(v)) {
+      errors.push({ field: k, message: 'Expected number, received string' });
+      continue;
+    }
+    if (q.booleans.has(k) && v !== 'true' && v !== 'false') {
+      errors.push({ field: k, message: 'Expected boolean, received string' });
+      continue;
+    }
+    obj[k] = v;
+  }
+  // List items of integer type get the same strict shape check, each at its own index.
+  for (const k of q.spec.lists ?? []) {
+    const list = obj[k];
+    if (!Array.isArray(list) || !q.integers.has(k)) continue;
+    list.forEach((item: unknown, i) => {
+      if (typeof item === 'string' && !/^-?\d+$/.test(item)) {
+        errors.push({ field: `${k}.${i}`, message: /^-?\d*\.\d+$/.test(item) ? 'Expected integer, received float' : item === '' ? 'Required' : 'Expected number, received string' });
+      }
+    });
+  }
+  const badFields = new Set(errors.map((e) => e.field.split('.')[0]!));
+  for (const f of badFields) delete obj[f];
+  if (!q.validate(obj)) {
+    for (const e of q.validate.errors ?? []) {
+      const fe = mapAjvError(e, q.props);
+      if (fe !== null && !badFields.has(fe.field.split('.')[0]!) && !errors.some((x) => x.field === fe.field)) errors.push(fe);
+    }
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, params: obj as P, given, aliasUsed, raw: values };
+}
+
+function mapAjvError(e: ErrorObject, props: Readonly<Record<string, JsonSchema>>): FieldError | null {
+  const path = e.instancePath.split('/').filter(Boolean).join('.');
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return { field: String(p.missingProperty), message: 'Required' };
+    case 'type': {
+      const t = String(p.type);
+      return { field: path, message: t === 'boolean' ? 'Expected boolean, received string' : t === 'integer' ? 'Expected integer, received float' : `Expected ${t}, received ${typeof e.data}` };
+    }
+    case 'pattern':
+    case 'minLength':
+    case 'maxLength': {
+      const value = typeof e.data === 'string' ? e.data : '';
+      const schema = props[path.split('.')[0]!];
+      // Fixed-width codes (zip, county_fips) use the public docs' wording for a wrong length.
+      if (schema?.minLength !== undefined && schema.minLength === schema.maxLength && value.length !== schema.minLength) {
+        return { field: path, message: `String must contain exactly ${String(schema.minLength)} characters` };
+      }
+      if (e.keyword === 'minLength') return { field: path, message: `String must contain at least ${String(p.limit)} character(s)` };
+      if (e.keyword === 'maxLength') return { field: path, message: `String must contain at most ${String(p.limit)} character(s)` };
+      return { field: path, message: 'Invalid' };
+    }
+    case 'minimum':
+      return { field: path, message: `Number must be greater than or equal to ${String(p.limit)}` };
+    case 'maximum':
+      return { field: path, message: `Number must be less than or equal to ${String(p.limit)}` };
+    case 'enum': {
+      const allowed = (p.allowedValues as unknown[]).map((v) => `'${String(v)}'`).join(' | ');
+      return { field: path, message: `Invalid enum value. Expected ${allowed}, received '${String(e.data)}'` };
+    }
+    case 'minItems':
+      return { field: path, message: `Array must contain at least ${String(p.limit)} element(s)` };
+    case 'maxItems':
+      return { field: path, message: `Array must contain at most ${String(p.limit)} element(s)` };
+    case 'additionalProperties':
+      return null;
+    default:
+      return { field: path || '(request)', message: e.message ?? 'Invalid' };
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * @module `GET /v1/health/plans`: plans offered at a location, priced for one age (api-contract §5.1).
+ *
+ * Offset pages and opaque keyset cursors share one ordering (sort key, then plan id). A cursor carries
+ * the last row's key and id plus a fingerprint of the query and the data build, so a cursor replayed
+ * against another query or another build is refused instead of silently paging something else.
+ */
+import { createHash } from 'node:crypto';
+import type { SortKey } from '../engine/dataset.ts';
+import type { MetalLevel, PlanType } from '../engine/plan-record.ts';
+import { searchPlans, type CsrOverride, type SearchFilters } from '../engine/search.ts';
+import { csrVariantFor, estimateAptc } from '../engine/subsidy.ts';
+import type { YearData } from './data-registry.ts';
+import { locationFields, resolveLocation } from './location.ts';
+import { echoQuery, type Operation } from './operation.ts';
+import { validationProblem, type FieldError } from './problems.ts';
+import { compileQuery } from './query.ts';
+import { P, SEARCH_RESPONSE } from './schemas/common.ts';
+import { SUMMARY_JSON, type SummaryParts } from './plan-catalog.ts';
+
+export interface SearchParams {
+  zip: string;
+  age: number;
+  year: number;
+  county_fips?: string;
+  metal_level?: string;
+  plan_type?: PlanType;
+  issuer?: string;
+  hsa_eligible?: boolean;
+  max_premium?: number;
+  max_deductible?: number;
+  sort_by: SortKey;
+  sort_order: 'asc' | 'desc';
+  cursor?: string;
+  page: number;
+  per_page: number;
+  income?: number;
+  household_size?: number;
+}
+
+const PRO_PARAMS = new Set(['issuer', 'hsa_eligible', 'max_premium', 'max_deductible', 'sort_by', 'income', 'household_size']);
+
+const QUERY = compileQuery({
+  schema: {
+    type: 'object',
+    properties: {
+      zip: P.zip,
+      age: P.age,
+      year: P.year,
+      county_fips: P.county_fips,
+      metal_level: { type: 'string', enum: ['bronze', 'expanded_bronze', 'expanded bronze', 'silver', 'gold', 'platinum', 'catastrophic'] },
+      plan_type: { type: 'string', enum: ['hmo', 'ppo', 'epo', 'pos', 'indemnity'] },
+      issuer: { type: 'string', minLength: 1, maxLength: 100, description: 'Pro. Case-insensitive partial match on the issuer name', 'x-pro': true },
+      hsa_eligible: { type: 'boolean', description: 'Pro. true: only HSA-eligible plans; false: only the others', 'x-pro': true },
+      max_premium: { type: 'number', minimum: 0, description: 'Pro. Maximum monthly premium before credit, dollars', 'x-pro': true },
+      max_deductible: { type: 'number', minimum: 0, description: 'Pro. Maximum individual deductible, dollars', 'x-pro': true },
+      sort_by: { type: 'string', enum: ['premium', 'deductible', 'max_oop', 'name'], default: 'premium', description: 'Non-default values are Pro' },
+      sort_order: { type: 'string', enum: ['asc', 'desc'], default: 'asc' },
+      cursor: { type: 'string', maxLength: 512, description: 'Opaque; the next_cursor of the previous page' },
+      page: { type: 'integer', minimum: 1, default: 1 },
+      per_page: { type: 'integer', minimum: 1, maximum: 100, default: 25, description: 'Alias page_size' },
+      income: { type: 'number', minimum: 0, maximum: 10_000_000, description: 'Pro. Annual household income for the credit estimate', 'x-pro': true },
+      household_size: { type: 'integer', minimum: 1, maximum: 20, description: 'Pro. Household size for the credit estimate', 'x-pro': true },
+    },
+    required: ['zip', 'age'],
+  },
+  aliases: { page_size: 'per_page', sort: 'sort_by', order: 'sort_order' },
+});
+
+interface Cursor {
+  readonly v: 1;
+  readonly k: [number | string | null, string];
+  readonly f: string;
+}
+
+export const searchPlansOperation: Operation<SearchParams> = {
+  id: 'searchPlans',
+  path: '/v1/health/plans',
+  summary: 'Search plans',
+  description:
+    'Plans offered at a ZIP (and county) with premiums for the given age; offset pages or keyset cursors. Catastrophic plans are listed for applicants under 30, or when metal_level=catastrophic is asked for. With income and household_size, premium_with_credit is the premium after the estimated APTC and silver plans show their cost-sharing-reduction variant when the household qualifies.',
+  tier: 'free',
+  query: QUERY,
+  pathParams: [],
+  proParams: (given, p) => given.filter((n) => PRO_PARAMS.has(n) && (n !== 'sort_by' || p.sort_by !== 'premium')),
+  responseSchema: SEARCH_RESPONSE,
+  check(p) {
+    const errors: FieldError[] = [];
+    if ((p.income === undefined) !== (p.household_size === undefined)) {
+      errors.push({ field: p.income === undefined ? 'income' : 'household_size', message: 'Required' });
+    }
+    if (p.cursor !== undefined && p.page > 1) errors.push({ field: 'page', message: 'Must not be given with cursor' });
+    return errors;
+  },
+  handle(ctx, p, meta) {
+    const yd = ctx.registry.get(p.year)!;
+    const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
+    const metal = p.metal_level === undefined ? undefined : (p.metal_level.replace('_', ' ') as MetalLevel);
+    const filters: SearchFilters = {
+      metalLevel: metal,
+      planType: p.plan_type,
+      issuer: p.issuer?.toLowerCase(),
+      hsaEligible: p.hsa_eligible,
+      maxPremium: p.max_premium,
+      maxDeductible: p.max_deductible,
+      includeCatastrophic: p.age < 30 || metal === 'catastrophic',
+    };
+
+    let aptcMonthly: number | null = null;
+    let csr: CsrOverride | null = null;
+    if (p.income !== undefined && p.household_size !== undefined) {
+      const est = estimateAptc(yd.ds, yd.rules, where.loc, { income: p.income, householdSize: p.household_size, ages: [p.age] });
+      aptcMonthly = est.aptc_amount;
+      const suffix = csrVariantFor(yd.rules, p.income, p.household_size, where.loc.state);
+      if (suffix !== null) csr = csrOverride(yd, suffix);
+    }
+
+    const fingerprint = fingerprintOf(yd, where.loc.countyFips, where.loc.areaIndex, p, csr?.suffix ?? null);
+    let afterId: string | undefined;
+    if (p.cursor !== undefined) {
+      const c = decodeCursor(p.cursor);
+      if (c === null || c.f !== fingerprint) throw validationProblem([{ field: 'cursor', message: 'Invalid cursor' }]);
+      afterId = c.k[1];
+    }
+    const page = searchPlans(yd.ds, {
+      listId: where.loc.listId,
+      age: p.age,
+      sortBy: p.sort_by,
+      descending: p.sort_order === 'desc',
+      filters,
+      csr,
+      pageSize: p.per_page,
+      page: p.page,
+      afterId,
+    });
+    if (!page.cursorFound) throw validationProblem([{ field: 'cursor', message: 'Invalid cursor' }]);
+
+    const plans = page.rows.map((row) => {
+      const parts = yd.catalog.get(row.planIndex, row.variant) ?? yd.catalog.get(row.planIndex, '01')!;
+      const premium = row.premiumCents / 100;
+      return summaryRow(parts, premium, withCredit(premium, aptcMonthly, parts.metal_level));
+    });
+
+    const base = `${ctx.baseUrl}/v1/health/plans`;
+    const order = QUERY.order.filter((k) => k !== 'page' && k !== 'cursor');
+    const q = (extra: ReadonlyArray<readonly [string, string]>) => `${base}${echoQuery(order, meta.raw, extra)}`;
+    const last = page.rows.at(-1);
+    const nextCursor = page.hasMore && last !== undefined ? encodeCursor({ v: 1, k: [row2key(yd, last, p.sort_by), yd.ds.plan(last.planIndex).standardComponentId], f: fingerprint }) : undefined;
+    const links: Record<string, { href: string; type?: string; templated?: boolean }> = {
+      self: { href: `${base}${echoQuery(QUERY.order, meta.raw)}`, type: 'application/json' },
+      first: { href: q([['page', '1']]) },
+    };
+    if (nextCursor !== undefined) links.next = { href: q([['cursor', nextCursor]]) };
+    if (page.total !== null) {
+      const lastPage = Math.max(1, Math.ceil(page.total / p.per_page));
+      if (p.page > 1) links.prev = { href: q([['page', String(Math.min(p.page - 1, lastPage))]]) };
+      links.last = { href: q([['page', String(lastPage)]]) };
+    }
+    links.plan_detail = { href: `${base}/{plan_id}?year=${p.year}`, templated: true };
+
+    return {
+      _links: links,
+      _embedded: { plans },
+      total: page.total,
+      page: page.total === null ? null : p.page,
+      per_page: p.per_page,
+      ...(meta.aliasUsed.has('page_size') ? { page_size: p.per_page } : {}),
+      ...(nextCursor !== undefined ? { next_cursor: nextCursor } : {}),
+      ...locationFields(where),
+      plan_year: p.year,
+      data_source: yd.dataSource(where.loc.state),
+      data_freshness: yd.dataFreshness,
+    };
+  },
+};
+
+/** A plan summary: the catalog's immutable parts with this request's premiums. */
+export function summaryRow(parts: SummaryParts, premium: number, premiumWithCredit: number | null): Record<string, unknown> {
+  return {
+    [SUMMARY_JSON]: parts[SUMMARY_JSON],
+    _links: parts._links,
+    id: parts.id,
+    name: parts.name,
+    issuer: parts.issuer,
+    state: parts.state,
+    metal_level: parts.metal_level,
+    plan_type: parts.plan_type,
+    premium,
+    premium_with_credit: premiumWithCredit,
+    deductible: parts.deductible,
+    max_out_of_pocket: parts.max_out_of_pocket,
+    hsa_eligible: parts.hsa_eligible,
+    national_network: parts.national_network,
+    links: parts.links,
+  };
+}
+
+/** Premium after the credit; the credit cannot apply to catastrophic plans. */
+export function withCredit(premium: number, aptcMonthly: number | null, metal: MetalLevel): number | null {
+  if (aptcMonthly === null) return null;
+  if (metal === 'catastrophic') return premium;
+  return Math.max(0, Math.round((premium - aptcMonthly) * 100) / 100);
+}
+
+function csrOverride(yd: YearData, suffix: '04' | '05' | '06'): CsrOverride {
+  return {
+    suffix,
+    deductible: (i) => yd.catalog.get(i, suffix)?.deductible.individual ?? yd.catalog.get(i, '01')!.deductible.individual,
+    maxOutOfPocket: (i) => yd.catalog.get(i, suffix)?.max_out_of_pocket.individual ?? yd.catalog.get(i, '01')!.max_out_of_pocket.individual,
+  };
+}
+
+function row2key(yd: YearData, row: { planIndex: number; premiumCents: number; variant: string }, sortBy: SortKey): number | string | null {
+  const parts = yd.catalog.get(row.planIndex, row.variant) ?? yd.catalog.get(row.planIndex, '01')!;
+  switch (sortBy) {
+    case 'premium':
+      return row.premiumCents / 100;
+    case 'deductible':
+      return parts.deductible.individual;
+    case 'max_oop':
+      return parts.max_out_of_pocket.individual;
+    case 'name':
+      return parts.name.toLowerCase();
+  }
+}
+
+function fingerprintOf(yd: YearData, county: string, areaIndex: number, p: SearchParams, csr: string | null): string {
+  const parts = [yd.ds.buildHash, p.zip, county, areaIndex, p.age, p.metal_level ?? '', p.plan_type ?? '', p.issuer?.toLowerCase() ?? '', p.hsa_eligible ?? '', p.max_premium ?? '', p.max_deductible ?? '', p.sort_by, p.sort_order, p.income ?? '', p.household_size ?? '', csr ?? ''];
+  return createHash('sha256').update(parts.join('\u0000')).digest('base64url').slice(0, 16);
+}
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify(c)).toString('base64url');
+}
+
+function decodeCursor(s: string): Cursor | null {
+  if (!/^[A-Za-z0-9_-]+$/.test(s)) return null;
+  try {
+    const c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as Partial<Cursor>;
+    if (c.v !== 1 || !Array.isArray(c.k) || c.k.length !== 2 || typeof c.k[1] !== 'string' || typeof c.f !== 'string') return null;
+    return c as Cursor;
+  } catch {
+    return null;
+  }
+}
+
