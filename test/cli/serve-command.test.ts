@@ -1,0 +1,62 @@
+/**
+ * `hpd serve` as an operator runs it: on an empty data directory it first builds the embedded default
+ * dataset, then serves; a key made with `hpd keys create` works at once; SIGTERM drains and exits 0.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HPD = fileURLToPath(new URL('../../bin/hpd.js', import.meta.url));
+
+test('hpd serve builds the default dataset when none exists, serves it, and stops cleanly on SIGTERM', { timeout: 120_000 }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hpd-serve-'));
+  const env = { ...process.env, HPD_DATA_DIR: join(dir, 'builds'), HPD_CACHE_DIR: join(dir, 'cache'), HPD_STATE_DIR: join(dir, 'state'), HPD_PORT: '0', HPD_BASE_URL: 'http://hpd.example' };
+  delete env.NODE_TEST_CONTEXT;
+  const child = spawn(process.execPath, [HPD, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const m = /on http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout);
+      if (m !== null) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+  assert.match(stderr, /building the embedded default dataset \(PY2025\)/);
+  assert.match(stdout, /serving years 2025/);
+
+  const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+  assert.equal(health.status, 200);
+  const noKey = await fetch(`http://127.0.0.1:${port}/v1/health/years`);
+  assert.equal(noKey.status, 401);
+
+  const made = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', 'free', '--label', 'serve test'], { env, encoding: 'utf8' });
+  assert.equal(made.status, 0, made.stderr);
+  const key = made.stdout.trim();
+  const years = await fetch(`http://127.0.0.1:${port}/v1/health/years`, { headers: { authorization: `Bearer ${key}` } });
+  assert.equal(years.status, 200);
+  const body = (await years.json()) as { current_year: number; available_years: number[]; _links: { self: { href: string } } };
+  assert.deepEqual(body.available_years, [2025]);
+  assert.equal(body.current_year, 2025);
+  assert.equal(body._links.self.href, 'http://hpd.example/v1/health/years', 'links use HPD_BASE_URL');
+  const search = await fetch(`http://127.0.0.1:${port}/v1/health/plans?zip=77002&age=40`, { headers: { authorization: `Bearer ${key}` } });
+  assert.equal(search.status, 200);
+  assert.equal(((await search.json()) as { data_source: string }).data_source, 'puf_data+modeled_premiums');
+
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  assert.equal(await exited, 0, stderr);
+  assert.match(stderr, /SIGTERM: draining/);
+  assert.match(stderr, /stopped/);
+  await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`), 'the port is closed after the drain');
+});
