@@ -79,7 +79,7 @@ export function execute<P>(
   const crossErrors = op.check?.(parsed.params) ?? [];
   if (crossErrors.length > 0) return { ok: false, problem: validationProblem(crossErrors).spec };
   const pro = op.proParams?.(parsed.given, parsed.params) ?? [];
-  if (false) {
+  if (pro.length > 0 && TIER_RANK[tier] < TIER_RANK.pro) {
     return {
       ok: false,
       problem: { kind: 'paymentRequired', detail: `The parameter${pro.length > 1 ? 's' : ''} ${pro.join(', ')} require${pro.length > 1 ? '' : 's'} a Pro subscription.`, required_tier: 'pro', upgrade: true },

@@ -15,7 +15,7 @@ const HPD = fileURLToPath(new URL('../../bin/hpd.js', import.meta.url));
 test('hpd serve builds the default dataset when none exists, serves it, and stops cleanly on SIGTERM', { timeout: 120_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hpd-serve-'));
   const env = { ...process.env, HPD_DATA_DIR: join(dir, 'builds'), HPD_CACHE_DIR: join(dir, 'cache'), HPD_STATE_DIR: join(dir, 'state'), HPD_PORT: '0', HPD_BASE_URL: 'http://hpd.example' };
-  delete env.NODE_TEST_CONTEXT;
+  delete (env as Record<string, string | undefined>).NODE_TEST_CONTEXT;
   const child = spawn(process.execPath, [HPD, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   t.after(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
