@@ -42,6 +42,9 @@ export const METAL_FACTORS: Readonly<Record<MetalLevel, number>> = {
   catastrophic: (0.57 * 1.0) / (0.7 * 1.03),
 };
 
+/** Bands of ages under 21 (0–14, 15 … 20): the only ones a child-only plan is priced for. */
+const CHILD_BANDS = 7;
+
 /** Half-width of the per-plan variation. */
 export const VARIATION = 0.12;
 
@@ -84,6 +87,8 @@ export interface ModelPlan {
   readonly metal: MetalLevel;
   /** Counts toward the benchmark: on-exchange `-01` variant exists and the plan is not child-only. */
   readonly benchmarkEligible: boolean;
+  /** Child-only plans are sold to members under 21 only: no rates at adult ages, as in a real Rate PUF. */
+  readonly childOnly: boolean;
   /** Rating areas its service area covers. */
   readonly areas: ReadonlySet<number>;
 }
@@ -114,6 +119,7 @@ export function modelPlans(variants: Iterable<PlanVariantRecord>, areasOf: (scid
       issuerId: rec.issuer_id,
       metal: rec.metal_level,
       benchmarkEligible: eligible,
+      childOnly: rec.child_only,
       areas: areasOf(scid),
     }));
 }
@@ -176,7 +182,8 @@ export function* modeledRatePufCsv(input: ModelInput, sink: DiagnosticSink): Gen
       const f = factor.get(`${plan.standardComponentId}:${key}`);
       if (bench === undefined || f === undefined) continue;
       const prefix = `${year},${plan.state},${plan.issuerId},${MODELED_SOURCE_NAME},${input.importDate},${effective},${expiration},${plan.standardComponentId},Rating Area ${area},No Preference,`;
-      for (let b = 0; b < AGE_BAND_COUNT; b++) {
+      const bands = plan.childOnly ? CHILD_BANDS : AGE_BAND_COUNT;
+      for (let b = 0; b < bands; b++) {
         const ageRated = round2((bench * curve[b]!) / base);
         const rate = f === 1 ? ageRated : round2(ageRated * f);
         chunk += `${prefix}${ageBandLabel(b)},${rate.toFixed(2)},,,,,,,,\n`;

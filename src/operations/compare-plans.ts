@@ -19,7 +19,7 @@ const QUERY = compileQuery({
   schema: {
     type: 'object',
     properties: {
-      ids: { type: 'array', items: { type: 'string' }, minItems: 2, maxItems: 4, description: 'Comma-separated plan variant IDs (2–4)' },
+      ids: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 2, maxItems: 4, description: 'Comma-separated plan variant IDs (2–4)' },
       zip: P.zip,
       age: P.age,
       year: P.year,

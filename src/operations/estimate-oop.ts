@@ -2,7 +2,7 @@
 import { estimateOop, OOP_SCENARIOS, type OopScenario } from '../engine/oop.ts';
 import { locationFields, resolveLocation } from './location.ts';
 import { echoQuery, type Operation } from './operation.ts';
-import { validationProblem } from './problems.ts';
+import { notFound } from './problems.ts';
 import { findPlan } from './plan-detail.ts';
 import { compileQuery } from './query.ts';
 import { OOP_RESPONSE, P } from './schemas/common.ts';
@@ -47,7 +47,7 @@ export const estimateOopOperation: Operation<Params> = {
     const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
     const premium = yd.ds.premium(rec.standard_component_id, where.loc.ratingArea, p.age);
     if (premium === null || rec.state !== where.loc.state) {
-      throw validationProblem([{ field: 'zip', message: `Plan ${rec.id} is not offered in ZIP ${p.zip}` }], `Plan ${rec.id} is not offered in ZIP ${p.zip}.`);
+      throw notFound(`Plan ${rec.id} is not offered in ZIP ${p.zip}.`);
     }
     const est = estimateOop(rec, premium, p.scenario, yd.rules);
     const loc = locationFields(where);
