@@ -1,0 +1,131 @@
+/**
+ * @module Who is calling the MCP server: an API key (the same keys as REST) or an OAuth 2.1 access token.
+ *
+ * Access tokens are RS256 JWTs (RFC 9068) verified with jose against the authorization server's JWKS,
+ * discovered from its metadata and cached by jose (an unknown `kid` triggers a refetch, which is how key
+ * rotation is picked up). Only RS256 is accepted, so `alg: none` and HS256 tokens signed with the public
+ * key fail before any key is used. The caller's tier always comes from our user registry by user id (the
+ * token's `sub`; unknown users are Free), and the daily counter is keyed by that id, so rotating tokens
+ * or mixing tokens with API keys never resets it.
+ */
+import { createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWTVerifyGetKey } from 'jose';
+import { authenticate, classifyBearer, bearerToken } from '../policy/authenticate.ts';
+import type { StateStore } from '../policy/state-store.ts';
+import type { Tier } from '../policy/tiers.ts';
+
+export interface Principal {
+  readonly userId: string;
+  readonly tier: Tier;
+  readonly kind: 'api_key' | 'oauth';
+  /** The raw credential (the SDK's AuthInfo wants it). */
+  readonly token: string;
+  readonly clientId: string;
+  readonly scopes: readonly string[];
+  /** Seconds since the epoch. */
+  readonly expiresAt: number;
+}
+
+export type CredentialResult = { ok: true; principal: Principal } | { ok: false; reason: 'missing' | 'invalid'; description: string };
+
+export interface TokenVerifierOptions {
+  /** Issuer identifier of the authorization server (the `iss` of its tokens). */
+  readonly issuer: string;
+  /** The MCP resource identifier: tokens must carry it as `aud`. */
+  readonly resource: string;
+  readonly store: StateStore;
+  /** Seconds of clock skew tolerated on exp/nbf/iat. */
+  readonly clockToleranceSeconds?: number;
+  /** Milliseconds since the epoch; injectable for tests. */
+  readonly clock?: () => number;
+  /** JWKS resolver override (tests with a local key set). */
+  readonly keys?: JWTVerifyGetKey;
+}
+
+export interface CredentialVerifier {
+  verify(authorizationHeader: string | undefined): Promise<CredentialResult>;
+}
+
+/** Finds the JWKS of an issuer from its RFC 8414 (then OIDC) metadata. */
+async function discoverJwks(issuer: string): Promise<URL> {
+  const base = issuer.replace(/\/+$/, '');
+  for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+    try {
+      const res = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(5000) });
+      if (!res.ok) continue;
+      const meta = (await res.json()) as { jwks_uri?: unknown; issuer?: unknown };
+      if (typeof meta.jwks_uri === 'string') return new URL(meta.jwks_uri);
+    } catch {
+      // try the next document
+    }
+  }
+  throw new Error(`no authorization server metadata with a jwks_uri at ${base}`);
+}
+
+export function createCredentialVerifier(opts: TokenVerifierOptions): CredentialVerifier {
+  const clock = opts.clock ?? Date.now;
+  let keys: JWTVerifyGetKey | undefined = opts.keys;
+  let discovering: Promise<JWTVerifyGetKey> | undefined;
+  const keySet = async (): Promise<JWTVerifyGetKey> => {
+    if (keys !== undefined) return keys;
+    discovering ??= discoverJwks(opts.issuer)
+      .then((url) => {
+        keys = createRemoteJWKSet(url, { cooldownDuration: 30_000, cacheMaxAge: 600_000, timeoutDuration: 5_000 });
+        return keys;
+      })
+      .finally(() => {
+        discovering = undefined;
+      });
+    return discovering;
+  };
+  // SDK clients send `new URL(resource).href`, which may add one trailing slash: accept both spellings.
+  const audiences = [opts.resource.replace(/\/+$/, ''), `${opts.resource.replace(/\/+$/, '')}/`];
+
+  return {
+    async verify(header) {
+      const token = bearerToken(header);
+      if (token === undefined) return { ok: false, reason: 'missing', description: 'No Bearer credential' };
+      const kind = classifyBearer(token);
+      if (kind === 'api_key') {
+        const who = authenticate(header, opts.store, clock());
+        if (!who.ok) return { ok: false, reason: 'invalid', description: 'The API key is unknown or revoked' };
+        return { ok: true, principal: { userId: who.userId, tier: who.tier, kind: 'api_key', token, clientId: who.keyId, scopes: [], expiresAt: Math.floor(clock() / 1000) + 3600 } };
+      }
+      if (kind !== 'jwt') return { ok: false, reason: 'invalid', description: 'The credential is neither an API key nor an access token' };
+      try {
+        const { payload } = await jwtVerify(token, await keySet(), {
+          issuer: opts.issuer,
+          audience: audiences,
+          algorithms: ['RS256'],
+          clockTolerance: opts.clockToleranceSeconds ?? 30,
+          currentDate: new Date(clock()),
+          requiredClaims: ['exp', 'sub'],
+        });
+        const userId = String(payload.sub);
+        const user = opts.store.getUser(userId);
+        return {
+          ok: true,
+          principal: {
+            userId,
+            tier: user?.tier ?? 'free',
+            kind: 'oauth',
+            token,
+            clientId: typeof payload.client_id === 'string' ? payload.client_id : 'unknown',
+            scopes: typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [],
+            expiresAt: payload.exp!,
+          },
+        };
+      } catch (err) {
+        return { ok: false, reason: 'invalid', description: describeJoseError(err) };
+      }
+    },
+  };
+}
+
+function describeJoseError(err: unknown): string {
+  if (err instanceof joseErrors.JWTExpired) return 'The access token expired';
+  if (err instanceof joseErrors.JWTClaimValidationFailed) return `The access token's ${err.claim} claim is not accepted`;
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'The access token signature is invalid';
+  if (err instanceof joseErrors.JOSEAlgNotAllowed) return 'The access token algorithm is not accepted (RS256 only)';
+  if (err instanceof joseErrors.JWKSNoMatchingKey) return 'The access token was signed by an unknown key';
+  return 'The access token is invalid';
+}

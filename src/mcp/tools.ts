@@ -1,0 +1,247 @@
+/**
+ * @module MCP tools: one per capability, each a thin mapping onto the REST operation it mirrors.
+ *
+ * A tool call is turned into the operation's parameters and run through the same `execute` as REST,
+ * so validation, tier rules, not-found answers and the response body are the REST ones by construction.
+ * Inputs follow api-contract §7.5: native integers, booleans and arrays instead of query strings.
+ * Failures are tool execution errors carrying the REST problem document (MCP 2025-11-25, SEP-1303), so
+ * a model can read `errors[].field` and correct itself.
+ */
+import { comparePlans } from '../operations/compare-plans.ts';
+import { estimateAptcOperation } from '../operations/estimate-aptc.ts';
+import { estimateOopOperation } from '../operations/estimate-oop.ts';
+import { getCrosswalk } from '../operations/get-crosswalk.ts';
+import { listIssuers } from '../operations/list-issuers.ts';
+import { listYears } from '../operations/list-years.ts';
+import { lookupZip } from '../operations/lookup-zip.ts';
+import type { Operation } from '../operations/operation.ts';
+import { getPlanById } from '../operations/plan-detail.ts';
+import type { JsonSchema } from '../operations/query.ts';
+import { searchPlansOperation } from '../operations/search-plans.ts';
+
+const ZIP = { type: 'string', pattern: '^\\d{5}$', description: '5-digit ZIP code' } as const;
+const AGE = { type: 'integer', minimum: 0, maximum: 65, description: 'Age; 0–14 use the child rate, 64 and over the age-64 rate' } as const;
+const YEAR = { type: 'integer', minimum: 2014, maximum: 2030, description: 'Plan year; defaults to the newest loaded year (see list_plan_years)' } as const;
+const COUNTY = { type: 'string', pattern: '^\\d{5}$', description: 'County FIPS code choosing a location of a ZIP that spans several' } as const;
+const PLAN_ID = { type: 'string', pattern: '^\\d{5}[A-Z]{2}\\d{7}(-\\d{2})?$', description: 'Plan variant ID (14-character ID + -NN); a bare 14-character ID means its -01 variant' } as const;
+const PRO = 'Requires Pro or Enterprise.';
+
+export interface ToolDefinition {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema: JsonSchema;
+  readonly operation: Operation<never>;
+  /** Tool argument name → REST parameter name where they differ. */
+  readonly rename?: Readonly<Record<string, string>>;
+  /** One line for people reading the transcript. */
+  summarize(body: Record<string, unknown>): string;
+}
+
+const obj = (properties: Record<string, JsonSchema>, required: readonly string[] = []): JsonSchema => ({ type: 'object', properties, required, additionalProperties: false });
+
+type Body = Record<string, unknown>;
+const num = (v: unknown): string => (typeof v === 'number' ? v.toLocaleString('en-US', { maximumFractionDigits: 2 }) : String(v));
+const modeledNote = (b: Body): string => (String(b.data_source ?? '').includes('modeled') ? ' Premiums are modeled from SLCSP benchmarks, not issuer rates.' : '');
+
+export const TOOLS: readonly ToolDefinition[] = [
+  {
+    name: 'search_plans',
+    title: 'Search health plans',
+    description: `ACA marketplace plans offered at a ZIP code, priced for one applicant age, with filters, sorting and pages. Catastrophic plans appear only under age 30 unless metal_level is catastrophic. The filters issuer, hsa_eligible, max_premium, max_deductible, a sort_by other than premium, and income with household_size (premium after the estimated tax credit; cost-sharing-reduction variants of silver plans) ${PRO.toLowerCase().replace('.', '')}.`,
+    inputSchema: obj(
+      {
+        zip: ZIP,
+        age: AGE,
+        year: YEAR,
+        county_fips: COUNTY,
+        metal_level: { type: 'string', enum: ['bronze', 'expanded_bronze', 'silver', 'gold', 'platinum', 'catastrophic'] },
+        plan_type: { type: 'string', enum: ['hmo', 'ppo', 'epo', 'pos', 'indemnity'] },
+        issuer: { type: 'string', minLength: 1, maxLength: 100, description: 'Pro: case-insensitive part of the issuer name' },
+        hsa_eligible: { type: 'boolean', description: 'Pro' },
+        max_premium: { type: 'number', minimum: 0, description: 'Pro: monthly premium cap, dollars' },
+        max_deductible: { type: 'number', minimum: 0, description: 'Pro: individual deductible cap, dollars' },
+        sort_by: { type: 'string', enum: ['premium', 'deductible', 'max_oop', 'name'], description: 'Non-default values are Pro' },
+        sort_order: { type: 'string', enum: ['asc', 'desc'] },
+        cursor: { type: 'string', description: 'next_cursor of the previous result' },
+        page: { type: 'integer', minimum: 1 },
+        per_page: { type: 'integer', minimum: 1, maximum: 100 },
+        income: { type: 'number', minimum: 0, maximum: 10_000_000, description: 'Pro: annual household income, dollars' },
+        household_size: { type: 'integer', minimum: 1, maximum: 20, description: 'Pro: people in the tax household' },
+      },
+      ['zip', 'age'],
+    ),
+    outputSchema: searchPlansOperation.responseSchema,
+    operation: searchPlansOperation as unknown as Operation<never>,
+    summarize(b) {
+      const plans = ((b._embedded as { plans?: Body[] } | undefined)?.plans ?? []) as Body[];
+      const first = plans[0];
+      const total = b.total === null ? `${plans.length} plans on this page` : `${num(b.total)} plans`;
+      const cheapest = first === undefined ? '' : ` First: ${String(first.name)} (${String(first.metal_level)}) at $${num(first.premium)}/month.`;
+      return `${total} at ZIP ${String(b.zip)} (${String(b.county)}, ${String(b.state)}, ${String(b.rating_area)}), plan year ${String(b.plan_year)}.${cheapest}${b.next_cursor !== undefined ? ' More pages: pass next_cursor.' : ''}${modeledNote(b)}`;
+    },
+  },
+  {
+    name: 'get_plan_details',
+    title: 'Plan details',
+    description: `Full record of a plan: deductibles and out-of-pocket maximums by network tier, SBC coverage examples, links. ${PRO}`,
+    inputSchema: obj({ plan_id: PLAN_ID, year: YEAR }, ['plan_id']),
+    outputSchema: getPlanById.responseSchema,
+    operation: getPlanById as unknown as Operation<never>,
+    summarize: (b) => `${String(b.name)} (${String(b.id)}), ${String(b.metal_level)} ${String(b.plan_type)} by ${String(b.issuer)} in ${String(b.state)}, plan year ${String(b.plan_year)}.`,
+  },
+  {
+    name: 'compare_plans',
+    title: 'Compare plans',
+    description: `Two to four plans side by side at one ZIP and age, naming the lowest premium, deductible and out-of-pocket maximum. ${PRO}`,
+    inputSchema: obj(
+      { plan_ids: { type: 'array', minItems: 2, maxItems: 4, uniqueItems: true, items: PLAN_ID }, zip: ZIP, age: AGE, year: YEAR, county_fips: COUNTY },
+      ['plan_ids', 'zip', 'age'],
+    ),
+    outputSchema: comparePlans.responseSchema,
+    operation: comparePlans as unknown as Operation<never>,
+    rename: { plan_ids: 'ids' },
+    summarize: (b) => {
+      const s = b.comparison_summary as Body;
+      return `Compared ${((b._embedded as { plans: unknown[] }).plans).length} plans at ZIP ${String(b.zip)}: lowest premium ${String(s.lowest_premium)}, lowest deductible ${String(s.lowest_deductible)}, lowest out-of-pocket maximum ${String(s.lowest_moop)}.${modeledNote(b)}`;
+    },
+  },
+  {
+    name: 'estimate_out_of_pocket',
+    title: 'Estimate yearly cost',
+    description: `A year of premiums plus the member's share of care for one scenario: having_baby and having_diabetes use the plan's SBC coverage examples; low, medium and high are a documented heuristic capped at the plan's out-of-pocket maximum. ${PRO}`,
+    inputSchema: obj(
+      { plan_id: PLAN_ID, zip: ZIP, age: AGE, scenario: { type: 'string', enum: ['low', 'medium', 'high', 'having_baby', 'having_diabetes'] }, year: YEAR, county_fips: COUNTY },
+      ['plan_id', 'zip', 'age', 'scenario'],
+    ),
+    outputSchema: estimateOopOperation.responseSchema,
+    operation: estimateOopOperation as unknown as Operation<never>,
+    summarize: (b) => {
+      const br = b.breakdown as Body;
+      return `${String(b.plan_name)}, scenario ${String(b.scenario)}: about $${num(b.estimated_annual_cost)} a year ($${num(br.annual_premium)} premiums + $${num(br.estimated_out_of_pocket)} out of pocket)${b.sbc_data_available === true ? ', from the plan’s SBC example' : ', modeled'}.${modeledNote(b)}`;
+    },
+  },
+  {
+    name: 'estimate_aptc',
+    title: 'Estimate the premium tax credit',
+    description: `Monthly advance premium tax credit for a household: FPL of the plan year (Alaska and Hawaii have their own), applicable percentage, second-lowest-cost silver benchmark with only the three oldest children under 21 rated. ${PRO}`,
+    inputSchema: obj(
+      {
+        zip: ZIP,
+        household_income: { type: 'number', minimum: 0, maximum: 10_000_000, description: 'Annual household income, dollars' },
+        household_size: { type: 'integer', minimum: 1, maximum: 20 },
+        ages: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'integer', minimum: 0, maximum: 65 }, description: 'Ages of the members seeking coverage' },
+        year: YEAR,
+        county_fips: COUNTY,
+      },
+      ['zip', 'household_income', 'household_size', 'ages'],
+    ),
+    outputSchema: estimateAptcOperation.responseSchema,
+    operation: estimateAptcOperation as unknown as Operation<never>,
+    summarize: (b) => {
+      const h = b.household as Body;
+      return b.eligible === true
+        ? `Estimated credit $${num(b.aptc_amount)}/month: benchmark $${num(b.benchmark_premium)} minus the expected contribution $${num(h.expected_monthly_contribution)} (${num(h.fpl_percentage)} % FPL, applicable ${num(h.applicable_percentage)} %).`
+        : `Not eligible for the premium tax credit at ${num(h.fpl_percentage)} % FPL.`;
+    },
+  },
+  {
+    name: 'get_plan_crosswalk',
+    title: 'Plan crosswalk',
+    description: `Where a plan's enrollees are re-enrolled the following year (CMS Plan ID Crosswalk). Source years and states are those with crosswalk data loaded. ${PRO}`,
+    inputSchema: obj(
+      { plan_id: { type: 'string', pattern: '^\\d{5}[A-Z]{2}\\d{7}$', description: '14-character plan ID without variant' }, year: YEAR, state: { type: 'string', pattern: '^[A-Z]{2}$' } },
+      ['plan_id', 'year', 'state'],
+    ),
+    outputSchema: getCrosswalk.responseSchema,
+    operation: getCrosswalk as unknown as Operation<never>,
+    summarize: (b) => {
+      const src = b.source_plan as Body;
+      const tgt = b.target_plan as Body | null;
+      return tgt === null ? `${String(src.plan_id)} is discontinued with no replacement (${String(b.crosswalk_reason)}).` : `${String(src.plan_id)} (${String(src.year)}) maps to ${String(tgt.plan_id)} (${String(tgt.year)}): ${String(b.crosswalk_reason)}.`;
+    },
+  },
+  {
+    name: 'lookup_zip',
+    title: 'Look up a ZIP code',
+    description: 'State, county and rating area of a ZIP code; every location when it spans several, primary first.',
+    inputSchema: obj({ zip: ZIP, year: YEAR }, ['zip']),
+    outputSchema: lookupZip.responseSchema,
+    operation: lookupZip as unknown as Operation<never>,
+    summarize: (b) => {
+      const locs = b.locations as Body[];
+      return `ZIP ${String(b.zip)}: ${locs.map((l) => `${String(l.county_name)}, ${String(l.state)} (${String(l.rating_area_id)})`).join('; ')}.`;
+    },
+  },
+  {
+    name: 'list_issuers',
+    title: 'List issuers of a state',
+    description: 'Insurance companies with plans in a state and year, with their plan counts.',
+    inputSchema: obj({ state: { type: 'string', pattern: '^[A-Z]{2}$' }, year: YEAR }, ['state']),
+    outputSchema: listIssuers.responseSchema,
+    operation: listIssuers as unknown as Operation<never>,
+    summarize: (b) => `${num(b.total)} issuers in ${String(b.state)} for ${String(b.year)}.`,
+  },
+  {
+    name: 'list_plan_years',
+    title: 'List plan years',
+    description: 'Plan years with data, and the default year.',
+    inputSchema: obj({}),
+    outputSchema: listYears.responseSchema,
+    operation: listYears as unknown as Operation<never>,
+    summarize: (b) => `Plan years ${(b.available_years as number[]).join(', ')}; default ${String(b.current_year)}.`,
+  },
+];
+
+export const TOOL_BY_NAME: ReadonlyMap<string, ToolDefinition> = new Map(TOOLS.map((t) => [t.name, t]));
+
+export type ToolArgsResult =
+  | { ok: true; query: Array<[string, string]>; pathParams: Record<string, string>; restPath: string }
+  | { ok: false; errors: Array<{ field: string; message: string }> };
+
+/**
+ * Turns tool arguments into the operation's parameters: arrays become comma-separated lists, numbers
+ * and booleans their text, so the REST validation applies unchanged. Values of other shapes are
+ * refused here with the field named.
+ */
+export function toolArgsToRequest(tool: ToolDefinition, args: Record<string, unknown>): ToolArgsResult {
+  const errors: Array<{ field: string; message: string }> = [];
+  const query: Array<[string, string]> = [];
+  const pathParams: Record<string, string> = {};
+  const known = new Set(Object.keys((tool.inputSchema.properties ?? {}) as object));
+  for (const [name, value] of Object.entries(args)) {
+    if (!known.has(name)) {
+      errors.push({ field: name, message: 'Unrecognized key' });
+      continue;
+    }
+    const param = tool.rename?.[name] ?? name;
+    let text: string;
+    if (Array.isArray(value)) {
+      if (!value.every((v) => typeof v === 'string' || typeof v === 'number')) {
+        errors.push({ field: name, message: 'Expected an array of strings or numbers' });
+        continue;
+      }
+      text = value.map(String).join(',');
+    } else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+      text = String(value);
+    } else if (value === null || value === undefined) {
+      continue;
+    } else {
+      errors.push({ field: name, message: `Expected ${String((((tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>)[name] ?? {}).type ?? 'a value')}, received object` });
+      continue;
+    }
+    if (tool.operation.pathParams.includes(param)) pathParams[param] = text;
+    else query.push([param, text]);
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  const restPath = tool.operation.path.replace(/\{(\w+)\}/g, (_, p: string) => encodeURIComponent(pathParams[p] ?? ''));
+  return { ok: true, query, pathParams, restPath };
+}
+
+/** REST field names back to the tool's argument names, for error documents. */
+export function toolField(tool: ToolDefinition, field: string): string {
+  const [head, ...rest] = field.split('.');
+  const back = Object.entries(tool.rename ?? {}).find(([, rest2]) => rest2 === head)?.[0];
+  return back === undefined ? field : [back, ...rest].join('.');
+}
