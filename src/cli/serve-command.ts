@@ -1,20 +1,23 @@
 /**
- * @module `hpd serve` (and `npm start`): the REST API on the current builds.
+ * @module `hpd serve` (and `npm start`): REST, MCP and the embedded authorization server on the current
+ * builds.
  *
  * On a fresh machine there is no build yet: the embedded default dataset (PY2025 from the shared data
  * folder, premiums modeled) is compiled first, so one command brings the service up. Configuration is
  * by environment: HPD_PORT (8080), HPD_HOST (127.0.0.1), HPD_BASE_URL (absolute origin for links),
- * HPD_UPGRADE_URL (pricing page in 402/429), HPD_STATE_DIR (keys, users, counters; default var/),
- * HPD_DATA_DIR (builds), HPD_QUOTA_FREE/PRO/ENTERPRISE (daily limits).
+ * HPD_UPGRADE_URL (pricing page in 402/429), HPD_STATE_DIR (keys, users, counters, OAuth keys and
+ * grants; default var/), HPD_DATA_DIR (builds), HPD_QUOTA_FREE/PRO/ENTERPRISE (daily limits),
+ * HPD_MCP_PORT (8081), HPD_MCP_URL (resource identifier, default http://127.0.0.1:8081/mcp),
+ * HPD_MCP_ALLOWED_ORIGINS (browser origins), HPD_AUTH_PORT (8082), HPD_AUTH_URL (embedded issuer),
+ * HPD_AUTH_ISSUER (an external issuer: the embedded authorization server then does not start).
  */
 import { buildDataset } from '../../build/compile.ts';
 import { createProgress } from '../../build/progress.ts';
-import { createRestServer } from '../http/server.ts';
 import { UWS_PACKAGE, uwsVersion } from '../http/uws.ts';
-import { openRegistry, yearsWithBuilds } from '../operations/data-registry.ts';
-import { openLmdbStateStore } from '../policy/lmdb-store.ts';
-import { DailyQuota } from '../policy/quota.ts';
+import { yearsWithBuilds } from '../operations/data-registry.ts';
 import { dailyLimits } from '../policy/tiers.ts';
+import { PACKAGE_VERSION } from './package-version.ts';
+import { startServices } from './services.ts';
 import { buildsRoot, cacheRoot, REPO_ROOT, stateDir } from './paths.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -23,16 +26,32 @@ export const DEFAULT_YEAR = 2025;
 
 export const SERVE_USAGE = `Usage: hpd serve
 
-Serves the REST API on every plan year with a current build (building the embedded default PY${DEFAULT_YEAR}
-dataset first when there is none). Environment: HPD_PORT, HPD_HOST, HPD_BASE_URL, HPD_UPGRADE_URL,
-HPD_STATE_DIR, HPD_DATA_DIR, HPD_QUOTA_FREE, HPD_QUOTA_PRO, HPD_QUOTA_ENTERPRISE.`;
+Serves the REST API, the MCP server and the embedded OAuth authorization server on every plan year with
+a current build (building the embedded default PY${DEFAULT_YEAR} dataset first when there is none).
+Environment: HPD_PORT, HPD_HOST, HPD_BASE_URL, HPD_UPGRADE_URL, HPD_STATE_DIR, HPD_DATA_DIR,
+HPD_QUOTA_FREE, HPD_QUOTA_PRO, HPD_QUOTA_ENTERPRISE, HPD_MCP_PORT, HPD_MCP_URL, HPD_MCP_ALLOWED_ORIGINS,
+HPD_AUTH_PORT, HPD_AUTH_URL, HPD_AUTH_ISSUER.`;
 
 export async function serveCommand(argv: readonly string[]): Promise<number> {
   if (argv.length > 0) throw new UsageError(`hpd serve takes no arguments (got ${argv.join(' ')}); configure it with HPD_* variables`);
   const env = process.env;
-  const port = Number(env.HPD_PORT ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`HPD_PORT must be a port number, got "${env.HPD_PORT}"`);
+  const port = (name: string, fallback: number): number => {
+    const v = Number(env[name] ?? fallback);
+    if (!Number.isInteger(v) || v < 0 || v > 65535) throw new UsageError(`${name} must be a port number, got "${env[name]}"`);
+    return v;
+  };
   const host = env.HPD_HOST ?? '127.0.0.1';
+  const linkHost = host === '0.0.0.0' ? '127.0.0.1' : host;
+  const restPort = port('HPD_PORT', 8080);
+  const mcpPort = port('HPD_MCP_PORT', 8081);
+  const authPort = port('HPD_AUTH_PORT', 8082);
+  const trim = (u: string): string => u.replace(/\/+$/, '');
+  // Links and identifiers name the configured ports: with a port of 0 set the matching URL as well.
+  const baseUrl = trim(env.HPD_BASE_URL ?? `http://${linkHost}:${restPort}`);
+  const mcpUrl = trim(env.HPD_MCP_URL ?? `http://${linkHost}:${mcpPort}/mcp`);
+  const authUrl = trim(env.HPD_AUTH_URL ?? `http://${linkHost}:${authPort}`);
+  const externalIssuer = env.HPD_AUTH_ISSUER !== undefined && env.HPD_AUTH_ISSUER !== '' ? trim(env.HPD_AUTH_ISSUER) : undefined;
+
   const root = buildsRoot();
   if (yearsWithBuilds(root).length === 0) {
     process.stderr.write(`no build found under ${root}: building the embedded default dataset (PY${DEFAULT_YEAR})\n`);
@@ -44,17 +63,25 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       progress: createProgress({ tty: process.stderr.isTTY === true }),
     });
   }
-  const limits = dailyLimits(env);
-  const store = openLmdbStateStore(stateDir(env));
-  const quota = DailyQuota.open(store, limits);
-  const baseUrlFor = (p: number): string => (env.HPD_BASE_URL ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${p}`).replace(/\/+$/, '');
-  // Links are absolute and name the configured port: with HPD_PORT=0 set HPD_BASE_URL as well.
-  const baseUrl = baseUrlFor(port);
-  const registry = openRegistry(root, baseUrl);
-  const server = createRestServer({ registry, store, quota, baseUrl, upgradeUrl: env.HPD_UPGRADE_URL ?? `${baseUrl}/#pricing` });
-  const actual = await server.listen(port, host);
+  const services = await startServices({
+    buildsRoot: root,
+    stateDir: stateDir(env),
+    host,
+    restPort,
+    baseUrl,
+    upgradeUrl: env.HPD_UPGRADE_URL ?? `${baseUrl}/#pricing`,
+    mcpPort,
+    mcpUrl,
+    authPort,
+    authUrl,
+    externalIssuer,
+    limits: dailyLimits(env),
+    allowedOrigins: (env.HPD_MCP_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean),
+    version: PACKAGE_VERSION,
+  });
   process.stdout.write(
-    `hpd: serving years ${registry.years.join(', ')} (data ${registry.version}) on http://${host}:${actual} with ${UWS_PACKAGE} ${uwsVersion()}; links use ${baseUrl}\n`,
+    `hpd: serving years ${services.registry.years.join(', ')} (data ${services.registry.version}) on http://${host}:${services.restPort} with ${UWS_PACKAGE} ${uwsVersion()}; links use ${baseUrl}\n` +
+      `hpd: MCP on http://${host}:${services.mcpPort} as ${mcpUrl}; authorization server ${externalIssuer === undefined ? `embedded at ${authUrl}` : `external: ${externalIssuer}`}\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals): void => {
@@ -64,10 +91,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
-  await server.close();
-  await quota.close();
-  registry.close();
-  await store.close();
+  await services.close();
   process.stderr.write('hpd: stopped\n');
   return 0;
 }

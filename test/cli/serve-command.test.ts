@@ -9,12 +9,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 
 const HPD = fileURLToPath(new URL('../../bin/hpd.js', import.meta.url));
 
-test('hpd serve builds the default dataset when none exists, serves it, and stops cleanly on SIGTERM', { timeout: 120_000 }, async (t) => {
+/** Free ports, found by listening on port 0 (identifiers such as the issuer name the port). */
+async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(Array.from({ length: n }, () => new Promise<Server>((resolve) => { const s = createServer(); s.listen(0, '127.0.0.1', () => resolve(s)); })));
+  const ports = servers.map((s) => (s.address() as AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
+test('hpd serve builds the default dataset when none exists, serves REST, MCP and the authorization server, and stops cleanly on SIGTERM', { timeout: 120_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hpd-serve-'));
-  const env = { ...process.env, HPD_DATA_DIR: join(dir, 'builds'), HPD_CACHE_DIR: join(dir, 'cache'), HPD_STATE_DIR: join(dir, 'state'), HPD_PORT: '0', HPD_BASE_URL: 'http://hpd.example' };
+  const [restPort, mcpPort, authPort] = (await freePorts(3)) as [number, number, number];
+  const env = { ...process.env, HPD_DATA_DIR: join(dir, 'builds'), HPD_CACHE_DIR: join(dir, 'cache'), HPD_STATE_DIR: join(dir, 'state'), HPD_PORT: String(restPort), HPD_MCP_PORT: String(mcpPort), HPD_AUTH_PORT: String(authPort), HPD_BASE_URL: 'http://hpd.example' };
   delete (env as Record<string, string | undefined>).NODE_TEST_CONTEXT;
   const child = spawn(process.execPath, [HPD, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   t.after(() => {
@@ -53,10 +63,21 @@ test('hpd serve builds the default dataset when none exists, serves it, and stop
   assert.equal(search.status, 200);
   assert.equal(((await search.json()) as { data_source: string }).data_source, 'puf_data+modeled_premiums');
 
+  // MCP and the authorization server run beside REST, named by their default identifiers.
+  assert.match(stdout, new RegExp(`MCP on http://127\\.0\\.0\\.1:${mcpPort} as http://127\\.0\\.0\\.1:${mcpPort}/mcp; authorization server embedded at http://127\\.0\\.0\\.1:${authPort}`));
+  const prm = (await (await fetch(`http://127.0.0.1:${mcpPort}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource: string; authorization_servers: string[] };
+  assert.deepEqual(prm.authorization_servers, [`http://127.0.0.1:${authPort}`]);
+  const as = (await (await fetch(`http://127.0.0.1:${authPort}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
+  assert.equal(as.issuer, `http://127.0.0.1:${authPort}`);
+  const mcpNoKey = await fetch(prm.resource, { method: 'POST', body: '{}' });
+  assert.equal(mcpNoKey.status, 401);
+
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.kill('SIGTERM');
   assert.equal(await exited, 0, stderr);
   assert.match(stderr, /SIGTERM: draining/);
   assert.match(stderr, /stopped/);
-  await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`), 'the port is closed after the drain');
+  await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`), 'the REST port is closed after the drain');
+  await assert.rejects(fetch(`http://127.0.0.1:${mcpPort}/mcp`), 'the MCP port is closed');
+  await assert.rejects(fetch(`http://127.0.0.1:${authPort}/.well-known/openid-configuration`), 'the authorization server is closed');
 });

@@ -1,0 +1,99 @@
+/**
+ * @module Starting and stopping the whole service: REST, MCP and (unless an external issuer is
+ * configured) the embedded authorization server, sharing one data registry, one state store and one
+ * daily quota, so a user's counter is the same whichever front they call. Used by `hpd serve` and by the
+ * end-to-end tests, which therefore exercise exactly what operators run.
+ */
+import { startAuthServer, type AuthServer } from '../auth-server/index.ts';
+import { createRestServer, type RestServer } from '../http/server.ts';
+import { createCredentialVerifier } from '../mcp/credentials.ts';
+import { createMcpServer, type McpHttpServer } from '../mcp/server.ts';
+import { openRegistry, type DataRegistry } from '../operations/data-registry.ts';
+import { openLmdbStateStore } from '../policy/lmdb-store.ts';
+import { DailyQuota } from '../policy/quota.ts';
+import type { StateStore } from '../policy/state-store.ts';
+import type { Tier } from '../policy/tiers.ts';
+
+export interface ServicesConfig {
+  readonly buildsRoot: string;
+  readonly stateDir: string;
+  readonly host: string;
+  /** REST port and absolute origin for links. */
+  readonly restPort: number;
+  readonly baseUrl: string;
+  readonly upgradeUrl: string;
+  /** MCP port and resource identifier (the endpoint URL, e.g. http://127.0.0.1:8081/mcp). */
+  readonly mcpPort: number;
+  readonly mcpUrl: string;
+  /** Embedded authorization server port and issuer; ignored when `externalIssuer` is set. */
+  readonly authPort: number;
+  readonly authUrl: string;
+  /** An external issuer replacing the embedded authorization server. */
+  readonly externalIssuer?: string;
+  readonly limits: Readonly<Record<Tier, number>>;
+  readonly allowedOrigins?: readonly string[];
+  readonly mcpIdleMs?: number;
+  readonly clock?: () => number;
+  readonly version?: string;
+}
+
+export interface Services {
+  readonly registry: DataRegistry;
+  readonly store: StateStore;
+  readonly quota: DailyQuota;
+  readonly restPort: number;
+  readonly mcpPort: number;
+  /** Issuer the MCP server trusts (embedded or external). */
+  readonly issuer: string;
+  /** The embedded authorization server, when running. */
+  readonly auth: AuthServer | null;
+  close(): Promise<void>;
+}
+
+export async function startServices(c: ServicesConfig): Promise<Services> {
+  const store = openLmdbStateStore(c.stateDir);
+  const quota = DailyQuota.open(store, c.limits, c.clock);
+  const registry = openRegistry(c.buildsRoot, c.baseUrl);
+  const opened: Array<() => Promise<void>> = [
+    async () => {
+      await quota.close();
+      registry.close();
+      await store.close();
+    },
+  ];
+  const closeAll = async (): Promise<void> => {
+    for (const close of opened.splice(0).reverse()) await close();
+  };
+  try {
+    const rest: RestServer = createRestServer({ registry, store, quota, baseUrl: c.baseUrl, upgradeUrl: c.upgradeUrl, clock: c.clock });
+    const restPort = await rest.listen(c.restPort, c.host);
+    opened.push(() => rest.close());
+
+    let auth: AuthServer | null = null;
+    const issuer = c.externalIssuer ?? c.authUrl;
+    if (c.externalIssuer === undefined) {
+      auth = await startAuthServer({ issuer: c.authUrl, port: c.authPort, host: c.host, mcpResource: c.mcpUrl, store, stateDir: c.stateDir, clock: c.clock });
+      opened.push(() => auth!.close());
+    }
+    const verifier = createCredentialVerifier({ issuer, resource: c.mcpUrl, store, clock: c.clock });
+    const mcp: McpHttpServer = createMcpServer({
+      registry,
+      quota,
+      verifier,
+      mcpUrl: c.mcpUrl,
+      authServerUrl: issuer,
+      baseUrl: c.baseUrl,
+      upgradeUrl: c.upgradeUrl,
+      allowedOrigins: c.allowedOrigins,
+      idleMs: c.mcpIdleMs,
+      clock: c.clock,
+      version: c.version,
+    });
+    const mcpPort = await mcp.listen(c.mcpPort, c.host);
+    opened.push(() => mcp.close());
+    return { registry, store, quota, restPort, mcpPort, issuer, auth, close: closeAll };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}
