@@ -26,6 +26,7 @@ import { ageCurveFor } from '../src/engine/rules.ts';
 import type { TaxYearRules } from '../src/engine/rules-types.ts';
 import type { MetalLevel, PlanVariantRecord } from '../src/engine/plan-record.ts';
 import { benchmarkKey, type BenchmarkTable } from './benchmarks.ts';
+import { RATE_PUF_HEADER } from './puf/rates.ts';
 import { DIAGNOSTIC_CODES, type DiagnosticSink } from './read/diagnostics.ts';
 
 /**
@@ -50,28 +51,6 @@ export const VARIATION = 0.12;
 
 export const MODELED_SOURCE_NAME = 'MODELED';
 
-export const RATE_PUF_HEADER = [
-  'BusinessYear',
-  'StateCode',
-  'IssuerId',
-  'SourceName',
-  'ImportDate',
-  'RateEffectiveDate',
-  'RateExpirationDate',
-  'PlanId',
-  'RatingAreaId',
-  'Tobacco',
-  'Age',
-  'IndividualRate',
-  'IndividualTobaccoRate',
-  'Couple',
-  'PrimarySubscriberAndOneDependent',
-  'PrimarySubscriberAndTwoDependents',
-  'PrimarySubscriberAndThreeOrMoreDependents',
-  'CoupleAndOneDependent',
-  'CoupleAndTwoDependents',
-  'CoupleAndThreeOrMoreDependents',
-] as const;
 
 /** Deterministic per-plan factor in [1 − VARIATION, 1 + VARIATION], from SHA-256 of the plan id. */
 export function planVariation(standardComponentId: string): number {

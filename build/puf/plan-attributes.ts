@@ -9,7 +9,7 @@
 import type { DiagnosticSink } from '../read/diagnostics.ts';
 import type { TableReader } from '../read/table.ts';
 import { forEachRow, type Row } from '../read/table-rows.ts';
-import { parseDate, parseMoney, parsePercent, parseYesNo, parseDecimal, parseInteger } from '../read/values.ts';
+import { parseDate, parseDecimal, parseInteger, parseMoney, parsePercent, parseYesNo, type ParseResult } from '../read/values.ts';
 import type { ProgressSink } from '../progress.ts';
 import {
   METAL_LEVELS,
@@ -126,46 +126,22 @@ export async function loadPlanAttributes(
     const issuerId = row.get('IssuerId');
     if (!/^\d{5}$/.test(issuerId) || scid.slice(0, 5) !== issuerId) return reject('IssuerId', 'not the 5-digit issuer of the plan id');
 
-    const money = (column: string): number | null => {
-      const raw = row.get(column);
-      if (raw === '') return null;
-      const r = parseMoney(raw);
-      if (r.ok) return r.value;
-      sink.warn({ file, line: row.line, column: row.col(column), columnName: column, value: raw, reason: `${r.reason}; stored as null` });
-      return null;
-    };
-    const flag = (column: string): boolean | null => {
-      const raw = row.get(column);
-      if (raw === '') return null;
-      const r = parseYesNo(raw);
-      if (r.ok) return r.value;
-      sink.warn({ file, line: row.line, column: row.col(column), columnName: column, value: raw, reason: `${r.reason}; stored as null` });
-      return null;
-    };
-    const pct = (column: string): number | null => {
-      const raw = row.get(column);
-      if (raw === '') return null;
-      const r = parsePercent(raw);
-      if (r.ok) return r.value;
-      sink.warn({ file, line: row.line, column: row.col(column), columnName: column, value: raw, reason: `${r.reason}; stored as null` });
-      return null;
-    };
-    const int = (column: string): number | null => {
-      const raw = row.get(column);
-      if (raw === '') return null;
-      const r = parseInteger(raw);
-      if (r.ok) return r.value;
-      sink.warn({ file, line: row.line, column: row.col(column), columnName: column, value: raw, reason: `${r.reason}; stored as null` });
-      return null;
-    };
-    const dec = (column: string): number | null => {
-      const raw = row.get(column);
-      if (raw === '') return null;
-      const r = parseDecimal(raw);
-      if (r.ok) return r.value;
-      sink.warn({ file, line: row.line, column: row.col(column), columnName: column, value: raw, reason: `${r.reason}; stored as null` });
-      return null;
-    };
+    // An unparsable optional value is nulled with a warning; the row is kept.
+    const optional =
+      <T,>(parse: (raw: string) => ParseResult<T>) =>
+      (column: string): T | null => {
+        const raw = row.get(column);
+        if (raw === '') return null;
+        const r = parse(raw);
+        if (r.ok) return r.value;
+        sink.warn({ file, line: row.line, column: row.col(column), columnName: column, value: raw, reason: `${r.reason}; stored as null` });
+        return null;
+      };
+    const money = optional(parseMoney);
+    const flag = optional(parseYesNo);
+    const pct = optional(parsePercent);
+    const int = optional(parseInteger);
+    const dec = optional(parseDecimal);
     const text = (column: string): string | null => {
       const v = row.get(column);
       return v === '' ? null : v;

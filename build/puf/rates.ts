@@ -38,13 +38,20 @@ export interface RateTable {
   readonly newestImport: string | null;
 }
 
-const REQUIRED = ['BusinessYear', 'StateCode', 'PlanId', 'RatingAreaId', 'Age', 'IndividualRate'] as const;
-const OPTIONAL = [
+/** The official Rate PUF header (PY2026, 20 columns), in file order. */
+export const RATE_PUF_HEADER = [
+  'BusinessYear',
+  'StateCode',
+  'IssuerId',
   'SourceName',
   'ImportDate',
   'RateEffectiveDate',
   'RateExpirationDate',
+  'PlanId',
+  'RatingAreaId',
   'Tobacco',
+  'Age',
+  'IndividualRate',
   'IndividualTobaccoRate',
   'Couple',
   'PrimarySubscriberAndOneDependent',
@@ -54,6 +61,10 @@ const OPTIONAL = [
   'CoupleAndTwoDependents',
   'CoupleAndThreeOrMoreDependents',
 ] as const;
+
+const REQUIRED = ['BusinessYear', 'StateCode', 'PlanId', 'RatingAreaId', 'Age', 'IndividualRate'] as const;
+/** Columns read when present; IssuerId is not needed (the plan id carries it). */
+const OPTIONAL = RATE_PUF_HEADER.filter((c) => !(REQUIRED as readonly string[]).includes(c) && c !== 'IssuerId');
 
 /** Age label → first and last band it covers. Older files and some states use a 0–20 child band. */
 function bandsOfLabel(label: string): [number, number] | null {
