@@ -1,22 +1,24 @@
 /**
  * @module The `hpd` command line. Every failure ends with one readable line on stderr and a non-zero
  * exit code: 2 for a usage mistake, 1 for anything else. Stack traces are printed only with HPD_DEBUG=1.
+ * Commands are loaded on demand, so `hpd keys` does not load the HTTP servers or the OAuth provider.
  */
 import { FatalBuildError } from '../../build/read/diagnostics.ts';
-import { BUILD_USAGE, buildCommand } from './build-command.ts';
-import { keysCommand } from './keys-command.ts';
-import { SERVE_USAGE, serveCommand } from './serve-command.ts';
-import { usersCommand } from './users-command.ts';
 import { CliError, UsageError } from './usage-error.ts';
 
 const USAGE = `Usage: hpd <command> [options]
 
 Commands:
   build    compile a plan year's official CMS files into a build (hpd build --help)
-  serve    serve the REST API (builds the default PY2025 dataset first if needed)
+  serve    serve REST, MCP and the OAuth server (builds the default PY2025 dataset first if needed)
   keys     create, list and revoke API keys (hpd keys --help)
   users    set and list users' tiers (hpd users --help)
 `;
+
+function usage(text: string): number {
+  process.stdout.write(`${text}\n`);
+  return 0;
+}
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -24,22 +26,19 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return command === undefined ? 2 : 0;
   }
+  const help = rest.includes('--help') || rest.includes('-h');
   if (command === 'build') {
-    if (rest.includes('--help') || rest.includes('-h')) {
-      process.stdout.write(`${BUILD_USAGE}\n`);
-      return 0;
-    }
+    const { BUILD_USAGE, buildCommand } = await import('./build-command.ts');
+    if (help) return usage(BUILD_USAGE);
     return buildCommand(rest);
   }
   if (command === 'serve') {
-    if (rest.includes('--help') || rest.includes('-h')) {
-      process.stdout.write(`${SERVE_USAGE}\n`);
-      return 0;
-    }
+    const { SERVE_USAGE, serveCommand } = await import('./serve-command.ts');
+    if (help) return usage(SERVE_USAGE);
     return serveCommand(rest);
   }
-  if (command === 'keys') return keysCommand(rest);
-  if (command === 'users') return usersCommand(rest);
+  if (command === 'keys') return (await import('./keys-command.ts')).keysCommand(rest);
+  if (command === 'users') return (await import('./users-command.ts')).usersCommand(rest);
   throw new UsageError(`unknown command "${command}"`);
 }
 
