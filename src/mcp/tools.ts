@@ -235,7 +235,8 @@ export function toolArgsToRequest(tool: ToolDefinition, args: Record<string, unk
     else query.push([param, text]);
   }
   if (errors.length > 0) return { ok: false, errors };
-  const restPath = tool.operation.path.replace(/\{(\w+)\}/g, (_, p: string) => encodeURIComponent(pathParams[p] ?? ''));
+  // A missing path argument keeps its template name, so the problem's instance stays a readable path.
+  const restPath = tool.operation.path.replace(/\{(\w+)\}/g, (whole, p: string) => (pathParams[p] === undefined ? whole : encodeURIComponent(pathParams[p])));
   return { ok: true, query, pathParams, restPath };
 }
 

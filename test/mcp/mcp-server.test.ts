@@ -130,6 +130,10 @@ describe('tools with an API key', () => {
     assert.equal(p.status, 400);
     assert.deepEqual((p.errors as Array<{ field: string }>).map((e) => e.field).sort(), ['age', 'plan_ids', 'zip']);
     assert.equal(p.instance, '/v1/health/plans/compare');
+    const missing = problemOf((await client.callTool({ name: 'get_plan_details', arguments: {} })) as ToolResult);
+    assert.equal(missing.status, 400);
+    assert.equal(missing.instance, '/v1/health/plans/{plan_id}');
+    assert.deepEqual((missing.errors as Array<{ field: string; message: string }>).map((e) => [e.field, e.message]), [['plan_id', 'Required']]);
     const nf = problemOf((await client.callTool({ name: 'get_plan_details', arguments: { plan_id: '99999XX0000000-00' } })) as ToolResult);
     assert.equal(nf.status, 404);
     assert.equal(nf.detail, 'Plan 99999XX0000000-00 not found.');

@@ -1,0 +1,87 @@
+/**
+ * @module The whole service as operators run it (`startServices`: REST, MCP and the embedded
+ * authorization server in one process, one state store, one daily quota) over the fixture dataset, on
+ * free ports found beforehand, because the issuer and the MCP resource identifier name their ports.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServices, type Services } from '../../src/cli/services.ts';
+import { DEFAULT_DAILY_LIMITS, type Tier } from '../../src/policy/tiers.ts';
+import { buildFixture } from './rest-server.ts';
+
+/** Free ports, found by listening on port 0 and closing (all at once, so they are distinct). */
+export async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: n }, () => new Promise<Server>((resolve, reject) => {
+      const s = createServer();
+      s.once('error', reject);
+      s.listen(0, '127.0.0.1', () => resolve(s));
+    })),
+  );
+  const ports = servers.map((s) => (s.address() as AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
+export interface TestServices {
+  readonly services: Services;
+  /** REST origin, e.g. http://127.0.0.1:PORT. */
+  readonly restUrl: string;
+  /** The MCP endpoint and resource identifier, http://127.0.0.1:PORT/mcp. */
+  readonly mcpUrl: string;
+  /** The embedded authorization server's issuer, http://127.0.0.1:PORT. */
+  readonly authUrl: string;
+  /** Temporary directory holding the fixture build and the state; removed by close(). */
+  readonly dir: string;
+  close(): Promise<void>;
+}
+
+/** Builds the fixture dataset (year 2025) and starts all three fronts on free ports. */
+export async function startTestServices(opts: { limits?: Partial<Record<Tier, number>> } = {}): Promise<TestServices> {
+  const dir = mkdtempSync(join(tmpdir(), 'hpd-services-'));
+  try {
+    const buildsRoot = await buildFixture(dir);
+    const [restPort, mcpPort, authPort] = (await freePorts(3)) as [number, number, number];
+    const mcpUrl = `http://127.0.0.1:${mcpPort}/mcp`;
+    const authUrl = `http://127.0.0.1:${authPort}`;
+    const services = await startServices({
+      buildsRoot,
+      stateDir: join(dir, 'state'),
+      host: '127.0.0.1',
+      restPort,
+      baseUrl: 'http://api.test',
+      upgradeUrl: 'https://hpd.test/pricing',
+      mcpPort,
+      mcpUrl,
+      authPort,
+      authUrl,
+      limits: { ...DEFAULT_DAILY_LIMITS, ...opts.limits },
+    });
+    return {
+      services,
+      restUrl: `http://127.0.0.1:${services.restPort}`,
+      mcpUrl,
+      authUrl,
+      dir,
+      async close() {
+        try {
+          await services.close();
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    };
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** The decoded JSON of a JWT part (0 = header, 1 = payload), without verification. */
+export function decodeJwtPart(token: string, part: 0 | 1): Record<string, unknown> {
+  const segment = token.split('.')[part];
+  if (segment === undefined) throw new Error('not a JWT');
+  return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8')) as Record<string, unknown>;
+}
