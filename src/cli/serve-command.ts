@@ -8,7 +8,7 @@
  * HPD_UPGRADE_URL (pricing page in 402/429), HPD_STATE_DIR (keys, users, counters, OAuth keys and
  * grants; default var/), HPD_DATA_DIR (builds), HPD_QUOTA_FREE/PRO/ENTERPRISE (daily limits),
  * HPD_MCP_PORT (8081), HPD_MCP_URL (resource identifier, default http://127.0.0.1:8081/mcp),
- * HPD_MCP_ALLOWED_ORIGINS (browser origins), HPD_AUTH_PORT (8082), HPD_AUTH_URL (embedded issuer),
+ * HPD_MCP_ALLOWED_ORIGINS (browser origins), HPD_MCP_IDLE_MINUTES (30), HPD_AUTH_PORT (8082), HPD_AUTH_URL (embedded issuer),
  * HPD_AUTH_ISSUER (an external issuer: the embedded authorization server then does not start).
  */
 import { buildDataset } from '../../build/compile.ts';
@@ -30,6 +30,7 @@ Serves the REST API, the MCP server and the embedded OAuth authorization server 
 a current build (building the embedded default PY${DEFAULT_YEAR} dataset first when there is none).
 Environment: HPD_PORT, HPD_HOST, HPD_BASE_URL, HPD_UPGRADE_URL, HPD_STATE_DIR, HPD_DATA_DIR,
 HPD_QUOTA_FREE, HPD_QUOTA_PRO, HPD_QUOTA_ENTERPRISE, HPD_MCP_PORT, HPD_MCP_URL, HPD_MCP_ALLOWED_ORIGINS,
+HPD_MCP_IDLE_MINUTES,
 HPD_AUTH_PORT, HPD_AUTH_URL, HPD_AUTH_ISSUER.`;
 
 export async function serveCommand(argv: readonly string[]): Promise<number> {
@@ -51,6 +52,8 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   const mcpUrl = trim(env.HPD_MCP_URL ?? `http://${linkHost}:${mcpPort}/mcp`);
   const authUrl = trim(env.HPD_AUTH_URL ?? `http://${linkHost}:${authPort}`);
   const externalIssuer = env.HPD_AUTH_ISSUER !== undefined && env.HPD_AUTH_ISSUER !== '' ? trim(env.HPD_AUTH_ISSUER) : undefined;
+  const idleMinutes = Number(env.HPD_MCP_IDLE_MINUTES ?? 30);
+  if (!Number.isFinite(idleMinutes) || idleMinutes <= 0) throw new UsageError(`HPD_MCP_IDLE_MINUTES must be a positive number, got "${env.HPD_MCP_IDLE_MINUTES}"`);
 
   const root = buildsRoot();
   if (yearsWithBuilds(root).length === 0) {
@@ -77,6 +80,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     externalIssuer,
     limits: dailyLimits(env),
     allowedOrigins: (env.HPD_MCP_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean),
+    mcpIdleMs: idleMinutes * 60_000,
     version: PACKAGE_VERSION,
   });
   process.stdout.write(
