@@ -1,0 +1,138 @@
+/**
+ * @module Child processes of the load benchmark: the three servers and the load generator, pinned to
+ * their own cores when the machine has two or more, plus their memory as the kernel reports it.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { sleep } from './util.ts';
+
+/** Cores for the server under test and for the load generator; null when pinning is not possible. */
+export interface Pinning {
+  readonly serverCpu: number;
+  readonly generatorCpu: number;
+}
+
+export function detectPinning(): Pinning | null {
+  if (process.platform !== 'linux' || availableParallelism() < 2) return null;
+  const r = spawnSync('taskset', ['-c', '0', 'true']);
+  return r.status === 0 ? { serverCpu: 1, generatorCpu: 0 } : null;
+}
+
+/** The command line, prefixed with `taskset -c CPU` when a core is given. */
+export function pinnedCommand(cpu: number | null, command: string, args: readonly string[]): [string, string[]] {
+  return cpu === null ? [command, [...args]] : ['taskset', ['-c', String(cpu), command, ...args]];
+}
+
+/** Environment for children: the test runner's markers removed, so a child never thinks it is a test. */
+export function childEnv(extra: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  delete env.NODE_TEST_CONTEXT;
+  return env;
+}
+
+/** Free loopback ports, found by listening on port 0. */
+export async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: n }, () => new Promise<Server>((resolve, reject) => {
+      const s = createServer();
+      s.once('error', reject);
+      s.listen(0, '127.0.0.1', () => resolve(s));
+    })),
+  );
+  const ports = servers.map((s) => (s.address() as AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
+export interface ServerProcess {
+  readonly name: string;
+  readonly pid: number;
+  readonly port: number;
+  readonly child: ChildProcess;
+  /** Everything the process wrote to stderr so far (for error messages). */
+  stderr(): string;
+  /** SIGTERM, then SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface SpawnServerOptions {
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+  readonly port: number;
+  readonly cpu: number | null;
+  /** Ready when this URL answers 200; otherwise when stdout prints a line with `"ready":true`. */
+  readonly readyUrl?: string;
+  readonly timeoutMs?: number;
+}
+
+export async function spawnServer(o: SpawnServerOptions): Promise<ServerProcess> {
+  const [cmd, args] = pinnedCommand(o.cpu, o.command, o.args);
+  const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-20_000)));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + (o.timeoutMs ?? 120_000);
+  let exitCode: number | null | undefined;
+  void exited.then((c) => (exitCode = c));
+  for (;;) {
+    if (exitCode !== undefined) throw new Error(`${o.name} exited (${exitCode}) before it was ready: ${stderr.trim().slice(-2000)}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${o.name} not ready after ${(o.timeoutMs ?? 120_000) / 1000} s: ${stderr.trim().slice(-2000)}`);
+    }
+    if (o.readyUrl !== undefined) {
+      try {
+        const r = await fetch(o.readyUrl);
+        await r.arrayBuffer();
+        if (r.status === 200) break;
+      } catch {
+        // not listening yet
+      }
+    } else if (/"ready":true/.test(stdout)) break;
+    await sleep(50);
+  }
+  return {
+    name: o.name,
+    pid: child.pid!,
+    port: o.port,
+    child,
+    stderr: () => stderr,
+    async stop(graceMs = 5000) {
+      if (exitCode !== undefined) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export interface Memory {
+  /** Resident set size now (VmRSS). */
+  readonly rss_bytes: number;
+  /** Peak resident set size over the process's life (VmHWM). */
+  readonly hwm_bytes: number;
+  /** Of VmRSS: anonymous memory (heaps), file-backed pages (memory-mapped LMDB, code) and shared memory. */
+  readonly anon_bytes: number;
+  readonly file_bytes: number;
+  readonly shmem_bytes: number;
+}
+
+/** VmRSS and VmHWM of a process from /proc; null when unavailable (not Linux, process gone). */
+export function memoryOf(pid: number): Memory | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
+    const m = { rss_bytes: kb('VmRSS'), hwm_bytes: kb('VmHWM'), anon_bytes: kb('RssAnon'), file_bytes: kb('RssFile'), shmem_bytes: kb('RssShmem') };
+    return Number.isFinite(m.rss_bytes) ? m : null;
+  } catch {
+    return null;
+  }
+}

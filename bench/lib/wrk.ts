@@ -1,0 +1,94 @@
+/**
+ * @module Running wrk (Debian's package) on one core with bench/wrk/rotate.lua and reading its summary.
+ *
+ * wrk measures each request from the moment it is written to the moment its response is parsed; it
+ * has no rate limiter (Debian ships no wrk2), so paced runs give every connection a random think time
+ * (`delay()` in the script, mean `paceMs`). That is a closed loop: the offered rate is
+ * connections / (think time + latency), which the harness calibrates to the rate it wants and reports
+ * as achieved. Errors are wrk's socket errors (connect, read, write, timeout) and responses with status
+ * ≥ 400 (`errors.status`).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pinnedCommand } from './processes.ts';
+
+const SCRIPT = fileURLToPath(new URL('../wrk/rotate.lua', import.meta.url));
+
+export interface WrkRun {
+  readonly requests: number;
+  readonly duration_s: number;
+  readonly rps: number;
+  /** Mean response size on the wire (headers and body), bytes. */
+  readonly bytes_per_response: number;
+  readonly errors: { readonly connect: number; readonly read: number; readonly write: number; readonly status: number; readonly timeout: number; readonly total: number };
+  readonly latency_ms: { readonly p50: number; readonly p90: number; readonly p99: number; readonly p999: number; readonly max: number; readonly mean: number };
+  readonly connections: number;
+  /** Mean think time per request in ms; 0 at full load. */
+  readonly pace_ms: number;
+}
+
+export interface WrkOptions {
+  /** Origin, e.g. http://127.0.0.1:8080 (paths come from the URL file). */
+  readonly origin: string;
+  readonly urlsFile: string;
+  readonly headers: readonly string[];
+  readonly connections: number;
+  readonly durationS: number;
+  readonly paceMs: number;
+  readonly cpu: number | null;
+  readonly timeoutS?: number;
+}
+
+/** wrk's version line, or null when wrk is not installed. */
+export function wrkVersion(): string | null {
+  const r = spawnSync('wrk', ['-v'], { encoding: 'utf8' });
+  if (r.error !== undefined) return null;
+  const line = `${r.stdout}${r.stderr}`.split('\n').find((l) => l.startsWith('wrk '));
+  return line === undefined ? 'wrk' : line.replace(/ Copyright.*$/, '').trim();
+}
+
+export async function runWrk(o: WrkOptions): Promise<WrkRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'hpd-wrk-'));
+  const out = join(dir, 'summary.json');
+  try {
+    const args = ['-t1', `-c${o.connections}`, `-d${o.durationS}s`, `--timeout`, `${o.timeoutS ?? 5}s`, '-s', SCRIPT];
+    for (const h of o.headers) args.push('-H', h);
+    args.push(`${o.origin}/`);
+    const [cmd, argv] = pinnedCommand(o.cpu, 'wrk', args);
+    const env = { ...process.env, HPD_WRK_URLS: o.urlsFile, HPD_WRK_PACE: String(o.paceMs), HPD_WRK_OUT: out };
+    const { code, stderr, stdout } = await new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve, reject) => {
+      const child = spawn(cmd, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.once('error', reject);
+      child.once('exit', (c) => resolve({ code: c, stderr, stdout }));
+    });
+    if (code !== 0) throw new Error(`wrk exited ${code}: ${stderr.trim() || stdout.trim()}`);
+    const s = JSON.parse(readFileSync(out, 'utf8')) as {
+      requests: number;
+      duration_us: number;
+      bytes: number;
+      errors: { connect: number; read: number; write: number; status: number; timeout: number };
+      latency_us: { min: number; mean: number; max: number; p50: number; p90: number; p99: number; p999: number };
+    };
+    const ms = (us: number): number => us / 1000;
+    const e = s.errors;
+    return {
+      requests: s.requests,
+      duration_s: s.duration_us / 1e6,
+      rps: s.requests / (s.duration_us / 1e6),
+      bytes_per_response: s.requests > 0 ? s.bytes / s.requests : 0,
+      errors: { ...e, total: e.connect + e.read + e.write + e.status + e.timeout },
+      latency_ms: { p50: ms(s.latency_us.p50), p90: ms(s.latency_us.p90), p99: ms(s.latency_us.p99), p999: ms(s.latency_us.p999), max: ms(s.latency_us.max), mean: ms(s.latency_us.mean) },
+      connections: o.connections,
+      pace_ms: o.paceMs,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * @module `npm run bench`: the whole benchmark suite in one run — engine micro-benchmarks, then load
+ * runs against our server, the reference-architecture baseline and the hardware ceiling, alternated on
+ * the same machine — and its results in bench/results/<timestamp>.{json,md,svg}.
+ *
+ * `npm run bench:short` (CI): tiny durations, one repetition, no thresholds; it checks the harness
+ * itself (every target answers, bodies match, no errors). Only a complete full run replaces the files in
+ * bench/results (older ones are removed); short and partial runs write to a temporary directory unless
+ * --out is given.
+ *
+ * Options: --short, --builds DIR (builds root holding <year>/current; default HPD_DATA_DIR or
+ * data/builds, with the national build made when missing), --year N, --out DIR, --duration S, --reps N,
+ * --connections N, --workloads search,detail,years,aptc (a subset), --profile DIR (run `hpd serve` under
+ * --cpu-prof and write its profile there), --no-micro (skip the micro-benchmarks), --report FILE.json
+ * (only rewrite the markdown and SVG of an earlier run).
+ * Exit status: 0 when the run completed (and, in full mode, every target of the issue was met); 1 when
+ * a target was missed; 2 when the harness failed (a server did not start, bodies differ, wrk missing).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { markdownReport, rerender, writeResults } from './lib/report.ts';
+import { runSuite, type SuiteOptions } from './lib/suite.ts';
+import { WORKLOADS, type WorkloadName } from './lib/workloads.ts';
+
+const argv = process.argv.slice(2);
+const flag = (name: string): boolean => argv.includes(name);
+const value = (name: string): string | undefined => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const num = (name: string, fallback: number): number => {
+  const v = value(name);
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) {
+    process.stderr.write(`${name} must be a positive number, got "${v}"\n`);
+    process.exit(2);
+  }
+  return n;
+};
+
+const short = flag('--short');
+const options: SuiteOptions = {
+  mode: short ? 'short' : 'full',
+  buildsRoot: value('--builds') === undefined ? undefined : resolve(value('--builds')!),
+  year: num('--year', 2025),
+  durationS: Math.round(num('--duration', short ? 1 : 4)),
+  reps: Math.round(num('--reps', short ? 1 : 3)),
+  connections: Math.round(num('--connections', 64)),
+  paced: short ? ['search'] : WORKLOADS,
+  calibrations: short ? 0 : 2,
+  warmup: !short,
+  urlsPerWorkload: short ? 40 : 400,
+  workloads: value('--workloads')?.split(',').map((w) => {
+    if (!(WORKLOADS as readonly string[]).includes(w)) {
+      process.stderr.write(`--workloads: unknown workload "${w}" (${WORKLOADS.join(', ')})\n`);
+      process.exit(2);
+    }
+    return w as WorkloadName;
+  }),
+  microTimeMs: flag('--no-micro') ? 0 : short ? 5 : 500,
+  profileDir: value('--profile') === undefined ? undefined : resolve(value('--profile')!),
+  log: (line) => process.stderr.write(`bench: ${line}\n`),
+};
+// Only a complete full run replaces the committed results in bench/results; the rest go to a temporary
+// directory unless --out says otherwise.
+const complete = !short && options.workloads === undefined && options.microTimeMs > 0;
+const outDir = value('--out') !== undefined ? resolve(value('--out')!) : complete ? fileURLToPath(new URL('./results/', import.meta.url)) : mkdtempSync(join(tmpdir(), 'hpd-bench-'));
+
+if (value('--report') !== undefined) {
+  const files = rerender(resolve(value('--report')!));
+  process.stdout.write(`rewrote ${files.markdown} and ${files.svg}\n`);
+  process.exit(0);
+}
+
+try {
+  const result = await runSuite(options);
+  const files = writeResults(result, outDir, complete && value('--out') === undefined);
+  process.stdout.write(`\n${markdownReport(result, null)}\n`);
+  process.stdout.write(`results: ${files.json}\n         ${files.markdown}\n         ${files.svg}\nwall time ${result.wall_seconds.toFixed(0)} s\n`);
+  const missed = result.checks.filter((c) => !c.met);
+  if (!short && missed.length > 0) {
+    process.stdout.write(`MISSED: ${missed.map((c) => c.id).join(', ')}\n`);
+    process.exitCode = 1;
+  }
+} catch (err) {
+  process.stderr.write(`bench: FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 2;
+}
