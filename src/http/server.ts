@@ -8,10 +8,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { OPERATIONS } from '../operations/index.ts';
-import { etagFor, execute, type Operation, type OperationContext } from '../operations/operation.ts';
+import { etagFor, execute, TIER_RANK, type Operation, type OperationContext } from '../operations/operation.ts';
 import { PROBLEM_TYPES, toProblemBody, type ProblemSpec } from '../operations/problems.ts';
 import type { DataRegistry } from '../operations/data-registry.ts';
-import { authenticate } from '../policy/authenticate.ts';
+import { AuthCache } from '../policy/auth-cache.ts';
 import type { DailyQuota } from '../policy/quota.ts';
 import { rateLimitHeaders } from '../policy/rate-limit-headers.ts';
 import type { StateStore } from '../policy/state-store.ts';
@@ -59,6 +59,16 @@ interface Route {
   readonly serializer: Serializer;
 }
 
+/** A finished 200 of a cacheable operation: everything but the per-caller headers. */
+interface CachedResponse {
+  readonly etag: string;
+  readonly link: string;
+  readonly body: string;
+}
+
+/** Responses kept per build; cleared when full (the key spaces are small: years, ZIPs, states, plans). */
+const MAX_CACHED_RESPONSES = 50_000;
+
 const STATUS_LINE: Record<number, string> = {
   200: '200 OK',
   304: '304 Not Modified',
@@ -93,6 +103,8 @@ export function createRestServer(config: ServerConfig): RestServer {
   const serviceDesc = `${config.baseUrl}/v1/openapi.json`;
   const openapiBody = JSON.stringify(buildOpenApi(OPERATIONS, config.baseUrl, config.registry.version));
   const onError = config.onError ?? ((err, id) => process.stderr.write(`request ${id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`));
+  const auth = new AuthCache(config.store);
+  const responses = new Map<string, CachedResponse>();
   let draining = false;
   let listenSocket: us_listen_socket | null = null;
   const app: TemplatedApp = uws.App();
@@ -136,7 +148,7 @@ export function createRestServer(config: ServerConfig): RestServer {
     const requestId = randomUUID();
     const path = req.getUrl();
     const rawQuery = req.getQuery() ?? '';
-    const auth = req.getHeader('authorization');
+    const authorization = req.getHeader('authorization');
     const accept = req.getHeader('accept');
     const ifNoneMatch = req.getHeader('if-none-match');
     const pathParams: Record<string, string> = {};
@@ -145,7 +157,7 @@ export function createRestServer(config: ServerConfig): RestServer {
     });
     let reply: Reply;
     try {
-      reply = respond(route, path, rawQuery, auth, accept, ifNoneMatch, pathParams);
+      reply = respond(route, path, rawQuery, authorization, accept, ifNoneMatch, pathParams);
     } catch (err) {
       onError(err, requestId);
       reply = problemReply({ kind: 'internal', detail: 'An unexpected error occurred. Quote the X-Request-Id when contacting support.' }, path);
@@ -157,14 +169,14 @@ export function createRestServer(config: ServerConfig): RestServer {
     route: Route,
     path: string,
     rawQuery: string,
-    auth: string,
+    authorization: string,
     accept: string,
     ifNoneMatch: string,
     pathParams: Record<string, string>,
   ): Reply => {
     if (!acceptsJson(accept)) return problemReply({ kind: 'notAcceptable', detail: 'This resource is available as application/json only.' }, path);
     const now = clock();
-    const who = authenticate(auth, config.store, now);
+    const who = auth.authenticate(authorization, now);
     if (!who.ok) {
       return problemReply({ kind: 'unauthorized', detail: 'Missing or invalid API key.' }, path, [['www-authenticate', who.reason === 'missing' ? REALM : INVALID_TOKEN]]);
     }
@@ -173,14 +185,30 @@ export function createRestServer(config: ServerConfig): RestServer {
     if (!decision.allowed) {
       return problemReply({ kind: 'rateLimited', detail: 'Daily request limit reached. Resets at midnight UTC.', upgrade: true }, path, rl);
     }
+    // The same raw request of a cacheable operation always gets the same 200 within a build; only the
+    // endpoint's tier depends on the caller, so it is checked before a hit is served.
+    const cacheKey = route.op.cacheable === true ? `${route.pattern}\u0000${rawQuery}\u0000${Object.values(pathParams).join('\u0000')}` : null;
+    const hit = cacheKey === null ? undefined : responses.get(cacheKey);
+    if (hit !== undefined && TIER_RANK[who.tier] >= TIER_RANK[route.op.tier]) return okReply(hit, ifNoneMatch, rl);
     const query = [...new URLSearchParams(rawQuery)];
     const result = execute(route.op, ctx, who.tier, query, pathParams);
     if (!result.ok) return problemReply(result.problem, path, rl);
-    const etag = etagFor(config.registry.version, result.canonical);
-    const common: Array<[string, string]> = [['etag', etag], ['cache-control', CACHE], ['vary', 'Authorization'], ...rl];
-    const link = linkHeader(result.body._links, serviceDesc);
-    if (ifNoneMatchMatches(ifNoneMatch, etag)) return { status: 304, headers: [...common, ['link', link]], body: '' };
-    return { status: 200, headers: [['content-type', JSON_TYPE], ...common, ['link', link]], body: route.serializer(result.body) };
+    const done: CachedResponse = {
+      etag: etagFor(config.registry.version, result.canonical),
+      link: linkHeader(result.body._links, serviceDesc),
+      body: route.serializer(result.body),
+    };
+    if (cacheKey !== null) {
+      if (responses.size >= MAX_CACHED_RESPONSES) responses.clear();
+      responses.set(cacheKey, done);
+    }
+    return okReply(done, ifNoneMatch, rl);
+  };
+
+  const okReply = (r: CachedResponse, ifNoneMatch: string, rl: Array<[string, string]>): Reply => {
+    const common: Array<[string, string]> = [['etag', r.etag], ['cache-control', CACHE], ['vary', 'Authorization'], ...rl, ['link', r.link]];
+    if (ifNoneMatchMatches(ifNoneMatch, r.etag)) return { status: 304, headers: common, body: '' };
+    return { status: 200, headers: [['content-type', JSON_TYPE], ...common], body: r.body };
   };
 
   const methodNotAllowed = (res: HttpResponse, req: HttpRequest): void => {

@@ -9,7 +9,8 @@
  * or mixing tokens with API keys never resets it.
  */
 import { createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWTVerifyGetKey } from 'jose';
-import { authenticate, classifyBearer, bearerToken } from '../policy/authenticate.ts';
+import { AuthCache } from '../policy/auth-cache.ts';
+import { classifyBearer, bearerToken } from '../policy/authenticate.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import type { Tier } from '../policy/tiers.ts';
 
@@ -78,6 +79,7 @@ export function createCredentialVerifier(opts: TokenVerifierOptions): Credential
     return discovering;
   };
   // SDK clients send `new URL(resource).href`, which may add one trailing slash: accept both spellings.
+  const apiKeys = new AuthCache(opts.store);
   const audiences = [opts.resource.replace(/\/+$/, ''), `${opts.resource.replace(/\/+$/, '')}/`];
 
   return {
@@ -86,7 +88,7 @@ export function createCredentialVerifier(opts: TokenVerifierOptions): Credential
       if (token === undefined) return { ok: false, reason: 'missing', description: 'No Bearer credential' };
       const kind = classifyBearer(token);
       if (kind === 'api_key') {
-        const who = authenticate(header, opts.store, clock());
+        const who = apiKeys.authenticate(header, clock());
         if (!who.ok) return { ok: false, reason: 'invalid', description: 'The API key is unknown or revoked' };
         return { ok: true, principal: { userId: who.userId, tier: who.tier, kind: 'api_key', token, clientId: who.keyId, scopes: [], expiresAt: Math.floor(clock() / 1000) + 3600 } };
       }

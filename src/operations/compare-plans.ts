@@ -5,7 +5,7 @@ import { echoQuery, type Operation } from './operation.ts';
 import { notFound, validationProblem } from './problems.ts';
 import { compileQuery } from './query.ts';
 import { COMPARE_RESPONSE, P } from './schemas/common.ts';
-import { summaryRow } from './search-plans.ts';
+import { summaryRow, type PlanSummaryRow } from './search-plans.ts';
 
 interface Params {
   ids: string[];
@@ -59,8 +59,8 @@ export const comparePlans: Operation<Params> = {
       if (parts === undefined) throw notFound(`Plan ${rec.id} not found.`);
       return summaryRow(parts, premium, null);
     });
-    const lowest = (value: (row: Record<string, unknown>) => number | null): string | null => {
-      let best: Record<string, unknown> | null = null;
+    const lowest = (value: (row: PlanSummaryRow) => number | null): string | null => {
+      let best: PlanSummaryRow | null = null;
       let bestValue = Infinity;
       for (const row of plans) {
         const v = value(row);
@@ -69,15 +69,15 @@ export const comparePlans: Operation<Params> = {
           bestValue = v;
         }
       }
-      return best === null ? null : String(best.id);
+      return best === null ? null : best.id;
     };
-    const money = (row: Record<string, unknown>, key: 'deductible' | 'max_out_of_pocket'): number | null => (row[key] as { individual: number | null }).individual;
+    const money = (row: PlanSummaryRow, key: 'deductible' | 'max_out_of_pocket'): number | null => row[key].individual;
     const loc = locationFields(where);
     return {
       _links: { self: { href: `${ctx.baseUrl}/v1/health/plans/compare${echoQuery(QUERY.order, meta.raw)}`, type: 'application/json' } },
       _embedded: { plans },
       comparison_summary: {
-        lowest_premium: lowest((r) => r.premium as number)!,
+        lowest_premium: lowest((r) => r.premium)!,
         lowest_deductible: lowest((r) => money(r, 'deductible')),
         lowest_moop: lowest((r) => money(r, 'max_out_of_pocket')),
       },

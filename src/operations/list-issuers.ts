@@ -26,6 +26,7 @@ export const listIssuers: Operation<Params> = {
   }),
   pathParams: [],
   responseSchema: ISSUERS_RESPONSE,
+  cacheable: true,
   handle(ctx, p, meta) {
     if (!JURISDICTIONS.has(p.state)) throw validationProblem([{ field: 'state', message: `Unknown state code ${p.state}` }]);
     const yd = ctx.registry.get(p.year)!;

@@ -12,6 +12,7 @@ export const listYears: Operation<Record<string, never>> = {
   query: compileQuery({ schema: { type: 'object', properties: {} } }),
   pathParams: [],
   responseSchema: YEARS_RESPONSE,
+  cacheable: true,
   handle(ctx) {
     return {
       _links: { self: { href: `${ctx.baseUrl}/v1/health/years`, type: 'application/json' } },

@@ -19,6 +19,7 @@ export const lookupZip: Operation<Params> = {
   query: compileQuery({ schema: { type: 'object', properties: { zip: P.zip, year: P.year }, required: ['zip'] } }),
   pathParams: ['zip'],
   responseSchema: ZIP_RESPONSE,
+  cacheable: true,
   handle(ctx, p, meta) {
     const yd = ctx.registry.get(p.year)!;
     const locations = yd.ds.resolveZip(p.zip);

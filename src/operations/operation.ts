@@ -5,7 +5,7 @@
  * the engine and its response schema. The REST front maps it to a route, the MCP front to a tool, and
  * the OpenAPI document is generated from the same definition.
  */
-import { createHash } from 'node:crypto';
+import { fastHash } from './fast-hash.ts';
 import type { Tier } from '../policy/tiers.ts';
 import type { DataRegistry } from './data-registry.ts';
 import { ProblemError, validationProblem, type FieldError, type ProblemSpec } from './problems.ts';
@@ -50,6 +50,11 @@ export interface Operation<P = Record<string, unknown>> {
    */
   readonly check?: (params: P) => FieldError[];
   readonly responseSchema: JsonSchema;
+  /**
+   * The body depends only on the request and the data build, from a finite key space (years, ZIPs,
+   * states, plans): a front may keep the serialized response for the life of the build.
+   */
+  readonly cacheable?: boolean;
   /** Throws {@link ProblemError} for 400/404; returns the resource otherwise. */
   handle(ctx: OperationContext, params: P, meta: RequestMeta): Record<string, unknown>;
 }
@@ -112,7 +117,7 @@ export function canonicalRequest(id: string, params: Record<string, unknown>): s
 }
 
 export function etagFor(version: string, canonical: string): string {
-  return `W/"${version}-${createHash('sha1').update(canonical).digest('hex').slice(0, 16)}.r1"`;
+  return `W/"${version}-${fastHash(canonical)}.r1"`;
 }
 
 /** Query string echoing the request: canonical names in table order, aliases rewritten, no defaults. */

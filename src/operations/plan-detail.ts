@@ -32,6 +32,7 @@ export const getPlanById: Operation<Params> = {
   query: compileQuery({ schema: { type: 'object', properties: { plan_id: { type: 'string', description: 'Plan variant ID, e.g. 21989AK0030001-01' }, year: P.year }, required: ['plan_id'] } }),
   pathParams: ['plan_id'],
   responseSchema: PLAN_DETAIL_RESPONSE,
+  cacheable: true,
   handle(ctx, p) {
     const yd = ctx.registry.get(p.year)!;
     const r = findPlan(yd, p.plan_id);

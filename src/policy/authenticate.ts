@@ -71,7 +71,8 @@ export function authenticate(authorizationHeader: string | undefined, store: Sta
   return { ok: true, userId: user.id, tier: user.tier, keyId: key.id };
 }
 
-function touch(store: StateStore, keyId: string, now: number): void {
+/** Records a key's use (at most one write in flight per key; never awaited by a request). */
+export function touch(store: StateStore, keyId: string, now: number): void {
   if (touching.has(keyId)) return;
   touching.add(keyId);
   const at = new Date(now).toISOString();

@@ -32,6 +32,7 @@ import type { ApiKeyRecord, StateStore, UserRecord } from './state-store.ts';
 
 /** The environment file inside the state directory. */
 export const STATE_FILE = 'state.mdb';
+const GENERATION = 'auth-generation';
 
 const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
@@ -49,13 +50,24 @@ class LmdbStateStore implements StateStore {
   readonly #keysByHash: Database<string, string>;
   readonly #users: Database<UserRecord, string>;
   readonly #counters: Database<number, CounterKey>;
+  readonly #meta: Database<number, string>;
 
   constructor(path: string) {
-    this.#root = open({ path, noSubdir: true, maxDbs: 8, compression: false });
+    this.#root = open({ path, noSubdir: true, maxDbs: 9, compression: false });
     this.#keys = this.#root.openDB<ApiKeyRecord, string>({ name: 'keys' });
     this.#keysByHash = this.#root.openDB<string, string>({ name: 'keys-by-hash' });
     this.#users = this.#root.openDB<UserRecord, string>({ name: 'users' });
     this.#counters = this.#root.openDB<number, CounterKey>({ name: 'counters' });
+    this.#meta = this.#root.openDB<number, string>({ name: 'meta' });
+  }
+
+  generation(): number {
+    return this.#meta.get(GENERATION) ?? 0;
+  }
+
+  /** Inside a write transaction: anything that can change who a credential authenticates as. */
+  #bump(): void {
+    this.#meta.put(GENERATION, (this.#meta.get(GENERATION) ?? 0) + 1);
   }
 
   getKeyByHash(hash: string): ApiKeyRecord | undefined {
@@ -77,6 +89,7 @@ class LmdbStateStore implements StateStore {
       if (previous !== undefined && previous.hash !== rec.hash) this.#keysByHash.remove(previous.hash);
       this.#keys.put(rec.id, rec);
       this.#keysByHash.put(rec.hash, rec.id);
+      this.#bump();
     });
   }
 
@@ -90,6 +103,8 @@ class LmdbStateStore implements StateStore {
       if (next === undefined) return current;
       if (next.id !== current.id || next.hash !== current.hash) throw new Error(`updateKey must not change the id or hash of ${id}`);
       this.#keys.put(id, next);
+      // last_used_at touches do not change authentication; revocations and re-ownership do.
+      if (next.revoked_at !== current.revoked_at || next.user_id !== current.user_id) this.#bump();
       return next;
     });
   }
@@ -103,7 +118,10 @@ class LmdbStateStore implements StateStore {
   }
 
   async putUser(rec: UserRecord): Promise<void> {
-    await this.#users.put(rec.id, rec);
+    await this.#root.transaction(() => {
+      this.#users.put(rec.id, rec);
+      this.#bump();
+    });
   }
 
   async updateUser(id: string, update: (current: UserRecord | undefined) => UserRecord | undefined): Promise<UserRecord | undefined> {
@@ -113,6 +131,7 @@ class LmdbStateStore implements StateStore {
       if (next === undefined) return current;
       if (next.id !== id) throw new Error(`updateUser must not change the id of ${id}`);
       this.#users.put(id, next);
+      if (current === undefined || next.tier !== current.tier) this.#bump();
       return next;
     });
   }

@@ -50,6 +50,12 @@ export const USER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@:+-]{0,127}$/;
 
 export interface StateStore {
   /** The key whose plaintext hashes to `hash`, revoked or not; undefined when none. */
+  /**
+   * A number that changes whenever a write could change the outcome of an authentication (a key
+   * created, revoked or moved, a user created or re-tiered), in any process. Caches of authentication
+   * results compare it on every request instead of expiring on a timer, so revocations apply at once.
+   */
+  generation(): number;
   getKeyByHash(hash: string): ApiKeyRecord | undefined;
   getKey(id: string): ApiKeyRecord | undefined;
   /** Inserts or replaces a key record and its hash index entry in one transaction. */
