@@ -43,7 +43,7 @@ const page = execute(searchPlansOperation, ctx, 'pro', query('zip=77002&age=40&p
 if (!page.ok) throw new Error('search failed');
 const fjs = compileSerializer(searchPlansOperation.responseSchema);
 const fragments = fragmentSerializer((b) => JSON.stringify(b));
-if (fragments(page.body) !== JSON.stringify(page.body)) throw new Error('fragment serializer output differs from JSON.stringify');
+if (fragments(page.body).toString('utf8') !== JSON.stringify(page.body)) throw new Error('fragment serializer output differs from JSON.stringify');
 
 const bench = new Bench({ time: Number(process.env.HPD_BENCH_MS ?? 1000) });
 bench

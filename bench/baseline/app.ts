@@ -9,6 +9,7 @@
  * compare and no OOP estimate: the load runs exercise those on our server and the ceiling only.
  */
 import { createHash } from 'node:crypto';
+import { fastHash } from '../../src/operations/fast-hash.ts';
 import type { Database, Statement } from 'better-sqlite3';
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
@@ -252,10 +253,8 @@ export function createBaselineApp(config: BaselineConfig): Hono<Env> {
     if (loc.plan_list === null) throw new HttpProblem(404, `No plan data for ${String(loc.state)} in ${year}.`);
 
     const metal = metalParam?.replace('_', ' ');
-    const fingerprint = createHash('sha256')
-      .update([buildHash, zip, loc.county_fips, loc.rating_area_id, age, metalParam ?? '', planType ?? '', issuer?.toLowerCase() ?? '', hsa ?? '', maxPremium ?? '', maxDeductible ?? '', sortBy, sortOrder, '', '', ''].join('\u0000'))
-      .digest('base64url')
-      .slice(0, 16);
+    // Same cursor format as ours (same bodies), so the same fingerprint function.
+    const fingerprint = fastHash([buildHash, zip, loc.county_fips, loc.rating_area_id, age, metalParam ?? '', planType ?? '', issuer?.toLowerCase() ?? '', hsa ?? '', maxPremium ?? '', maxDeductible ?? '', sortBy, sortOrder, '', '', ''].join('\u0000'));
 
     // WHERE: the location's rates at this age, the plans offered in the county, the filters.
     const where = ['r.state = @state', 'r.rating_area = @area', 'r.age = @age', 'r.tobacco = @tobacco'];

@@ -17,7 +17,7 @@ import { rateLimitHeaders } from '../policy/rate-limit-headers.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import { acceptsJson, ifNoneMatchMatches, linkHeader } from './conditional.ts';
 import { buildOpenApi } from './openapi.ts';
-import { compileSerializer, fragmentSerializer, serializeProblem, type Serializer } from './serializers.ts';
+import { compileSerializer, fragmentSerializer, serializeProblem } from './serializers.ts';
 import { uws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.ts';
 
 export interface ServerConfig {
@@ -50,24 +50,29 @@ const INVALID_TOKEN = `${REALM}, error="invalid_token", error_description="The A
 interface Reply {
   status: number;
   headers: Array<[string, string]>;
-  body: string;
+  body: string | Buffer;
 }
 
 interface Route {
   readonly pattern: string;
   readonly op: Operation<never>;
-  readonly serializer: Serializer;
+  readonly serializer: (body: Record<string, unknown>) => string | Buffer;
 }
 
 /** A finished 200 of a cacheable operation: everything but the per-caller headers. */
 interface CachedResponse {
   readonly etag: string;
   readonly link: string;
-  readonly body: string;
+  /** Encoded once: a hit hands uWS bytes, not a string to encode again. */
+  readonly body: Buffer;
 }
 
 /** Responses kept per build; cleared when full (the key spaces are small: years, ZIPs, states, plans). */
 const MAX_CACHED_RESPONSES = 50_000;
+
+function toBytes(body: string | Buffer): Buffer {
+  return typeof body === 'string' ? Buffer.from(body) : body;
+}
 
 const STATUS_LINE: Record<number, string> = {
   200: '200 OK',
@@ -111,7 +116,7 @@ export function createRestServer(config: ServerConfig): RestServer {
 
   // Collections of plan summaries (search, compare) are written from pre-serialized plan fragments:
   // ~10× faster than either serializer on a 25-plan page (bench/search.bench.ts), same bytes.
-  const serializerFor = (op: Operation<never>): Serializer =>
+  const serializerFor = (op: Operation<never>): Route['serializer'] =>
     '_embedded' in ((op.responseSchema.properties ?? {}) as object) ? fragmentSerializer((b) => JSON.stringify(b)) : compileSerializer(op.responseSchema);
   const routes: Route[] = OPERATIONS.map((op) => ({ pattern: op.path.replace(/\{(\w+)\}/g, ':$1'), op, serializer: serializerFor(op) }));
   // The overview table's `/zip/{zip}` spelling serves the same body (api-contract §5.7).
@@ -196,7 +201,7 @@ export function createRestServer(config: ServerConfig): RestServer {
     const done: CachedResponse = {
       etag: etagFor(config.registry.version, result.canonical),
       link: linkHeader(result.body._links, serviceDesc),
-      body: route.serializer(result.body),
+      body: toBytes(route.serializer(result.body)),
     };
     if (cacheKey !== null) {
       if (responses.size >= MAX_CACHED_RESPONSES) responses.clear();

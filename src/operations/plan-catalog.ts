@@ -14,6 +14,9 @@ export const SUMMARY_JSON = Symbol.for('hpd.summary-json');
 export interface SummaryJson {
   readonly prefix: string;
   readonly suffix: string;
+  /** The same, UTF-8 encoded once, so a response is assembled from bytes (no per-request encoding). */
+  readonly prefixBytes: Buffer;
+  readonly suffixBytes: Buffer;
 }
 
 export interface SummaryParts {
@@ -57,7 +60,9 @@ export function summaryParts(rec: PlanVariantRecord, baseUrl: string, year: numb
   // Field order of the plan summary schema; the two premiums are spliced in per request.
   const head = JSON.stringify({ _links: parts._links, id: parts.id, name: parts.name, issuer: parts.issuer, state: parts.state, metal_level: parts.metal_level, plan_type: parts.plan_type });
   const tail = JSON.stringify({ deductible: parts.deductible, max_out_of_pocket: parts.max_out_of_pocket, hsa_eligible: parts.hsa_eligible, national_network: parts.national_network, links: parts.links });
-  return { ...parts, [SUMMARY_JSON]: { prefix: `${head.slice(0, -1)},"premium":`, suffix: `,${tail.slice(1)}` } };
+  const prefix = `${head.slice(0, -1)},"premium":`;
+  const suffix = `,${tail.slice(1)}`;
+  return { ...parts, [SUMMARY_JSON]: { prefix, suffix, prefixBytes: Buffer.from(prefix), suffixBytes: Buffer.from(suffix) } };
 }
 
 export function buildPlanCatalog(ds: Dataset, baseUrl: string, year: number): PlanCatalog {

@@ -50,7 +50,7 @@ class LmdbStateStore implements StateStore {
   readonly #keysByHash: Database<string, string>;
   readonly #users: Database<UserRecord, string>;
   readonly #counters: Database<number, CounterKey>;
-  readonly #meta: Database<number, string>;
+  readonly #meta: Database<Buffer, string>;
 
   constructor(path: string) {
     this.#root = open({ path, noSubdir: true, maxDbs: 9, compression: false });
@@ -58,16 +58,20 @@ class LmdbStateStore implements StateStore {
     this.#keysByHash = this.#root.openDB<string, string>({ name: 'keys-by-hash' });
     this.#users = this.#root.openDB<UserRecord, string>({ name: 'users' });
     this.#counters = this.#root.openDB<number, CounterKey>({ name: 'counters' });
-    this.#meta = this.#root.openDB<number, string>({ name: 'meta' });
+    // Raw bytes: the generation is read on every request, and getBinaryFast decodes nothing.
+    this.#meta = this.#root.openDB<Buffer, string>({ name: 'meta', encoding: 'binary' });
   }
 
   generation(): number {
-    return this.#meta.get(GENERATION) ?? 0;
+    const raw = this.#meta.getBinaryFast(GENERATION);
+    return raw === undefined || raw.length < 8 ? 0 : Number(raw.readBigUInt64LE(0));
   }
 
   /** Inside a write transaction: anything that can change who a credential authenticates as. */
   #bump(): void {
-    this.#meta.put(GENERATION, (this.#meta.get(GENERATION) ?? 0) + 1);
+    const next = Buffer.alloc(8);
+    next.writeBigUInt64LE(BigInt(this.generation() + 1));
+    this.#meta.put(GENERATION, next);
   }
 
   getKeyByHash(hash: string): ApiKeyRecord | undefined {
