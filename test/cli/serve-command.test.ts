@@ -9,17 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createServer, type AddressInfo, type Server } from 'node:net';
+import { freePorts } from '../helpers/services.ts';
 
 const HPD = fileURLToPath(new URL('../../bin/hpd.js', import.meta.url));
 
-/** Free ports, found by listening on port 0 (identifiers such as the issuer name the port). */
-async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(Array.from({ length: n }, () => new Promise<Server>((resolve) => { const s = createServer(); s.listen(0, '127.0.0.1', () => resolve(s)); })));
-  const ports = servers.map((s) => (s.address() as AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
-}
 
 test('hpd serve builds the default dataset when none exists, serves REST, MCP and the authorization server, and stops cleanly on SIGTERM', { timeout: 120_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hpd-serve-'));

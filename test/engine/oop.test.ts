@@ -3,16 +3,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { buildDataset } from '../../build/compile.ts';
-import { createProgress } from '../../build/progress.ts';
+import { buildFixture } from '../helpers/fixture-build.ts';
 import { openCurrentDataset, type Dataset } from '../../src/engine/dataset.ts';
 import { costSharing, estimateOop, HEURISTIC_SCENARIOS, type OopEstimate } from '../../src/engine/oop.ts';
 import type { DeductibleSet, PlanVariantRecord, SbcScenario } from '../../src/engine/plan-record.ts';
 import { loadRules } from '../../src/engine/rules.ts';
-import { writeFixtureInputs } from '../helpers/fixture-inputs.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const rules2026 = loadRules(2026);
 
 const cents = (dollars: number): number => Math.round(dollars * 100);
@@ -213,17 +209,7 @@ describe('every plan record of the fixture', () => {
   let ds: Dataset;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'hpd-oop-'));
-    const f = writeFixtureInputs(join(dir, 'in'));
-    await buildDataset({
-      year: 2025,
-      root: ROOT,
-      buildsRoot: join(dir, 'builds'),
-      cacheDir: join(dir, 'cache'),
-      sourcesFile: f.sourcesFile,
-      offline: true,
-      progress: createProgress({ tty: false, quiet: true }),
-    });
-    ds = openCurrentDataset(join(dir, 'builds'), 2025);
+    ds = openCurrentDataset(await buildFixture(dir), 2025);
   });
   after(() => {
     ds?.close();

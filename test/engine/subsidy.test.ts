@@ -3,15 +3,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { buildDataset } from '../../build/compile.ts';
-import { createProgress } from '../../build/progress.ts';
+import { buildFixture } from '../helpers/fixture-build.ts';
 import { openCurrentDataset, type Dataset, type ZipLocation } from '../../src/engine/dataset.ts';
 import { csrVariantFor, estimateAptc, NOTE_BELOW_100 } from '../../src/engine/subsidy.ts';
 import { loadRules } from '../../src/engine/rules.ts';
-import { FIXTURE_ZIPS, writeFixtureInputs } from '../helpers/fixture-inputs.ts';
+import { FIXTURE_ZIPS } from '../helpers/fixture-inputs.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const rules2026 = loadRules(2026);
 const rules2025 = loadRules(2025);
 
@@ -26,17 +23,7 @@ let ds: Dataset;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hpd-subsidy-'));
-  const f = writeFixtureInputs(join(dir, 'in'));
-  await buildDataset({
-    year: 2025,
-    root: ROOT,
-    buildsRoot: join(dir, 'builds'),
-    cacheDir: join(dir, 'cache'),
-    sourcesFile: f.sourcesFile,
-    offline: true,
-    progress: createProgress({ tty: false, quiet: true }),
-  });
-  ds = openCurrentDataset(join(dir, 'builds'), 2025);
+  ds = openCurrentDataset(await buildFixture(dir), 2025);
 });
 after(() => {
   ds?.close();

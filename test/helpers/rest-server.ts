@@ -5,9 +5,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { buildDataset } from '../../build/compile.ts';
-import { createProgress } from '../../build/progress.ts';
 import { createRestServer } from '../../src/http/server.ts';
 import { openRegistry, type DataRegistry } from '../../src/operations/data-registry.ts';
 import { createKey } from '../../src/policy/api-keys.ts';
@@ -15,9 +12,8 @@ import { openLmdbStateStore } from '../../src/policy/lmdb-store.ts';
 import { DailyQuota } from '../../src/policy/quota.ts';
 import type { StateStore } from '../../src/policy/state-store.ts';
 import { DEFAULT_DAILY_LIMITS, type Tier } from '../../src/policy/tiers.ts';
-import { writeFixtureInputs } from './fixture-inputs.ts';
+import { buildFixture } from './fixture-build.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface FixtureServer {
   readonly url: string;
@@ -33,12 +29,7 @@ export interface FixtureServer {
   close(): Promise<void>;
 }
 
-/** Builds the fixture dataset into `dir/builds` (year 2025) and returns the builds root. */
-export async function buildFixture(dir: string): Promise<string> {
-  const f = writeFixtureInputs(join(dir, 'in'));
-  await buildDataset({ year: 2025, root: ROOT, buildsRoot: join(dir, 'builds'), cacheDir: join(dir, 'cache'), sourcesFile: f.sourcesFile, offline: true, progress: createProgress({ tty: false, quiet: true }) });
-  return join(dir, 'builds');
-}
+export { buildFixture };
 
 export async function startFixtureServer(opts: { limits?: Partial<Record<Tier, number>>; buildsRoot?: string; stateDir?: string; startAt?: number } = {}): Promise<FixtureServer> {
   const dir = mkdtempSync(join(tmpdir(), 'hpd-rest-'));
