@@ -8,11 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import zlib from 'node:zlib';
 import { loadPlanAttributes } from '../../../build/puf/plan-attributes.ts';
 import { createProgress } from '../../../build/progress.ts';
 import { DIAGNOSTIC_CODES, DiagnosticSink, FatalBuildError } from '../../../build/read/diagnostics.ts';
 import { openTable } from '../../../build/read/table.ts';
+import { makeZip } from '../../helpers/zip-writer.ts';
 
 const REAL_FILE = '/work/shared/data/cms/py2025/plan-attributes-puf.zip';
 
@@ -120,42 +120,6 @@ function writeFile(content: string | Buffer, ext = 'csv'): string {
   return file;
 }
 
-/** A one-member deflated zip: local header, data, central directory, end of central directory. */
-function zipOf(memberName: string, data: Buffer): Buffer {
-  const name = Buffer.from(memberName, 'utf8');
-  const body = zlib.deflateRawSync(data);
-  const crc = zlib.crc32(data);
-  const local = Buffer.alloc(30);
-  local.writeUInt32LE(0x04034b50, 0);
-  local.writeUInt16LE(20, 4);
-  local.writeUInt16LE(0x0800, 6);
-  local.writeUInt16LE(8, 8);
-  local.writeUInt32LE(crc, 14);
-  local.writeUInt32LE(body.length, 18);
-  local.writeUInt32LE(data.length, 22);
-  local.writeUInt16LE(name.length, 26);
-  const central = Buffer.alloc(46);
-  central.writeUInt32LE(0x02014b50, 0);
-  central.writeUInt16LE(20, 4);
-  central.writeUInt16LE(20, 6);
-  central.writeUInt16LE(0x0800, 8);
-  central.writeUInt16LE(8, 10);
-  central.writeUInt32LE(crc, 16);
-  central.writeUInt32LE(body.length, 20);
-  central.writeUInt32LE(data.length, 24);
-  central.writeUInt16LE(name.length, 28);
-  central.writeUInt32LE(0, 42);
-  const cdOffset = local.length + name.length + body.length;
-  const cdSize = central.length + name.length;
-  const eocd = Buffer.alloc(22);
-  eocd.writeUInt32LE(0x06054b50, 0);
-  eocd.writeUInt16LE(1, 8);
-  eocd.writeUInt16LE(1, 10);
-  eocd.writeUInt32LE(cdSize, 12);
-  eocd.writeUInt32LE(cdOffset, 16);
-  return Buffer.concat([local, name, body, central, name, eocd]);
-}
-
 const quiet = () => createProgress({ tty: false, quiet: true });
 
 async function load(file: string, year = 2025, displayName?: string) {
@@ -225,7 +189,7 @@ describe('loadPlanAttributes: file layout', () => {
     const data = rows(4);
     const csv = Buffer.from(toCsv(OFFICIAL_HEADER, data));
     const fromCsv = await load(writeFile(csv), 2025, 'plan-attributes-puf');
-    const zipped = writeFile(zipOf('Plan_Attributes_PUF.csv', csv), 'zip');
+    const zipped = writeFile(makeZip([{ name: 'Plan_Attributes_PUF.csv', data: csv, method: 8 }]), 'zip');
     const fromZip = await load(zipped, 2025, 'plan-attributes-puf');
     assert.equal(fromZip.result.variants.size, 4);
     assert.deepEqual(fromZip.result.variants, fromCsv.result.variants);

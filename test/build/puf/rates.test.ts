@@ -7,12 +7,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import zlib from 'node:zlib';
 import { loadRates } from '../../../build/puf/rates.ts';
 import { createProgress } from '../../../build/progress.ts';
 import { DIAGNOSTIC_CODES, DiagnosticSink, FatalBuildError } from '../../../build/read/diagnostics.ts';
 import { openTable } from '../../../build/read/table.ts';
 import { AGE_BAND_COUNT } from '../../../src/engine/age-bands.ts';
+import { makeZip } from '../../helpers/zip-writer.ts';
 
 /** Official column order (shared/data/README.md §7.1). */
 const OFFICIAL = [
@@ -100,37 +100,6 @@ const csvField = (v: string): string => (/[",\r\n]/.test(v) ? `"${v.replaceAll('
 
 function toCsv(rows: readonly Row[], header: readonly string[] = SHUFFLED): string {
   return [header.join(','), ...rows.map((r) => header.map((c) => csvField(r[c as Column] ?? '')).join(','))].join('\r\n') + '\r\n';
-}
-
-/** A one-member deflated zip: local header, data, central directory, end of central directory. */
-function zipOf(memberName: string, data: Buffer): Buffer {
-  const name = Buffer.from(memberName, 'utf8');
-  const body = zlib.deflateRawSync(data);
-  const crc = zlib.crc32(data);
-  const local = Buffer.alloc(30);
-  local.writeUInt32LE(0x04034b50, 0);
-  local.writeUInt16LE(20, 4);
-  local.writeUInt16LE(8, 8);
-  local.writeUInt32LE(crc, 14);
-  local.writeUInt32LE(body.length, 18);
-  local.writeUInt32LE(data.length, 22);
-  local.writeUInt16LE(name.length, 26);
-  const central = Buffer.alloc(46);
-  central.writeUInt32LE(0x02014b50, 0);
-  central.writeUInt16LE(20, 4);
-  central.writeUInt16LE(20, 6);
-  central.writeUInt16LE(8, 10);
-  central.writeUInt32LE(crc, 16);
-  central.writeUInt32LE(body.length, 20);
-  central.writeUInt32LE(data.length, 24);
-  central.writeUInt16LE(name.length, 28);
-  const eocd = Buffer.alloc(22);
-  eocd.writeUInt32LE(0x06054b50, 0);
-  eocd.writeUInt16LE(1, 8);
-  eocd.writeUInt16LE(1, 10);
-  eocd.writeUInt32LE(central.length + name.length, 12);
-  eocd.writeUInt32LE(local.length + name.length + body.length, 16);
-  return Buffer.concat([local, name, body, central, name, eocd]);
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hpd-rates-'));
@@ -353,7 +322,7 @@ describe('loadRates', () => {
     const csvFile = path.join(dir, 'rate-puf.csv');
     const zipFile = path.join(dir, 'rate-puf.zip');
     fs.writeFileSync(csvFile, csv);
-    fs.writeFileSync(zipFile, zipOf('rate-puf.csv', csv));
+    fs.writeFileSync(zipFile, makeZip([{ name: 'rate-puf.csv', data: csv, method: 8 }]));
     const a = await loadFile(csvFile);
     const b = await loadFile(zipFile);
     assert.deepEqual(b.rates, a.rates);

@@ -7,11 +7,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import zlib from 'node:zlib';
 import type { CsvRecord } from '../../../build/read/csv-reader.ts';
 import { DIAGNOSTIC_CODES, FatalBuildError } from '../../../build/read/diagnostics.ts';
 import { openTable, openTableFromStream } from '../../../build/read/table.ts';
 import type { TableReader } from '../../../build/read/table.ts';
+import { makeZip } from '../../helpers/zip-writer.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hpd-table-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -20,34 +20,6 @@ function write(name: string, content: string | Buffer): string {
   const file = path.join(dir, name);
   fs.writeFileSync(file, content);
   return file;
-}
-
-/** A one-member stored zip: the smallest archive openTable must accept (zip-entry.test.ts covers the rest). */
-function storedZip(name: string, data: Buffer): Buffer {
-  const n = Buffer.from(name);
-  const crc = zlib.crc32(data);
-  const local = Buffer.alloc(30);
-  local.writeUInt32LE(0x04034b50, 0);
-  local.writeUInt16LE(20, 4);
-  local.writeUInt32LE(crc, 14);
-  local.writeUInt32LE(data.length, 18);
-  local.writeUInt32LE(data.length, 22);
-  local.writeUInt16LE(n.length, 26);
-  const central = Buffer.alloc(46);
-  central.writeUInt32LE(0x02014b50, 0);
-  central.writeUInt16LE(20, 6);
-  central.writeUInt32LE(crc, 16);
-  central.writeUInt32LE(data.length, 20);
-  central.writeUInt32LE(data.length, 24);
-  central.writeUInt16LE(n.length, 28);
-  const cdOffset = local.length + n.length + data.length;
-  const eocd = Buffer.alloc(22);
-  eocd.writeUInt32LE(0x06054b50, 0);
-  eocd.writeUInt16LE(1, 8);
-  eocd.writeUInt16LE(1, 10);
-  eocd.writeUInt32LE(central.length + n.length, 12);
-  eocd.writeUInt32LE(cdOffset, 16);
-  return Buffer.concat([local, n, data, central, n, eocd]);
 }
 
 async function allRows(t: TableReader): Promise<CsvRecord[]> {
@@ -140,7 +112,7 @@ describe('openTable', () => {
 
   it('reads the CSV inside a zip and reports progress in inflated bytes', async () => {
     const csv = Buffer.from('\uFEFFPlanId,StateCode\r\n' + 'X,TX\r\n'.repeat(30000), 'utf8');
-    const t = await openTable(write('puf.zip', storedZip('Plan_Attributes_PUF.csv', csv)));
+    const t = await openTable(write('puf.zip', makeZip([{ name: 'Plan_Attributes_PUF.csv', data: csv, method: 0 }])));
     assert.equal(t.file, 'puf.zip');
     assert.deepEqual(t.header, ['PlanId', 'StateCode']);
     assert.equal(t.progress().bytesTotal, csv.length);
