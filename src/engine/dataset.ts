@@ -77,6 +77,23 @@ export interface CountyRecord {
   readonly rating_areas: readonly number[];
 }
 
+/**
+ * The columns a walk over a plan list reads, for the engine's hot loops (search): plain typed arrays,
+ * so a loop over a few hundred entries makes no calls and allocates nothing.
+ */
+export interface ListColumns {
+  /** First entry of each list: list `l` spans entries [listStart[l], listStart[l + 1]). */
+  readonly listStart: Uint32Array;
+  /** Plan index of each list entry. */
+  readonly entryPlan: Uint32Array;
+  /** Premium row (plan × rating area) of each list entry. */
+  readonly entryPair: Uint32Array;
+  /** Monthly premium in cents by premium row × age band (AGE_BAND_COUNT per row); 0 = not sold at that age. */
+  readonly pairCents: Uint32Array;
+  /** Per plan: equal numbers exactly when the lower-cased names are equal (name sort runs). */
+  readonly nameKey: Uint32Array;
+}
+
 export interface Dataset {
   readonly dir: string;
   readonly year: number;
@@ -86,6 +103,7 @@ export interface Dataset {
   readonly zipCount: number;
   /** Resident bytes of the columnar tables. */
   readonly tableBytes: number;
+  readonly columns: ListColumns;
   /** Locations of a ZIP, primary first; null for an unknown ZIP. */
   resolveZip(zip: string): ZipLocation[] | null;
   /** Number of plans offered at a location. */
@@ -198,6 +216,14 @@ export function openDataset(dir: string): Dataset {
       maxOutOfPocket: m === NULL_MONEY ? null : m,
     };
   });
+  const nameKey = new Uint32Array(summaries.length);
+  const nameKeys = new Map<string, number>();
+  for (const s of summaries) {
+    const lower = s.name.toLowerCase();
+    let k = nameKeys.get(lower);
+    if (k === undefined) nameKeys.set(lower, (k = nameKeys.size));
+    nameKey[s.index] = k;
+  }
   const statesWithPlans = [...new Set(summaries.map((s) => s.state))].sort();
 
   const listSize = (listId: number): number => listStart[listId + 1]! - listStart[listId]!;
@@ -211,6 +237,7 @@ export function openDataset(dir: string): Dataset {
     planCount: meta.plans.length,
     zipCount,
     tableBytes: tables.bytes,
+    columns: { listStart, entryPlan, entryPair, pairCents, nameKey },
     resolveZip(zip) {
       if (!/^\d{5}$/.test(zip)) return null;
       const z = Number(zip);

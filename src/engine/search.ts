@@ -9,6 +9,7 @@
  * cost-sharing-reduction view (silver plans shown as their CSR variant) ordered by deductible or MOOP,
  * whose values differ from the stored order; lists hold at most a few hundred plans.
  */
+import { AGE_BAND_COUNT, ageBand } from './age-bands.ts';
 import { PLAN_FLAG } from './build-format.ts';
 import type { Dataset, PlanSummaryFields, SortKey } from './dataset.ts';
 import type { MetalLevel, PlanType } from './plan-record.ts';
@@ -68,77 +69,80 @@ export interface SearchPage {
 
 /** Runs a search; pure and synchronous. */
 export function searchPlans(ds: Dataset, q: SearchQuery): SearchPage {
-  const order = orderedPositions(ds, q);
+  const { listStart, entryPlan, entryPair, pairCents } = ds.columns;
+  const base = listStart[q.listId]!;
+  const band = ageBand(q.age);
   const f = q.filters;
-  const matches = (pos: number): SearchRow | null => {
-    const p = ds.listPlan(q.listId, pos);
+  const maxCents = f.maxPremium === undefined ? Number.POSITIVE_INFINITY : Math.round(f.maxPremium * 100);
+  // The premium at a position when the plan there passes every filter, else 0. Hot: one call per plan
+  // of the list (the total counts them all), so it reads columns and allocates nothing.
+  const matchCents = (pos: number): number => {
+    const p = entryPlan[base + pos]!;
     const s = ds.plan(p);
-    if (!f.includeCatastrophic && s.metal === 'catastrophic') return null;
-    if (f.metalLevel !== undefined && s.metal !== f.metalLevel) return null;
-    if (f.planType !== undefined && s.planType !== f.planType) return null;
-    if (f.hsaEligible !== undefined && ((s.flags & PLAN_FLAG.hsaEligible) !== 0) !== f.hsaEligible) return null;
-    if (f.issuer !== undefined && !s.issuer.toLowerCase().includes(f.issuer)) return null;
-    const cents = ds.listPremiumCents(q.listId, pos, q.age);
-    if (cents === 0) return null; // not sold at this age (child-only plans for adults, for example)
-    if (f.maxPremium !== undefined && cents > Math.round(f.maxPremium * 100)) return null;
-    const csr = q.csr !== null && s.metal === 'silver' ? q.csr : null;
+    if (!f.includeCatastrophic && s.metal === 'catastrophic') return 0;
+    if (f.metalLevel !== undefined && s.metal !== f.metalLevel) return 0;
+    if (f.planType !== undefined && s.planType !== f.planType) return 0;
+    if (f.hsaEligible !== undefined && ((s.flags & PLAN_FLAG.hsaEligible) !== 0) !== f.hsaEligible) return 0;
+    if (f.issuer !== undefined && !s.issuer.toLowerCase().includes(f.issuer)) return 0;
+    const cents = pairCents[entryPair[base + pos]! * AGE_BAND_COUNT + band]!;
+    if (cents === 0 || cents > maxCents) return 0; // 0: not sold at this age (child-only plans for adults)
     if (f.maxDeductible !== undefined) {
-      const d = csr !== null ? csr.deductible(p) : s.deductible;
-      if (d === null || d > f.maxDeductible) return null;
+      const d = q.csr !== null && s.metal === 'silver' ? q.csr.deductible(p) : s.deductible;
+      if (d === null || d > f.maxDeductible) return 0;
     }
-    return { planIndex: p, position: pos, premiumCents: cents, variant: csr !== null ? csr.suffix : '01' };
+    return cents;
+  };
+  const row = (pos: number, cents: number): SearchRow => {
+    const p = entryPlan[base + pos]!;
+    return { planIndex: p, position: pos, premiumCents: cents, variant: q.csr !== null && ds.plan(p).metal === 'silver' ? q.csr.suffix : '01' };
   };
 
+  const order = orderedPositions(ds, q);
   const rows: SearchRow[] = [];
-  let total = 0;
-  let hasMore = false;
   if (q.afterId !== undefined) {
-    let passed = false;
-    for (const pos of order) {
-      if (!passed) {
-        if (ds.plan(ds.listPlan(q.listId, pos)).standardComponentId === q.afterId) passed = true;
-        continue;
-      }
-      const row = matches(pos);
-      if (row === null) continue;
-      if (rows.length === q.pageSize) {
-        hasMore = true;
-        break;
-      }
-      rows.push(row);
+    const after = ds.planIndex(q.afterId);
+    let i = 0;
+    while (i < order.length && entryPlan[base + order[i]!] !== after) i++;
+    if (i === order.length) return { rows, total: null, hasMore: false, cursorFound: false };
+    for (i++; i < order.length; i++) {
+      const cents = matchCents(order[i]!);
+      if (cents === 0) continue;
+      if (rows.length === q.pageSize) return { rows, total: null, hasMore: true, cursorFound: true };
+      rows.push(row(order[i]!, cents));
     }
-    return { rows, total: null, hasMore, cursorFound: passed };
+    return { rows, total: null, hasMore: false, cursorFound: true };
   }
   const skip = (q.page - 1) * q.pageSize;
-  for (const pos of order) {
-    const row = matches(pos);
-    if (row === null) continue;
-    if (total >= skip && rows.length < q.pageSize) rows.push(row);
+  let total = 0;
+  for (let i = 0; i < order.length; i++) {
+    const cents = matchCents(order[i]!);
+    if (cents === 0) continue;
+    if (total >= skip && rows.length < q.pageSize) rows.push(row(order[i]!, cents));
     total++;
   }
-  hasMore = total > skip + rows.length;
-  return { rows, total, hasMore, cursorFound: true };
+  return { rows, total, hasMore: total > skip + rows.length, cursorFound: true };
 }
 
 /** Positions of the list in the requested order. */
-function orderedPositions(ds: Dataset, q: SearchQuery): Iterable<number> {
+function orderedPositions(ds: Dataset, q: SearchQuery): Uint16Array {
   const stored = ds.listOrder(q.listId, q.sortBy, q.age);
   const needsResort = q.csr !== null && (q.sortBy === 'deductible' || q.sortBy === 'max_oop');
   const keyOf = sortKeyReader(ds, q);
   if (needsResort) {
-    const positions = Array.from(stored);
     const id = (pos: number): string => ds.plan(ds.listPlan(q.listId, pos)).standardComponentId;
-    positions.sort((a, b) => compareKeys(keyOf(a), keyOf(b), q.descending) || (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0));
-    return positions;
+    return stored.slice().sort((a, b) => compareKeys(keyOf(a), keyOf(b), q.descending) || (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0));
   }
   if (!q.descending) return stored;
   return descendingRuns(stored, keyOf);
 }
 
-type Key = number | string | null;
+type Key = number | null;
 
+/** The sort key at a list position; names as numbers that are equal exactly when the names are. */
 function sortKeyReader(ds: Dataset, q: SearchQuery): (pos: number) => Key {
-  const summary = (pos: number): PlanSummaryFields => ds.plan(ds.listPlan(q.listId, pos));
+  const { listStart, entryPlan, nameKey } = ds.columns;
+  const base = listStart[q.listId]!;
+  const summary = (pos: number): PlanSummaryFields => ds.plan(entryPlan[base + pos]!);
   const csrFor = (s: PlanSummaryFields): CsrOverride | null => (q.csr !== null && s.metal === 'silver' ? q.csr : null);
   switch (q.sortBy) {
     case 'premium':
@@ -159,7 +163,7 @@ function sortKeyReader(ds: Dataset, q: SearchQuery): (pos: number) => Key {
         return csr !== null ? csr.maxOutOfPocket(s.index) : s.maxOutOfPocket;
       };
     case 'name':
-      return (pos) => summary(pos).name.toLowerCase();
+      return (pos) => nameKey[entryPlan[base + pos]!]!;
   }
 }
 
@@ -171,7 +175,9 @@ function compareKeys(a: Key, b: Key, descending: boolean): number {
 }
 
 /** Reverses an ascending order by key while keeping plan-id order inside runs of equal keys and nulls last. */
-function* descendingRuns(stored: Uint16Array, keyOf: (pos: number) => Key): Generator<number> {
+function descendingRuns(stored: Uint16Array, keyOf: (pos: number) => Key): Uint16Array {
+  const out = new Uint16Array(stored.length);
+  let at = 0;
   let end = stored.length;
   // Nulls sit at the end of the ascending order; emit them last.
   let firstNull = end;
@@ -181,8 +187,9 @@ function* descendingRuns(stored: Uint16Array, keyOf: (pos: number) => Key): Gene
     const k = keyOf(stored[end - 1]!);
     let start = end - 1;
     while (start > 0 && keyOf(stored[start - 1]!) === k) start--;
-    for (let i = start; i < end; i++) yield stored[i]!;
+    for (let i = start; i < end; i++) out[at++] = stored[i]!;
     end = start;
   }
-  for (let i = firstNull; i < stored.length; i++) yield stored[i]!;
+  for (let i = firstNull; i < stored.length; i++) out[at++] = stored[i]!;
+  return out;
 }

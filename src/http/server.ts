@@ -12,11 +12,12 @@ import { etagFor, execute, TIER_RANK, type Operation, type OperationContext } fr
 import { PROBLEM_TYPES, toProblemBody, type ProblemSpec } from '../operations/problems.ts';
 import type { DataRegistry } from '../operations/data-registry.ts';
 import { AuthCache } from '../policy/auth-cache.ts';
-import type { DailyQuota } from '../policy/quota.ts';
-import { rateLimitHeaders } from '../policy/rate-limit-headers.ts';
+import type { DailyQuota, QuotaDecision } from '../policy/quota.ts';
+import { forEachRateLimitHeader, rateLimitHeaders } from '../policy/rate-limit-headers.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import { acceptsJson, ifNoneMatchMatches, linkHeader } from './conditional.ts';
 import { buildOpenApi } from './openapi.ts';
+import { queryPairs } from './query-string.ts';
 import { compileSerializer, fragmentSerializer, serializeProblem } from './serializers.ts';
 import { uws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.ts';
 
@@ -51,6 +52,13 @@ interface Reply {
   status: number;
   headers: Array<[string, string]>;
   body: string | Buffer;
+}
+
+/** A 200 (or 304) of an operation: written header by header, with no intermediate arrays. */
+interface OkReply {
+  readonly response: CachedResponse;
+  readonly quota: QuotaDecision;
+  readonly notModified: boolean;
 }
 
 interface Route {
@@ -149,6 +157,30 @@ export function createRestServer(config: ServerConfig): RestServer {
     });
   };
 
+  const writeOk = (res: HttpResponse, ok: OkReply, head: boolean, requestId: string): void => {
+    const r = ok.response;
+    res.cork(() => {
+      res.writeStatus(ok.notModified ? STATUS_LINE[304]! : STATUS_LINE[200]!);
+      res.writeHeader('x-request-id', requestId);
+      res.writeHeader('access-control-allow-origin', '*');
+      res.writeHeader('access-control-expose-headers', EXPOSED);
+      if (!ok.notModified) res.writeHeader('content-type', JSON_TYPE);
+      res.writeHeader('etag', r.etag);
+      res.writeHeader('cache-control', CACHE);
+      res.writeHeader('vary', 'Authorization');
+      forEachRateLimitHeader(ok.quota, (k, v) => res.writeHeader(k, v));
+      res.writeHeader('link', r.link);
+      if (ok.notModified) {
+        res.endWithoutBody();
+      } else if (head) {
+        res.writeHeader('content-length', String(r.body.length));
+        res.endWithoutBody();
+      } else {
+        res.end(r.body, draining);
+      }
+    });
+  };
+
   const handle = (route: Route, res: HttpResponse, req: HttpRequest, head: boolean): void => {
     const requestId = randomUUID();
     const path = req.getUrl();
@@ -160,14 +192,15 @@ export function createRestServer(config: ServerConfig): RestServer {
     route.op.pathParams.forEach((name, i) => {
       pathParams[name] = decodePathParam(req.getParameter(i) ?? '');
     });
-    let reply: Reply;
+    let reply: Reply | OkReply;
     try {
       reply = respond(route, path, rawQuery, authorization, accept, ifNoneMatch, pathParams);
     } catch (err) {
       onError(err, requestId);
       reply = problemReply({ kind: 'internal', detail: 'An unexpected error occurred. Quote the X-Request-Id when contacting support.' }, path);
     }
-    write(res, reply, head, requestId);
+    if ('response' in reply) writeOk(res, reply, head, requestId);
+    else write(res, reply, head, requestId);
   };
 
   const respond = (
@@ -178,7 +211,7 @@ export function createRestServer(config: ServerConfig): RestServer {
     accept: string,
     ifNoneMatch: string,
     pathParams: Record<string, string>,
-  ): Reply => {
+  ): Reply | OkReply => {
     if (!acceptsJson(accept)) return problemReply({ kind: 'notAcceptable', detail: 'This resource is available as application/json only.' }, path);
     const now = clock();
     const who = auth.authenticate(authorization, now);
@@ -186,18 +219,16 @@ export function createRestServer(config: ServerConfig): RestServer {
       return problemReply({ kind: 'unauthorized', detail: 'Missing or invalid API key.' }, path, [['www-authenticate', who.reason === 'missing' ? REALM : INVALID_TOKEN]]);
     }
     const decision = config.quota.consume(who.userId, who.tier);
-    const rl = rateLimitHeaders(decision);
     if (!decision.allowed) {
-      return problemReply({ kind: 'rateLimited', detail: 'Daily request limit reached. Resets at midnight UTC.', upgrade: true }, path, rl);
+      return problemReply({ kind: 'rateLimited', detail: 'Daily request limit reached. Resets at midnight UTC.', upgrade: true }, path, rateLimitHeaders(decision));
     }
     // The same raw request of a cacheable operation always gets the same 200 within a build; only the
     // endpoint's tier depends on the caller, so it is checked before a hit is served.
     const cacheKey = route.op.cacheable === true ? `${route.pattern}\u0000${rawQuery}\u0000${Object.values(pathParams).join('\u0000')}` : null;
     const hit = cacheKey === null ? undefined : responses.get(cacheKey);
-    if (hit !== undefined && TIER_RANK[who.tier] >= TIER_RANK[route.op.tier]) return okReply(hit, ifNoneMatch, rl);
-    const query = [...new URLSearchParams(rawQuery)];
-    const result = execute(route.op, ctx, who.tier, query, pathParams);
-    if (!result.ok) return problemReply(result.problem, path, rl);
+    if (hit !== undefined && TIER_RANK[who.tier] >= TIER_RANK[route.op.tier]) return okReply(hit, ifNoneMatch, decision);
+    const result = execute(route.op, ctx, who.tier, queryPairs(rawQuery), pathParams);
+    if (!result.ok) return problemReply(result.problem, path, rateLimitHeaders(decision));
     const done: CachedResponse = {
       etag: etagFor(config.registry.version, result.canonical),
       link: linkHeader(result.body._links, serviceDesc),
@@ -207,14 +238,10 @@ export function createRestServer(config: ServerConfig): RestServer {
       if (responses.size >= MAX_CACHED_RESPONSES) responses.clear();
       responses.set(cacheKey, done);
     }
-    return okReply(done, ifNoneMatch, rl);
+    return okReply(done, ifNoneMatch, decision);
   };
 
-  const okReply = (r: CachedResponse, ifNoneMatch: string, rl: Array<[string, string]>): Reply => {
-    const common: Array<[string, string]> = [['etag', r.etag], ['cache-control', CACHE], ['vary', 'Authorization'], ...rl, ['link', r.link]];
-    if (ifNoneMatchMatches(ifNoneMatch, r.etag)) return { status: 304, headers: common, body: '' };
-    return { status: 200, headers: [['content-type', JSON_TYPE], ...common], body: r.body };
-  };
+  const okReply = (response: CachedResponse, ifNoneMatch: string, quota: QuotaDecision): OkReply => ({ response, quota, notModified: ifNoneMatchMatches(ifNoneMatch, response.etag) });
 
   const methodNotAllowed = (res: HttpResponse, req: HttpRequest): void => {
     const method = req.getCaseSensitiveMethod();

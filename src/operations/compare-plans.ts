@@ -57,7 +57,7 @@ export const comparePlans: Operation<Params> = {
       if (premium === null) throw validationProblem([{ field: 'ids', message: `Plan ${rec.id} is not offered in ZIP ${p.zip}` }]);
       const parts = yd.catalog.get(index!, rec.variant);
       if (parts === undefined) throw notFound(`Plan ${rec.id} not found.`);
-      return summaryRow(parts, premium, null);
+      return summaryRow(parts, Math.round(premium * 100));
     });
     const lowest = (value: (row: PlanSummaryRow) => number | null): string | null => {
       let best: PlanSummaryRow | null = null;

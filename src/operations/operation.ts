@@ -110,10 +110,21 @@ export function execute<P>(
   }
 }
 
-/** A stable text of the validated request: the ETag's request part. */
+/** A stable text of the validated request: the ETag's request part. Keys sorted, undefined left out. */
 export function canonicalRequest(id: string, params: Record<string, unknown>): string {
-  const keys = Object.keys(params).sort();
-  return `${id}?${keys.map((k) => `${k}=${JSON.stringify(params[k])}`).join('&')}`;
+  const keys = Object.keys(params);
+  // Parameters arrive in schema order already; sort only when they are not (a copy, rarely made).
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! < keys[i]!;
+  let out = `${id}?`;
+  let first = true;
+  for (const k of sorted ? keys : keys.slice().sort()) {
+    const v = params[k];
+    if (v === undefined) continue;
+    out += `${first ? '' : '&'}${k}=${typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v)}`;
+    first = false;
+  }
+  return out;
 }
 
 export function etagFor(version: string, canonical: string): string {
@@ -131,7 +142,10 @@ export function echoQuery(order: readonly string[], raw: ReadonlyMap<string, str
   return parts.length > 0 ? `?${parts.join('&')}` : '';
 }
 
+/** Characters encodeURIComponent leaves alone, plus the comma. */
+const URL_SAFE = /^[A-Za-z0-9\-_.!~*'(),]*$/;
+
 /** Percent-encodes a query value but keeps commas literal (api-contract §1.6). */
 export function encodeValue(v: string): string {
-  return encodeURIComponent(v).replaceAll('%2C', ',');
+  return URL_SAFE.test(v) ? v : encodeURIComponent(v).replaceAll('%2C', ',');
 }

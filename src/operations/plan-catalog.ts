@@ -42,40 +42,67 @@ export interface PlanCatalog {
 
 const VARIANTS = ['01', '04', '05', '06'] as const;
 
+/**
+ * A class, not a spread object literal: every entry then shares one hidden class, so the per-row reads
+ * of a search page stay monomorphic (spread copies ended up with thousands of distinct maps and
+ * megamorphic lookups on the hot path).
+ */
+class CatalogEntry implements SummaryParts {
+  readonly [SUMMARY_JSON]: SummaryJson;
+  readonly _links: SummaryParts['_links'];
+  readonly id: string;
+  readonly name: string;
+  readonly issuer: string;
+  readonly state: string;
+  readonly metal_level: MetalLevel;
+  readonly plan_type: PlanType;
+  readonly deductible: SummaryParts['deductible'];
+  readonly max_out_of_pocket: SummaryParts['max_out_of_pocket'];
+  readonly hsa_eligible: boolean;
+  readonly national_network: boolean;
+  readonly links: PlanVariantRecord['links'];
+
+  constructor(rec: PlanVariantRecord, baseUrl: string, year: number) {
+    this._links = { self: { href: `${baseUrl}/v1/health/plans/${rec.id}?year=${year}` } };
+    this.id = rec.id;
+    this.name = rec.name;
+    this.issuer = rec.issuer;
+    this.state = rec.state;
+    this.metal_level = rec.metal_level;
+    this.plan_type = rec.plan_type;
+    this.deductible = { individual: rec.deductible.individual_tier1, family: rec.deductible.family_tier1 };
+    this.max_out_of_pocket = { individual: rec.max_out_of_pocket.individual_tier1, family: rec.max_out_of_pocket.family_tier1 };
+    this.hsa_eligible = rec.hsa_eligible;
+    this.national_network = rec.national_network;
+    this.links = rec.links;
+    // Field order of the plan summary schema; the two premiums are spliced in per request.
+    const head = JSON.stringify({ _links: this._links, id: this.id, name: this.name, issuer: this.issuer, state: this.state, metal_level: this.metal_level, plan_type: this.plan_type });
+    const tail = JSON.stringify({ deductible: this.deductible, max_out_of_pocket: this.max_out_of_pocket, hsa_eligible: this.hsa_eligible, national_network: this.national_network, links: this.links });
+    const prefix = `${head.slice(0, -1)},"premium":`;
+    const suffix = `,${tail.slice(1)}`;
+    this[SUMMARY_JSON] = { prefix, suffix, prefixBytes: Buffer.from(prefix), suffixBytes: Buffer.from(suffix) };
+  }
+}
+
 export function summaryParts(rec: PlanVariantRecord, baseUrl: string, year: number): SummaryParts {
-  const parts = {
-    _links: { self: { href: `${baseUrl}/v1/health/plans/${rec.id}?year=${year}` } },
-    id: rec.id,
-    name: rec.name,
-    issuer: rec.issuer,
-    state: rec.state,
-    metal_level: rec.metal_level,
-    plan_type: rec.plan_type,
-    deductible: { individual: rec.deductible.individual_tier1, family: rec.deductible.family_tier1 },
-    max_out_of_pocket: { individual: rec.max_out_of_pocket.individual_tier1, family: rec.max_out_of_pocket.family_tier1 },
-    hsa_eligible: rec.hsa_eligible,
-    national_network: rec.national_network,
-    links: rec.links,
-  };
-  // Field order of the plan summary schema; the two premiums are spliced in per request.
-  const head = JSON.stringify({ _links: parts._links, id: parts.id, name: parts.name, issuer: parts.issuer, state: parts.state, metal_level: parts.metal_level, plan_type: parts.plan_type });
-  const tail = JSON.stringify({ deductible: parts.deductible, max_out_of_pocket: parts.max_out_of_pocket, hsa_eligible: parts.hsa_eligible, national_network: parts.national_network, links: parts.links });
-  const prefix = `${head.slice(0, -1)},"premium":`;
-  const suffix = `,${tail.slice(1)}`;
-  return { ...parts, [SUMMARY_JSON]: { prefix, suffix, prefixBytes: Buffer.from(prefix), suffixBytes: Buffer.from(suffix) } };
+  return new CatalogEntry(rec, baseUrl, year);
 }
 
 export function buildPlanCatalog(ds: Dataset, baseUrl: string, year: number): PlanCatalog {
-  const byKey = new Map<number, SummaryParts>();
+  // Slot planIndex × 4 + variant: an array read per row of a page instead of a hash lookup.
+  const slots: Array<SummaryParts | undefined> = new Array<SummaryParts | undefined>(ds.planCount * VARIANTS.length).fill(undefined);
   const ids = ds.planIds();
   for (let i = 0; i < ids.length; i++) {
     for (let v = 0; v < VARIANTS.length; v++) {
       if (v > 0 && ds.plan(i).metal !== 'silver') break;
       const rec = ds.planRecord(`${ids[i]}-${VARIANTS[v]}`);
-      if (rec !== undefined) byKey.set(i * 8 + v, summaryParts(rec, baseUrl, year));
+      if (rec !== undefined) slots[i * VARIANTS.length + v] = summaryParts(rec, baseUrl, year);
     }
   }
   return {
-    get: (planIndex, variant) => byKey.get(planIndex * 8 + VARIANTS.indexOf(variant as (typeof VARIANTS)[number])),
+    get(planIndex, variant) {
+      const v = variant === '01' ? 0 : VARIANTS.indexOf(variant as (typeof VARIANTS)[number]);
+      return v < 0 ? undefined : slots[planIndex * VARIANTS.length + v];
+    },
   };
 }

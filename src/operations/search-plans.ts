@@ -12,7 +12,7 @@ import { searchPlans, type CsrOverride, type SearchFilters } from '../engine/sea
 import { csrVariantFor, estimateAptc } from '../engine/subsidy.ts';
 import type { YearData } from './data-registry.ts';
 import { locationFields, resolveLocation } from './location.ts';
-import { echoQuery, type Operation } from './operation.ts';
+import { encodeValue, type Operation } from './operation.ts';
 import { validationProblem, type FieldError } from './problems.ts';
 import { compileQuery } from './query.ts';
 import { P, SEARCH_RESPONSE } from './schemas/common.ts';
@@ -137,24 +137,33 @@ export const searchPlansOperation: Operation<SearchParams> = {
 
     const plans = page.rows.map((row) => {
       const parts = yd.catalog.get(row.planIndex, row.variant) ?? yd.catalog.get(row.planIndex, '01')!;
-      const premium = row.premiumCents / 100;
-      return summaryRow(parts, premium, withCredit(premium, aptcMonthly, parts.metal_level));
+      return summaryRow(parts, row.premiumCents, creditCentsFor(row.premiumCents, aptcMonthly, parts.metal_level));
     });
 
+    // One pass over the echoed parameters makes the self link and the base of the others (which
+    // replace page and cursor with their own).
     const base = `${ctx.baseUrl}/v1/health/plans`;
-    const order = QUERY.order.filter((k) => k !== 'page' && k !== 'cursor');
-    const q = (extra: ReadonlyArray<readonly [string, string]>) => `${base}${echoQuery(order, meta.raw, extra)}`;
+    let selfQuery = '';
+    let restQuery = '';
+    for (const k of QUERY.order) {
+      const v = meta.raw.get(k);
+      if (v === undefined) continue;
+      const part = `${k}=${encodeValue(v)}`;
+      selfQuery += selfQuery === '' ? `?${part}` : `&${part}`;
+      if (k !== 'page' && k !== 'cursor') restQuery += restQuery === '' ? `?${part}` : `&${part}`;
+    }
+    const q = (key: string, value: string): string => `${base}${restQuery}${restQuery === '' ? '?' : '&'}${key}=${encodeValue(value)}`;
     const last = page.rows.at(-1);
     const nextCursor = page.hasMore && last !== undefined ? encodeCursor({ v: 1, k: [row2key(yd, last, p.sort_by), yd.ds.plan(last.planIndex).standardComponentId], f: fingerprint }) : undefined;
     const links: Record<string, { href: string; type?: string; templated?: boolean }> = {
-      self: { href: `${base}${echoQuery(QUERY.order, meta.raw)}`, type: 'application/json' },
-      first: { href: q([['page', '1']]) },
+      self: { href: `${base}${selfQuery}`, type: 'application/json' },
+      first: { href: q('page', '1') },
     };
-    if (nextCursor !== undefined) links.next = { href: q([['cursor', nextCursor]]) };
+    if (nextCursor !== undefined) links.next = { href: q('cursor', nextCursor) };
     if (page.total !== null) {
       const lastPage = Math.max(1, Math.ceil(page.total / p.per_page));
-      if (p.page > 1) links.prev = { href: q([['page', String(Math.min(p.page - 1, lastPage))]]) };
-      links.last = { href: q([['page', String(lastPage)]]) };
+      if (p.page > 1) links.prev = { href: q('page', String(Math.min(p.page - 1, lastPage))) };
+      links.last = { href: q('page', String(lastPage)) };
     }
     links.plan_detail = { href: `${base}/{plan_id}?year=${p.year}`, templated: true };
 
@@ -175,21 +184,32 @@ export const searchPlansOperation: Operation<SearchParams> = {
 };
 
 /**
- * A plan summary: the catalog's immutable parts with this request's premiums. A class with three
+ * A plan summary: the catalog's immutable parts with this request's premiums. A class with four
  * fields rather than a fifteen-member object per row: the REST front writes the row from the
- * pre-serialized fragment and never reads the members; MCP and JSON.stringify get them via toJSON.
+ * pre-serialized fragment and the premiums in cents, and never reads the members; MCP and
+ * JSON.stringify get them via toJSON.
  */
 export class PlanSummaryRow {
   readonly [SUMMARY_JSON]: SummaryParts[typeof SUMMARY_JSON];
   readonly parts: SummaryParts;
-  readonly premium: number;
-  readonly premium_with_credit: number | null;
+  /** Monthly premium before credit, whole cents. */
+  readonly premiumCents: number;
+  /** Monthly premium after the estimated credit, whole cents; -1 when no credit was estimated. */
+  readonly creditCents: number;
 
-  constructor(parts: SummaryParts, premium: number, premiumWithCredit: number | null) {
+  constructor(parts: SummaryParts, premiumCents: number, creditCents: number) {
     this[SUMMARY_JSON] = parts[SUMMARY_JSON];
     this.parts = parts;
-    this.premium = premium;
-    this.premium_with_credit = premiumWithCredit;
+    this.premiumCents = premiumCents;
+    this.creditCents = creditCents;
+  }
+
+  get premium(): number {
+    return this.premiumCents / 100;
+  }
+
+  get premium_with_credit(): number | null {
+    return this.creditCents < 0 ? null : this.creditCents / 100;
   }
 
   get id(): string {
@@ -233,15 +253,16 @@ export class PlanSummaryRow {
   }
 }
 
-export function summaryRow(parts: SummaryParts, premium: number, premiumWithCredit: number | null): PlanSummaryRow {
-  return new PlanSummaryRow(parts, premium, premiumWithCredit);
+/** A summary row; `creditCents` -1 (or omitted) when no credit was estimated. */
+export function summaryRow(parts: SummaryParts, premiumCents: number, creditCents = -1): PlanSummaryRow {
+  return new PlanSummaryRow(parts, premiumCents, creditCents);
 }
 
-/** Premium after the credit; the credit cannot apply to catastrophic plans. */
-export function withCredit(premium: number, aptcMonthly: number | null, metal: MetalLevel): number | null {
-  if (aptcMonthly === null) return null;
-  if (metal === 'catastrophic') return premium;
-  return Math.max(0, Math.round((premium - aptcMonthly) * 100) / 100);
+/** Premium after the credit in cents (-1 without an estimate); the credit cannot apply to catastrophic plans. */
+export function creditCentsFor(premiumCents: number, aptcMonthly: number | null, metal: MetalLevel): number {
+  if (aptcMonthly === null) return -1;
+  if (metal === 'catastrophic') return premiumCents;
+  return Math.max(0, Math.round((premiumCents / 100 - aptcMonthly) * 100));
 }
 
 function csrOverride(yd: YearData, suffix: '04' | '05' | '06'): CsrOverride {
@@ -267,8 +288,8 @@ function row2key(yd: YearData, row: { planIndex: number; premiumCents: number; v
 }
 
 function fingerprintOf(yd: YearData, county: string, areaIndex: number, p: SearchParams, csr: string | null): string {
-  const parts = [yd.ds.buildHash, p.zip, county, areaIndex, p.age, p.metal_level ?? '', p.plan_type ?? '', p.issuer?.toLowerCase() ?? '', p.hsa_eligible ?? '', p.max_premium ?? '', p.max_deductible ?? '', p.sort_by, p.sort_order, p.income ?? '', p.household_size ?? '', csr ?? ''];
-  return fastHash(parts.join('\u0000'));
+  const text = `${yd.ds.buildHash}\u0000${p.zip}\u0000${county}\u0000${areaIndex}\u0000${p.age}\u0000${p.metal_level ?? ''}\u0000${p.plan_type ?? ''}\u0000${p.issuer?.toLowerCase() ?? ''}\u0000${p.hsa_eligible ?? ''}\u0000${p.max_premium ?? ''}\u0000${p.max_deductible ?? ''}\u0000${p.sort_by}\u0000${p.sort_order}\u0000${p.income ?? ''}\u0000${p.household_size ?? ''}\u0000${csr ?? ''}`;
+  return fastHash(text);
 }
 
 function encodeCursor(c: Cursor): string {

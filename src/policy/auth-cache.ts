@@ -4,8 +4,9 @@
  * Authenticating a key costs a SHA-256 and three LMDB reads with msgpack decoding (~7 µs), 40 % of a
  * small request. The cache keeps successful results per Authorization header and drops them all when
  * the store's generation changes — any key created, revoked or re-owned, any user created or re-tiered,
- * in this process or another (`hpd keys revoke`). Reading the generation is one small LMDB read, so a
- * revocation still applies to the very next request. Failures are never cached: a key created a moment
+ * in this process or another (`hpd keys revoke`). The store re-reads the generation at most once a
+ * millisecond, so a revocation applies to the very next request of this process, and within a
+ * millisecond when another process commits it. Failures are never cached: a key created a moment
  * ago works at once.
  */
 import { authenticate, touch, LAST_USED_RESOLUTION_MS, type AuthResult } from './authenticate.ts';

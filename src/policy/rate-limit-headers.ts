@@ -15,11 +15,15 @@ import type { QuotaDecision } from './quota.ts';
  * // [['RateLimit-Limit','100'], ['RateLimit-Remaining','0'], ['RateLimit-Reset','1795219200'], ['Retry-After','31234']]
  */
 export function rateLimitHeaders(d: QuotaDecision): Array<[string, string]> {
-  const headers: Array<[string, string]> = [
-    ['RateLimit-Limit', String(d.limit)],
-    ['RateLimit-Remaining', String(d.remaining)],
-    ['RateLimit-Reset', String(d.resetEpochSeconds)],
-  ];
-  if (!d.allowed) headers.push(['Retry-After', String(d.retryAfterSeconds)]);
+  const headers: Array<[string, string]> = [];
+  forEachRateLimitHeader(d, (name, value) => headers.push([name, value]));
   return headers;
+}
+
+/** The same headers handed one by one to `emit` (a front writing straight to its response). */
+export function forEachRateLimitHeader(d: QuotaDecision, emit: (name: string, value: string) => void): void {
+  emit('RateLimit-Limit', String(d.limit));
+  emit('RateLimit-Remaining', String(d.remaining));
+  emit('RateLimit-Reset', String(d.resetEpochSeconds));
+  if (!d.allowed) emit('Retry-After', String(d.retryAfterSeconds));
 }

@@ -53,7 +53,8 @@ export interface StateStore {
   /**
    * A number that changes whenever a write could change the outcome of an authentication (a key
    * created, revoked or moved, a user created or re-tiered), in any process. Caches of authentication
-   * results compare it on every request instead of expiring on a timer, so revocations apply at once.
+   * results compare it on every request instead of expiring on a timer, so revocations apply at once
+   * (an implementation may take up to a millisecond to see another process's change).
    */
   generation(): number;
   getKeyByHash(hash: string): ApiKeyRecord | undefined;
