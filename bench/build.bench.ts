@@ -44,7 +44,7 @@ try {
   }
   const opens: OpenJson[] = [];
   for (let i = 0; i < 3; i++) {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/open-dataset.ts'), join(dir, 'builds'), String(YEAR)], { env, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--import', join(ROOT, 'bin/register-typescript.js'), join(ROOT, 'bench/open-dataset.ts'), join(dir, 'builds'), String(YEAR)], { env, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`open failed: ${r.stderr.trim()}`);
     opens.push(JSON.parse(r.stdout) as OpenJson);
   }

@@ -5,7 +5,7 @@
  * run), stops the server and prints the request path's cost by function, in microseconds per request
  * and with TypeScript line numbers. The .cpuprofile is kept (path printed) for Chrome DevTools.
  *
- * Run through npm (it needs `--enable-source-maps --import tsx` to map positions back to the sources).
+ * Run through npm (it needs `--enable-source-maps` and our TypeScript hooks to map positions back to the sources).
  * `--no-profile` measures the same run without the profiler (its overhead is about 20 %).
  */
 import { spawnSync } from 'node:child_process';

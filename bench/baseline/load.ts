@@ -3,7 +3,7 @@
  * same data: every (plan, rating area, age band) premium row, every plan variant record, every ZIP
  * location and the plans offered at each location, all read through `src/engine/dataset.ts`.
  *
- * Usage: node --import tsx bench/baseline/load.ts BUILD_DIR DB_PATH KEY_SHA256
+ * Usage: node --import ./bin/register-typescript.js bench/baseline/load.ts BUILD_DIR DB_PATH KEY_SHA256
  * Prints one JSON line with row counts and the load time.
  */
 import { rmSync } from 'node:fs';

@@ -2,7 +2,7 @@
  * @module The baseline server process: Hono on `@hono/node-server` over the SQLite database written
  * by `load.ts`. One process, one event loop, like our server.
  *
- * Usage: node --import tsx bench/baseline/server.ts DB_PATH PORT BASE_URL
+ * Usage: node --import ./bin/register-typescript.js bench/baseline/server.ts DB_PATH PORT BASE_URL
  * Prints `{"ready":true,"port":N}` on stdout once listening; SIGTERM closes it.
  */
 import { serve } from '@hono/node-server';

@@ -4,7 +4,7 @@
  * headers and body, recorded by the harness), with no work per request beyond one map lookup. What it
  * reaches is the most this machine's loopback, kernel and uWS can deliver for our responses.
  *
- * Usage: node --import tsx bench/ceiling/server.ts RESPONSES_JSON PORT
+ * Usage: node --import ./bin/register-typescript.js bench/ceiling/server.ts RESPONSES_JSON PORT
  * RESPONSES_JSON: `{ "<path>?<query>": { "status": "200 OK", "headers": [[name, value]…], "body": "…" } }`.
  * Prints `{"ready":true,"port":N}` on stdout once listening; SIGTERM closes it.
  */

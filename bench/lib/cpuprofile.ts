@@ -2,9 +2,10 @@
  * @module Summaries of V8 CPU profiles (`node --cpu-prof`) of our server: where the time of the request
  * path goes, by function, with TypeScript positions.
  *
- * tsx compiles each module to (almost) one line, so profile positions are meaningless as they stand;
- * this module maps them back through the same source maps tsx produces: it imports the profiled
- * source files in this process (run it with `--enable-source-maps --import tsx`) and asks
+ * Profile positions are those of the JavaScript our TypeScript hooks emit (bin/typescript-hooks.js), so
+ * this module maps them back through the same inline source maps: it imports the profiled source
+ * files in this process (run it with `--enable-source-maps` and the hooks, as `npm run bench:profile`
+ * does) and asks
  * `module.findSourceMap()` for each. Only side-effect-free modules (src/ except the CLI entry) are
  * imported.
  */

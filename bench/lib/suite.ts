@@ -214,7 +214,7 @@ export async function runSuite(o: SuiteOptions): Promise<SuiteResult> {
     const [restPort, mcpPort, authPort, baselinePort, ceilingPort] = (await freePorts(5)) as [number, number, number, number, number];
 
     log('starting ours (hpd serve) and loading the baseline database (SQLite)');
-    const tsx = ['--import', 'tsx'];
+    const tsHooks = ['--import', join(ROOT, 'bin/register-typescript.js')];
     const dbPath = join(work, 'baseline.db');
     const [ours, baselineLoad] = await Promise.all([
       spawnServer({
@@ -229,7 +229,7 @@ export async function runSuite(o: SuiteOptions): Promise<SuiteResult> {
       }),
       new Promise<{ rates: number; plans: number; load_ms: number }>((resolve, reject) => {
         const keyHash = createHash('sha256').update(key).digest('hex');
-        const r = spawnSync(process.execPath, [...tsx, join(ROOT, 'bench/baseline/load.ts'), buildDir, dbPath, keyHash], { cwd: ROOT, env: childEnv({}), encoding: 'utf8', maxBuffer: 1 << 20 });
+        const r = spawnSync(process.execPath, [...tsHooks, join(ROOT, 'bench/baseline/load.ts'), buildDir, dbPath, keyHash], { cwd: ROOT, env: childEnv({}), encoding: 'utf8', maxBuffer: 1 << 20 });
         if (r.status !== 0) reject(new Error(`baseline load failed: ${r.stderr.trim()}`));
         else resolve(JSON.parse(r.stdout) as { rates: number; plans: number; load_ms: number });
       }),
@@ -240,7 +240,7 @@ export async function runSuite(o: SuiteOptions): Promise<SuiteResult> {
     const baseline = await spawnServer({
       name: 'baseline',
       command: process.execPath,
-      args: [...tsx, join(ROOT, 'bench/baseline/server.ts'), dbPath, String(baselinePort), BASE_URL],
+      args: [...tsHooks, join(ROOT, 'bench/baseline/server.ts'), dbPath, String(baselinePort), BASE_URL],
       env: childEnv({ HPD_QUOTA_ENTERPRISE: QUOTA }),
       cwd: ROOT,
       port: baselinePort,
@@ -272,7 +272,7 @@ export async function runSuite(o: SuiteOptions): Promise<SuiteResult> {
     const ceiling = await spawnServer({
       name: 'ceiling',
       command: process.execPath,
-      args: [...tsx, join(ROOT, 'bench/ceiling/server.ts'), responsesFile, String(ceilingPort)],
+      args: [...tsHooks, join(ROOT, 'bench/ceiling/server.ts'), responsesFile, String(ceilingPort)],
       env: childEnv({}),
       cwd: ROOT,
       port: ceilingPort,

@@ -24,7 +24,7 @@ test('bench:short runs the three targets on the fixture build: bodies match, no 
   const out = join(dir, 'out');
   const env = { ...process.env };
   delete env.NODE_TEST_CONTEXT;
-  const run = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/run.ts'), '--short', '--builds', builds, '--out', out], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const run = spawn(process.execPath, ['--import', join(ROOT, 'bin/register-typescript.js'), join(ROOT, 'bench/run.ts'), '--short', '--builds', builds, '--out', out], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   run.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

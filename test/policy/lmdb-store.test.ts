@@ -64,13 +64,13 @@ function keyRecord(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
   };
 }
 
-/** Runs an ES module snippet in a fresh Node process (through tsx) with lmdb-store.ts as `store` and api-keys.ts as `keys`. */
+/** Runs an ES module snippet in a fresh Node process (through our TypeScript hooks) with lmdb-store.ts as `store` and api-keys.ts as `keys`. */
 function runChild(code: string, env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   const prelude = `
     const store = await import(${JSON.stringify(new URL('../../src/policy/lmdb-store.ts', import.meta.url).href)});
     const keys = await import(${JSON.stringify(new URL('../../src/policy/api-keys.ts', import.meta.url).href)});
   `;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', prelude + code], {
+  const child = spawn(process.execPath, ['--import', join(ROOT, 'bin/register-typescript.js'), '--input-type=module', '-e', prelude + code], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
