@@ -65,26 +65,34 @@ interface Route {
   readonly pattern: string;
   readonly op: Operation<never>;
   readonly serializer: (body: Record<string, unknown>) => string | Buffer;
+  /** Finished 200s of a cacheable operation by raw query (and path parameters); null otherwise. */
+  readonly responses: Map<string, CachedResponse> | null;
 }
 
 /** A finished 200 of a cacheable operation: everything but the per-caller headers. */
 interface CachedResponse {
   readonly etag: string;
-  readonly link: string;
+  /** The same, as bytes: uWS copies bytes as they are but converts every string it is given to UTF-8. */
+  readonly etagBytes: Buffer;
+  readonly linkBytes: Buffer;
   /** Encoded once: a hit hands uWS bytes, not a string to encode again. */
   readonly body: Buffer;
 }
 
-/** Responses kept per build; cleared when full (the key spaces are small: years, ZIPs, states, plans). */
+
+/** Responses kept per route and build; cleared when full (the key spaces are small: years, ZIPs, states, plans). */
 const MAX_CACHED_RESPONSES = 50_000;
 
 function toBytes(body: string | Buffer): Buffer {
   return typeof body === 'string' ? Buffer.from(body) : body;
 }
 
+const STATUS_LINE_OK = '200 OK';
+const STATUS_LINE_NOT_MODIFIED = '304 Not Modified';
+
 const STATUS_LINE: Record<number, string> = {
-  200: '200 OK',
-  304: '304 Not Modified',
+  200: STATUS_LINE_OK,
+  304: STATUS_LINE_NOT_MODIFIED,
   400: '400 Bad Request',
   401: '401 Unauthorized',
   402: '402 Payment Required',
@@ -96,6 +104,25 @@ const STATUS_LINE: Record<number, string> = {
   500: '500 Internal Server Error',
   503: '503 Service Unavailable',
 };
+
+/** Header names and fixed values of every 200, encoded once (see {@link CachedResponse}). */
+const B = {
+  requestId: Buffer.from('x-request-id'),
+  allowOrigin: Buffer.from('access-control-allow-origin'),
+  any: Buffer.from('*'),
+  exposeHeaders: Buffer.from('access-control-expose-headers'),
+  exposed: Buffer.from(EXPOSED),
+  contentType: Buffer.from('content-type'),
+  json: Buffer.from(JSON_TYPE),
+  etag: Buffer.from('etag'),
+  cacheControl: Buffer.from('cache-control'),
+  cache: Buffer.from(CACHE),
+  vary: Buffer.from('vary'),
+  authorization: Buffer.from('Authorization'),
+  link: Buffer.from('link'),
+  ok: Buffer.from(STATUS_LINE_OK),
+  notModified: Buffer.from(STATUS_LINE_NOT_MODIFIED),
+} as const;
 
 /**
  * Percent-decodes a path parameter. A malformed escape (`%ZZ`) is kept as sent, so validation answers
@@ -117,7 +144,6 @@ export function createRestServer(config: ServerConfig): RestServer {
   const openapiBody = JSON.stringify(buildOpenApi(OPERATIONS, config.baseUrl, config.registry.version));
   const onError = config.onError ?? ((err, id) => process.stderr.write(`request ${id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`));
   const auth = new AuthCache(config.store);
-  const responses = new Map<string, CachedResponse>();
   let draining = false;
   let listenSocket: us_listen_socket | null = null;
   const app: TemplatedApp = uws.App();
@@ -126,7 +152,12 @@ export function createRestServer(config: ServerConfig): RestServer {
   // ~10× faster than either serializer on a 25-plan page (bench/search.bench.ts), same bytes.
   const serializerFor = (op: Operation<never>): Route['serializer'] =>
     '_embedded' in ((op.responseSchema.properties ?? {}) as object) ? fragmentSerializer((b) => JSON.stringify(b)) : compileSerializer(op.responseSchema);
-  const routes: Route[] = OPERATIONS.map((op) => ({ pattern: op.path.replace(/\{(\w+)\}/g, ':$1'), op, serializer: serializerFor(op) }));
+  const routes: Route[] = OPERATIONS.map((op) => ({
+    pattern: op.path.replace(/\{(\w+)\}/g, ':$1'),
+    op,
+    serializer: serializerFor(op),
+    responses: op.cacheable === true ? new Map<string, CachedResponse>() : null,
+  }));
   // The overview table's `/zip/{zip}` spelling serves the same body (api-contract §5.7).
   const zipRoute = routes.find((r) => r.op.id === 'lookupZip');
   if (zipRoute !== undefined) routes.push({ ...zipRoute, pattern: '/v1/health/zip/:zip' });
@@ -160,16 +191,16 @@ export function createRestServer(config: ServerConfig): RestServer {
   const writeOk = (res: HttpResponse, ok: OkReply, head: boolean, requestId: string): void => {
     const r = ok.response;
     res.cork(() => {
-      res.writeStatus(ok.notModified ? STATUS_LINE[304]! : STATUS_LINE[200]!);
-      res.writeHeader('x-request-id', requestId);
-      res.writeHeader('access-control-allow-origin', '*');
-      res.writeHeader('access-control-expose-headers', EXPOSED);
-      if (!ok.notModified) res.writeHeader('content-type', JSON_TYPE);
-      res.writeHeader('etag', r.etag);
-      res.writeHeader('cache-control', CACHE);
-      res.writeHeader('vary', 'Authorization');
+      res.writeStatus(ok.notModified ? B.notModified : B.ok);
+      res.writeHeader(B.requestId, requestId);
+      res.writeHeader(B.allowOrigin, B.any);
+      res.writeHeader(B.exposeHeaders, B.exposed);
+      if (!ok.notModified) res.writeHeader(B.contentType, B.json);
+      res.writeHeader(B.etag, r.etagBytes);
+      res.writeHeader(B.cacheControl, B.cache);
+      res.writeHeader(B.vary, B.authorization);
       forEachRateLimitHeader(ok.quota, (k, v) => res.writeHeader(k, v));
-      res.writeHeader('link', r.link);
+      res.writeHeader(B.link, r.linkBytes);
       if (ok.notModified) {
         res.endWithoutBody();
       } else if (head) {
@@ -224,19 +255,22 @@ export function createRestServer(config: ServerConfig): RestServer {
     }
     // The same raw request of a cacheable operation always gets the same 200 within a build; only the
     // endpoint's tier depends on the caller, so it is checked before a hit is served.
-    const cacheKey = route.op.cacheable === true ? `${route.pattern}\u0000${rawQuery}\u0000${Object.values(pathParams).join('\u0000')}` : null;
-    const hit = cacheKey === null ? undefined : responses.get(cacheKey);
+    const cache = route.responses;
+    const cacheKey = cache === null ? '' : route.op.pathParams.length === 0 ? rawQuery : `${rawQuery}\u0000${Object.values(pathParams).join('\u0000')}`;
+    const hit = cache === null ? undefined : cache.get(cacheKey);
     if (hit !== undefined && TIER_RANK[who.tier] >= TIER_RANK[route.op.tier]) return okReply(hit, ifNoneMatch, decision);
     const result = execute(route.op, ctx, who.tier, queryPairs(rawQuery), pathParams);
     if (!result.ok) return problemReply(result.problem, path, rateLimitHeaders(decision));
+    const etag = etagFor(config.registry.version, result.canonical);
     const done: CachedResponse = {
-      etag: etagFor(config.registry.version, result.canonical),
-      link: linkHeader(result.body._links, serviceDesc),
+      etag,
+      etagBytes: Buffer.from(etag, 'latin1'),
+      linkBytes: Buffer.from(linkHeader(result.body._links, serviceDesc)),
       body: toBytes(route.serializer(result.body)),
     };
-    if (cacheKey !== null) {
-      if (responses.size >= MAX_CACHED_RESPONSES) responses.clear();
-      responses.set(cacheKey, done);
+    if (cache !== null) {
+      if (cache.size >= MAX_CACHED_RESPONSES) cache.clear();
+      cache.set(cacheKey, done);
     }
     return okReply(done, ifNoneMatch, decision);
   };
