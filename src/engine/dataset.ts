@@ -78,8 +78,10 @@ export interface CountyRecord {
 }
 
 /**
- * The columns a walk over a plan list reads, for the engine's hot loops (search): plain typed arrays,
- * so a loop over a few hundred entries makes no calls and allocates nothing.
+ * The columns a walk over a plan list reads, for the engine's hot loops (search): plain typed arrays
+ * laid out so that one list's values sit next to each other. A search walks every entry of a list (the
+ * total counts them all) while the network stack evicts the caches between requests; reading each
+ * plan's summary object and a premium row scattered over a 5 MB table cost a cache miss per entry.
  */
 export interface ListColumns {
   /** First entry of each list: list `l` spans entries [listStart[l], listStart[l + 1]). */
@@ -90,6 +92,16 @@ export interface ListColumns {
   readonly entryPair: Uint32Array;
   /** Monthly premium in cents by premium row × age band (AGE_BAND_COUNT per row); 0 = not sold at that age. */
   readonly pairCents: Uint32Array;
+  /**
+   * The same premiums by age band × entry (band-major): a list's premiums for one age are contiguous.
+   * Entry `e` at band `b`: `entryCents[b * entryCount + e]`.
+   */
+  readonly entryCents: Uint32Array;
+  readonly entryCount: number;
+  /** Per entry, the plan's METAL_CODES / PLAN_TYPE_CODES index and PLAN_FLAG bits. */
+  readonly entryMetal: Uint8Array;
+  readonly entryType: Uint8Array;
+  readonly entryFlags: Uint8Array;
   /** Per plan: equal numbers exactly when the lower-cased names are equal (name sort runs). */
   readonly nameKey: Uint32Array;
 }
@@ -216,6 +228,19 @@ export function openDataset(dir: string): Dataset {
       maxOutOfPocket: m === NULL_MONEY ? null : m,
     };
   });
+  const entryCount = entryPlan.length;
+  const entryCents = new Uint32Array(entryCount * AGE_BAND_COUNT);
+  const entryMetal = new Uint8Array(entryCount);
+  const entryType = new Uint8Array(entryCount);
+  const entryFlags = new Uint8Array(entryCount);
+  for (let e = 0; e < entryCount; e++) {
+    const p = entryPlan[e]!;
+    const row = entryPair[e]! * AGE_BAND_COUNT;
+    for (let b = 0; b < AGE_BAND_COUNT; b++) entryCents[b * entryCount + e] = pairCents[row + b]!;
+    entryMetal[e] = planMetal[p]!;
+    entryType[e] = planType[p]!;
+    entryFlags[e] = planFlags[p]!;
+  }
   const nameKey = new Uint32Array(summaries.length);
   const nameKeys = new Map<string, number>();
   for (const s of summaries) {
@@ -237,7 +262,7 @@ export function openDataset(dir: string): Dataset {
     planCount: meta.plans.length,
     zipCount,
     tableBytes: tables.bytes,
-    columns: { listStart, entryPlan, entryPair, pairCents, nameKey },
+    columns: { listStart, entryPlan, entryPair, pairCents, entryCents, entryCount, entryMetal, entryType, entryFlags, nameKey },
     resolveZip(zip) {
       if (!/^\d{5}$/.test(zip)) return null;
       const z = Number(zip);

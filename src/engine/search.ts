@@ -9,8 +9,8 @@
  * cost-sharing-reduction view (silver plans shown as their CSR variant) ordered by deductible or MOOP,
  * whose values differ from the stored order; lists hold at most a few hundred plans.
  */
-import { AGE_BAND_COUNT, ageBand } from './age-bands.ts';
-import { PLAN_FLAG } from './build-format.ts';
+import { ageBand } from './age-bands.ts';
+import { METAL_CODES, PLAN_FLAG, PLAN_TYPE_CODES } from './build-format.ts';
 import type { Dataset, PlanSummaryFields, SortKey } from './dataset.ts';
 import type { MetalLevel, PlanType } from './plan-record.ts';
 
@@ -67,35 +67,49 @@ export interface SearchPage {
   readonly cursorFound: boolean;
 }
 
+const CATASTROPHIC = METAL_CODES.indexOf('catastrophic');
+const SILVER = METAL_CODES.indexOf('silver');
+/** Code of a filter value; -1 matches nothing, `ANY` when there is no filter. */
+const ANY = -2;
+const codeOf = (codes: readonly string[], value: string | undefined): number => (value === undefined ? ANY : codes.indexOf(value));
+
 /** Runs a search; pure and synchronous. */
 export function searchPlans(ds: Dataset, q: SearchQuery): SearchPage {
-  const { listStart, entryPlan, entryPair, pairCents } = ds.columns;
+  const { listStart, entryPlan, entryCents, entryCount, entryMetal, entryType, entryFlags } = ds.columns;
   const base = listStart[q.listId]!;
-  const band = ageBand(q.age);
+  const centsBase = ageBand(q.age) * entryCount + base;
   const f = q.filters;
+  const skipCatastrophic = !f.includeCatastrophic;
+  const metal = codeOf(METAL_CODES, f.metalLevel);
+  const type = codeOf(PLAN_TYPE_CODES, f.planType);
+  const hsa = f.hsaEligible === undefined ? ANY : f.hsaEligible ? PLAN_FLAG.hsaEligible : 0;
   const maxCents = f.maxPremium === undefined ? Number.POSITIVE_INFINITY : Math.round(f.maxPremium * 100);
+  const csr = q.csr;
   // The premium at a position when the plan there passes every filter, else 0. Hot: one call per plan
-  // of the list (the total counts them all), so it reads columns and allocates nothing.
+  // of the list (the total counts them all), so it reads the list's own columns and allocates nothing.
   const matchCents = (pos: number): number => {
-    const p = entryPlan[base + pos]!;
-    const s = ds.plan(p);
-    if (!f.includeCatastrophic && s.metal === 'catastrophic') return 0;
-    if (f.metalLevel !== undefined && s.metal !== f.metalLevel) return 0;
-    if (f.planType !== undefined && s.planType !== f.planType) return 0;
-    if (f.hsaEligible !== undefined && ((s.flags & PLAN_FLAG.hsaEligible) !== 0) !== f.hsaEligible) return 0;
-    if (f.issuer !== undefined && !s.issuer.toLowerCase().includes(f.issuer)) return 0;
-    const cents = pairCents[entryPair[base + pos]! * AGE_BAND_COUNT + band]!;
+    const e = base + pos;
+    const m = entryMetal[e]!;
+    if (skipCatastrophic && m === CATASTROPHIC) return 0;
+    if (metal !== ANY && m !== metal) return 0;
+    if (type !== ANY && entryType[e] !== type) return 0;
+    if (hsa !== ANY && (entryFlags[e]! & PLAN_FLAG.hsaEligible) !== hsa) return 0;
+    const cents = entryCents[centsBase + pos]!;
     if (cents === 0 || cents > maxCents) return 0; // 0: not sold at this age (child-only plans for adults)
+    if (f.issuer !== undefined && !ds.plan(entryPlan[e]!).issuer.toLowerCase().includes(f.issuer)) return 0;
     if (f.maxDeductible !== undefined) {
-      const d = q.csr !== null && s.metal === 'silver' ? q.csr.deductible(p) : s.deductible;
+      const p = entryPlan[e]!;
+      const d = csr !== null && m === SILVER ? csr.deductible(p) : ds.plan(p).deductible;
       if (d === null || d > f.maxDeductible) return 0;
     }
     return cents;
   };
-  const row = (pos: number, cents: number): SearchRow => {
-    const p = entryPlan[base + pos]!;
-    return { planIndex: p, position: pos, premiumCents: cents, variant: q.csr !== null && ds.plan(p).metal === 'silver' ? q.csr.suffix : '01' };
-  };
+  const row = (pos: number, cents: number): SearchRow => ({
+    planIndex: entryPlan[base + pos]!,
+    position: pos,
+    premiumCents: cents,
+    variant: csr !== null && entryMetal[base + pos] === SILVER ? csr.suffix : '01',
+  });
 
   const order = orderedPositions(ds, q);
   const rows: SearchRow[] = [];
@@ -140,14 +154,15 @@ type Key = number | null;
 
 /** The sort key at a list position; names as numbers that are equal exactly when the names are. */
 function sortKeyReader(ds: Dataset, q: SearchQuery): (pos: number) => Key {
-  const { listStart, entryPlan, nameKey } = ds.columns;
+  const { listStart, entryPlan, entryCents, entryCount, nameKey } = ds.columns;
   const base = listStart[q.listId]!;
+  const centsBase = ageBand(q.age) * entryCount + base;
   const summary = (pos: number): PlanSummaryFields => ds.plan(entryPlan[base + pos]!);
   const csrFor = (s: PlanSummaryFields): CsrOverride | null => (q.csr !== null && s.metal === 'silver' ? q.csr : null);
   switch (q.sortBy) {
     case 'premium':
       return (pos) => {
-        const c = ds.listPremiumCents(q.listId, pos, q.age);
+        const c = entryCents[centsBase + pos]!;
         return c === 0 ? null : c;
       };
     case 'deductible':

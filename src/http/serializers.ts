@@ -21,7 +21,6 @@ export const serializeProblem: Serializer = compileSerializer(PROBLEM_RESPONSE);
 
 /** `,"premium_with_credit":` as bytes: the fixed text between the two premiums of a summary row. */
 const CREDIT_KEY = Buffer.from(',"premium_with_credit":');
-const NULL_BYTES = Buffer.from('null');
 
 /**
  * Writes whole cents as the JSON number JavaScript prints for `cents / 100` ("453.27", "453.2",
@@ -29,19 +28,23 @@ const NULL_BYTES = Buffer.from('null');
  * trailing zeros. Returns the new offset; no string is made.
  */
 export function writeCents(buf: Buffer, at: number, cents: number): number {
-  let dollars = Math.floor(cents / 100);
+  // Premiums are far below 2^31 cents, so integer arithmetic (`| 0`) is exact; doubles would cost an
+  // fmod per digit.
+  let dollars = (cents / 100) | 0;
   const rest = cents - dollars * 100;
   let digits = 1;
-  for (let d = dollars; d >= 10; d = Math.floor(d / 10)) digits++;
+  for (let d = dollars; d >= 10; d = (d / 10) | 0) digits++;
   for (let i = digits - 1; i >= 0; i--) {
-    buf[at + i] = 48 + (dollars % 10);
-    dollars = Math.floor(dollars / 10);
+    const next = (dollars / 10) | 0;
+    buf[at + i] = 48 + dollars - next * 10;
+    dollars = next;
   }
   at += digits;
   if (rest !== 0) {
+    const tens = (rest / 10) | 0;
     buf[at++] = 46; // '.'
-    buf[at++] = 48 + Math.floor(rest / 10);
-    if (rest % 10 !== 0) buf[at++] = 48 + (rest % 10);
+    buf[at++] = 48 + tens;
+    if (rest !== tens * 10) buf[at++] = 48 + rest - tens * 10;
   }
   return at;
 }
@@ -54,12 +57,17 @@ interface FragmentRow {
   readonly creditCents?: number;
 }
 
+/** Stands in for `_embedded` while the envelope is serialized; no echoed value can contain a NUL. */
+const EMBEDDED_PLACEHOLDER = '\u0000hpd-embedded\u0000';
+const PLACEHOLDER_JSON = JSON.stringify(EMBEDDED_PLACEHOLDER);
+
 /**
  * Serializer for collections of plan summaries (search, compare): each row is its plan's immutable
- * pre-serialized fragment with the two premiums written in as digits, the envelope goes through
- * `envelope`. The body is assembled as bytes from fragments encoded once: a 25-plan page is ~17 KB,
- * and handing uWS a concatenated string cost more than computing the page (flattening plus UTF-8
- * encoding). The envelope keeps `_links` and `_embedded` first, as the schema orders them.
+ * pre-serialized fragment with the two premiums written in as digits. The envelope (`_links`, totals,
+ * location) is serialized in one `envelope` call with a placeholder where `_embedded` goes, then split
+ * around it, so the body keeps the schema's member order. The body is assembled as bytes from
+ * fragments encoded once: a 25-plan page is ~17 KB, and handing uWS a concatenated string cost more
+ * than computing the page (flattening plus UTF-8 encoding).
  */
 export function fragmentSerializer(envelope: Serializer): (body: Record<string, unknown>) => Buffer {
   let scratch = Buffer.allocUnsafe(1 << 16);
@@ -79,10 +87,12 @@ export function fragmentSerializer(envelope: Serializer): (body: Record<string, 
     at += b.length;
   };
   return (body) => {
-    const { _links, _embedded, ...rest } = body as { _links: unknown; _embedded: { plans: ReadonlyArray<FragmentRow> } };
+    const rows = (body._embedded as { plans: ReadonlyArray<FragmentRow> }).plans;
+    const outer = envelope({ ...body, _embedded: EMBEDDED_PLACEHOLDER });
+    const cut = outer.indexOf(PLACEHOLDER_JSON);
     at = 0;
-    text(`{"_links":${JSON.stringify(_links)},"_embedded":{"plans":[`);
-    const rows = _embedded.plans;
+    text(outer.slice(0, cut));
+    text('{"plans":[');
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!;
       if (i > 0) scratch[at++] = 44; // ','
@@ -92,16 +102,19 @@ export function fragmentSerializer(envelope: Serializer): (body: Record<string, 
         continue;
       }
       // Two premiums take at most 2 × 12 digits and the key between them.
-      ensure(f.prefixBytes.length + f.suffixBytes.length + CREDIT_KEY.length + 32);
+      ensure(f.prefixBytes.length + f.nullCreditSuffixBytes.length + 32);
       bytes(f.prefixBytes);
       at = writeCents(scratch, at, row.premiumCents);
+      if (row.creditCents < 0) {
+        bytes(f.nullCreditSuffixBytes);
+        continue;
+      }
       bytes(CREDIT_KEY);
-      if (row.creditCents < 0) bytes(NULL_BYTES);
-      else at = writeCents(scratch, at, row.creditCents);
+      at = writeCents(scratch, at, row.creditCents);
       bytes(f.suffixBytes);
     }
-    const tail = envelope(rest);
-    text(tail === '{}' ? ']}}' : `]},${tail.slice(1)}`);
+    text(']}');
+    text(outer.slice(cut + PLACEHOLDER_JSON.length));
     // A view of the scratch buffer, valid until the next call: the REST front hands it to uWS in the
     // same synchronous turn (uWS copies what it cannot send at once), so no per-request copy is made.
     return scratch.subarray(0, at);

@@ -11,12 +11,14 @@ import type { MetalLevel, PlanType, PlanVariantRecord } from '../engine/plan-rec
 /** Pre-serialized JSON of a summary around its two premiums: `prefix + premium + middle + credit + suffix`. */
 export const SUMMARY_JSON = Symbol.for('hpd.summary-json');
 
+/** UTF-8 encoded once, so a response is assembled from bytes (no per-request encoding). */
 export interface SummaryJson {
-  readonly prefix: string;
-  readonly suffix: string;
-  /** The same, UTF-8 encoded once, so a response is assembled from bytes (no per-request encoding). */
+  /** From `{` to `"premium":`. */
   readonly prefixBytes: Buffer;
+  /** From the comma after the premium with credit to `}`. */
   readonly suffixBytes: Buffer;
+  /** `,"premium_with_credit":null` and the suffix: the common case (no credit asked) in one copy. */
+  readonly nullCreditSuffixBytes: Buffer;
 }
 
 export interface SummaryParts {
@@ -78,9 +80,12 @@ class CatalogEntry implements SummaryParts {
     // Field order of the plan summary schema; the two premiums are spliced in per request.
     const head = JSON.stringify({ _links: this._links, id: this.id, name: this.name, issuer: this.issuer, state: this.state, metal_level: this.metal_level, plan_type: this.plan_type });
     const tail = JSON.stringify({ deductible: this.deductible, max_out_of_pocket: this.max_out_of_pocket, hsa_eligible: this.hsa_eligible, national_network: this.national_network, links: this.links });
-    const prefix = `${head.slice(0, -1)},"premium":`;
     const suffix = `,${tail.slice(1)}`;
-    this[SUMMARY_JSON] = { prefix, suffix, prefixBytes: Buffer.from(prefix), suffixBytes: Buffer.from(suffix) };
+    this[SUMMARY_JSON] = {
+      prefixBytes: Buffer.from(`${head.slice(0, -1)},"premium":`),
+      suffixBytes: Buffer.from(suffix),
+      nullCreditSuffixBytes: Buffer.from(`,"premium_with_credit":null${suffix}`),
+    };
   }
 }
 

@@ -35,6 +35,9 @@ export interface CompiledQuery {
   readonly numbers: ReadonlySet<string>;
   readonly booleans: ReadonlySet<string>;
   readonly props: Readonly<Record<string, JsonSchema>>;
+  /** Canonical names and aliases, for the per-request pass. */
+  readonly known: ReadonlySet<string>;
+  readonly lists: ReadonlySet<string>;
 }
 
 export function compileQuery(spec: QuerySpec): CompiledQuery {
@@ -49,8 +52,12 @@ export function compileQuery(spec: QuerySpec): CompiledQuery {
     numbers: kind('number'),
     booleans: kind('boolean'),
     props,
+    known: new Set(Object.keys(props)),
+    lists: new Set(spec.lists ?? []),
   };
 }
+
+const NO_FIELDS: ReadonlySet<string> = new Set();
 
 export type ParsedQuery<P> =
   | { ok: true; params: P; given: string[]; aliasUsed: ReadonlySet<string>; raw: ReadonlyMap<string, string> }
@@ -63,21 +70,22 @@ export type ParsedQuery<P> =
 export function parseQuery<P>(q: CompiledQuery, raw: ReadonlyArray<readonly [string, string]>, pathParams: Readonly<Record<string, string>> = {}): ParsedQuery<P> {
   const errors: FieldError[] = [];
   const values = new Map<string, string>();
-  const seen = new Set<string>();
-  const aliasUsed = new Set<string>();
+  let aliasUsed: Set<string> | null = null;
   const given: string[] = [];
-  const known = new Set(q.order);
-  for (const [key, value] of raw) {
-    if (seen.has(key)) {
+  for (let i = 0; i < raw.length; i++) {
+    const [key, value] = raw[i]!;
+    // Requests carry a handful of parameters: a backwards scan beats allocating a set per request.
+    let repeated = false;
+    for (let j = 0; j < i && !repeated; j++) repeated = raw[j]![0] === key;
+    if (repeated) {
       if (!errors.some((e) => e.field === key)) errors.push({ field: key, message: 'Parameter must not be repeated' });
       continue;
     }
-    seen.add(key);
     const canonical = q.spec.aliases?.[key] ?? key;
-    if (!known.has(canonical)) continue; // unknown parameters are ignored
+    if (!q.known.has(canonical)) continue; // unknown parameters are ignored
     const v = value.trim();
     if (v === '') continue;
-    if (canonical !== key) aliasUsed.add(key);
+    if (canonical !== key) (aliasUsed ??= new Set()).add(key);
     const prior = values.get(canonical);
     if (prior !== undefined) {
       if (prior !== v) errors.push({ field: key, message: `Conflicts with ${canonical}` });
@@ -88,7 +96,7 @@ export function parseQuery<P>(q: CompiledQuery, raw: ReadonlyArray<readonly [str
   }
   const obj: Record<string, unknown> = { ...pathParams };
   for (const [k, v] of values) {
-    if (q.spec.lists?.includes(k)) {
+    if (q.lists.has(k)) {
       const items = v.split(',').map((s) => s.trim());
       values.set(k, items.join(','));
       obj[k] = items;
@@ -119,7 +127,7 @@ export function parseQuery<P>(q: CompiledQuery, raw: ReadonlyArray<readonly [str
       }
     });
   }
-  const badFields = new Set(errors.map((e) => e.field.split('.')[0]!));
+  const badFields = errors.length === 0 ? NO_FIELDS : new Set(errors.map((e) => e.field.split('.')[0]!));
   for (const f of badFields) delete obj[f];
   if (!q.validate(obj)) {
     for (const e of q.validate.errors ?? []) {
@@ -128,7 +136,7 @@ export function parseQuery<P>(q: CompiledQuery, raw: ReadonlyArray<readonly [str
     }
   }
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, params: obj as P, given, aliasUsed, raw: values };
+  return { ok: true, params: obj as P, given, aliasUsed: aliasUsed ?? NO_FIELDS, raw: values };
 }
 
 function mapAjvError(e: ErrorObject, props: Readonly<Record<string, JsonSchema>>): FieldError | null {
