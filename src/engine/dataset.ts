@@ -251,6 +251,9 @@ export function openDataset(dir: string): Dataset {
   }
   const statesWithPlans = [...new Set(summaries.map((s) => s.state))].sort();
 
+  // ZIP locations are immutable: each is made on first use and shared by later requests (a request
+  // resolving a ZIP otherwise formatted FIPS codes and looked up county names every time).
+  const locations: Array<ZipLocation | undefined> = new Array<ZipLocation | undefined>(locCounty.length).fill(undefined);
   const listSize = (listId: number): number => listStart[listId + 1]! - listStart[listId]!;
   const slice = (arr: Uint16Array, listId: number): Uint16Array => arr.subarray(listStart[listId]!, listStart[listId + 1]!);
 
@@ -271,19 +274,23 @@ export function openDataset(dir: string): Dataset {
       if (to === from) return null;
       const out: ZipLocation[] = [];
       for (let i = from; i < to; i++) {
-        const fips = String(locCounty[i]).padStart(5, '0');
-        const ai = locArea[i]!;
-        out.push({
-          zip,
-          state: meta.states[areaState[ai]!]!,
-          countyFips: fips,
-          countyName: meta.countyNames[fips] ?? fips,
-          ratingArea: areaNumber[ai]!,
-          areaIndex: ai,
-          residentialShare: locShare[i]!,
-          listId: locList[i]!,
-          primary: i === from,
-        });
+        let loc = locations[i];
+        if (loc === undefined) {
+          const fips = String(locCounty[i]).padStart(5, '0');
+          const ai = locArea[i]!;
+          locations[i] = loc = {
+            zip,
+            state: meta.states[areaState[ai]!]!,
+            countyFips: fips,
+            countyName: meta.countyNames[fips] ?? fips,
+            ratingArea: areaNumber[ai]!,
+            areaIndex: ai,
+            residentialShare: locShare[i]!,
+            listId: locList[i]!,
+            primary: i === from,
+          };
+        }
+        out.push(loc);
       }
       return out;
     },

@@ -29,13 +29,14 @@ export function ifNoneMatchMatches(header: string, etag: string): boolean {
 
 /** RFC 8288 Link header from a HAL `_links` object (templated links are left out). */
 export function linkHeader(links: unknown, serviceDesc: string): string {
-  const parts: string[] = [];
+  let out = '';
   if (typeof links === 'object' && links !== null) {
-    for (const [rel, value] of Object.entries(links as Record<string, { href?: string; templated?: boolean }>)) {
+    const byRel = links as Record<string, { href?: string; templated?: boolean } | undefined>;
+    for (const rel in byRel) {
+      const value = byRel[rel];
       if (value?.href === undefined || value.templated === true) continue;
-      parts.push(`<${value.href}>; rel="${rel}"`);
+      out += `<${value.href}>; rel="${rel}", `;
     }
   }
-  parts.push(`<${serviceDesc}>; rel="service-desc"`);
-  return parts.join(', ');
+  return `${out}<${serviceDesc}>; rel="service-desc"`;
 }

@@ -6,6 +6,7 @@
  * the OpenAPI document is generated from the same definition.
  */
 import { fastHash } from './fast-hash.ts';
+import { jsonString } from './json-string.ts';
 import type { Tier } from '../policy/tiers.ts';
 import type { DataRegistry } from './data-registry.ts';
 import { ProblemError, validationProblem, type FieldError, type ProblemSpec } from './problems.ts';
@@ -121,7 +122,7 @@ export function canonicalRequest(id: string, params: Record<string, unknown>): s
   for (const k of sorted ? keys : keys.slice().sort()) {
     const v = params[k];
     if (v === undefined) continue;
-    out += `${first ? '' : '&'}${k}=${typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v)}`;
+    out += `${first ? '' : '&'}${k}=${typeof v === 'number' || typeof v === 'boolean' ? String(v) : typeof v === 'string' ? jsonString(v) : JSON.stringify(v)}`;
     first = false;
   }
   return out;

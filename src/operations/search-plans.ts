@@ -6,6 +6,7 @@
  * against another query or another build is refused instead of silently paging something else.
  */
 import { fastHash } from './fast-hash.ts';
+import { jsonString } from './json-string.ts';
 import type { SortKey } from '../engine/dataset.ts';
 import type { MetalLevel, PlanType } from '../engine/plan-record.ts';
 import { searchPlans, type CsrOverride, type SearchFilters } from '../engine/search.ts';
@@ -292,8 +293,11 @@ function fingerprintOf(yd: YearData, county: string, areaIndex: number, p: Searc
   return fastHash(text);
 }
 
+/** The JSON of the cursor (as JSON.stringify would write it), base64url-encoded. */
 function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify(c)).toString('base64url');
+  const [key, id] = c.k;
+  const keyText = typeof key === 'string' ? jsonString(key) : JSON.stringify(key);
+  return Buffer.from(`{"v":${c.v},"k":[${keyText},${jsonString(id)}],"f":${jsonString(c.f)}}`).toString('base64url');
 }
 
 function decodeCursor(s: string): Cursor | null {

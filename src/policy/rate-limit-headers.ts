@@ -22,8 +22,23 @@ export function rateLimitHeaders(d: QuotaDecision): Array<[string, string]> {
 
 /** The same headers handed one by one to `emit` (a front writing straight to its response). */
 export function forEachRateLimitHeader(d: QuotaDecision, emit: (name: string, value: string) => void): void {
-  emit('RateLimit-Limit', String(d.limit));
+  emit('RateLimit-Limit', numberText(d.limit));
   emit('RateLimit-Remaining', String(d.remaining));
-  emit('RateLimit-Reset', String(d.resetEpochSeconds));
+  emit('RateLimit-Reset', numberText(d.resetEpochSeconds));
   if (!d.allowed) emit('Retry-After', String(d.retryAfterSeconds));
+}
+
+/**
+ * Text of a number that is the same on almost every response (a tier's limit, today's reset time):
+ * the reset is a heap number, whose conversion takes the runtime's slow path, so the last few texts
+ * are remembered.
+ */
+const texts = new Map<number, string>();
+function numberText(n: number): string {
+  let t = texts.get(n);
+  if (t === undefined) {
+    if (texts.size >= 16) texts.clear();
+    texts.set(n, (t = String(n)));
+  }
+  return t;
 }
