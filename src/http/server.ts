@@ -72,9 +72,12 @@ interface Route {
 /** A finished 200 of a cacheable operation: everything but the per-caller headers. */
 interface CachedResponse {
   readonly etag: string;
-  /** The same, as bytes: uWS copies bytes as they are but converts every string it is given to UTF-8. */
-  readonly etagBytes: Buffer;
-  readonly linkBytes: Buffer;
+  /**
+   * ETag and Link as written: bytes for a response kept in a cache (uWS copies bytes as they are but
+   * converts every string it is given to UTF-8, on every hit), strings for one written once.
+   */
+  readonly etagValue: string | Buffer;
+  readonly linkValue: string | Buffer;
   /** Encoded once: a hit hands uWS bytes, not a string to encode again. */
   readonly body: Buffer;
 }
@@ -196,11 +199,11 @@ export function createRestServer(config: ServerConfig): RestServer {
       res.writeHeader(B.allowOrigin, B.any);
       res.writeHeader(B.exposeHeaders, B.exposed);
       if (!ok.notModified) res.writeHeader(B.contentType, B.json);
-      res.writeHeader(B.etag, r.etagBytes);
+      res.writeHeader(B.etag, r.etagValue);
       res.writeHeader(B.cacheControl, B.cache);
       res.writeHeader(B.vary, B.authorization);
       forEachRateLimitHeader(ok.quota, (k, v) => res.writeHeader(k, v));
-      res.writeHeader(B.link, r.linkBytes);
+      res.writeHeader(B.link, r.linkValue);
       if (ok.notModified) {
         res.endWithoutBody();
       } else if (head) {
@@ -262,10 +265,11 @@ export function createRestServer(config: ServerConfig): RestServer {
     const result = execute(route.op, ctx, who.tier, queryPairs(rawQuery), pathParams);
     if (!result.ok) return problemReply(result.problem, path, rateLimitHeaders(decision));
     const etag = etagFor(config.registry.version, result.canonical);
+    const link = linkHeader(result.body._links, serviceDesc);
     const done: CachedResponse = {
       etag,
-      etagBytes: Buffer.from(etag, 'latin1'),
-      linkBytes: Buffer.from(linkHeader(result.body._links, serviceDesc)),
+      etagValue: cache === null ? etag : Buffer.from(etag, 'latin1'),
+      linkValue: cache === null ? link : Buffer.from(link),
       body: toBytes(route.serializer(result.body)),
     };
     if (cache !== null) {

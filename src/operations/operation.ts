@@ -104,22 +104,34 @@ export function execute<P>(
   }
   try {
     const body = op.handle(ctx, params, { given: parsed.given, aliasUsed: parsed.aliasUsed, raw: parsed.raw });
-    return { ok: true, body, canonical: canonicalRequest(op.id, params as Record<string, unknown>) };
+    return { ok: true, body, canonical: canonicalRequest(op.id, params as Record<string, unknown>, sortedNames(op as Operation<never>)) };
   } catch (err) {
     if (err instanceof ProblemError) return { ok: false, problem: err.spec };
     throw err;
   }
 }
 
-/** A stable text of the validated request: the ETag's request part. Keys sorted, undefined left out. */
-export function canonicalRequest(id: string, params: Record<string, unknown>): string {
-  const keys = Object.keys(params);
-  // Parameters arrive in schema order already; sort only when they are not (a copy, rarely made).
-  let sorted = true;
-  for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! < keys[i]!;
+/** Every parameter name an operation's requests can carry, sorted: the canonical request's key order. */
+const SORTED_NAMES = new WeakMap<object, readonly string[]>();
+
+function sortedNames(op: Operation<never>): readonly string[] {
+  let names = SORTED_NAMES.get(op);
+  if (names === undefined) SORTED_NAMES.set(op, (names = [...new Set([...op.query.order, ...op.pathParams, 'year'])].sort()));
+  return names;
+}
+
+/**
+ * A stable text of the validated request: the ETag's request part. Keys sorted, undefined left out.
+ * `names` lists the possible keys in sorted order (so no per-request sort); keys outside it are
+ * sorted in as usual.
+ */
+export function canonicalRequest(id: string, params: Record<string, unknown>, names?: readonly string[]): string {
+  let keys: readonly string[];
+  if (names !== undefined && Object.keys(params).every((k) => names.includes(k))) keys = names;
+  else keys = Object.keys(params).sort();
   let out = `${id}?`;
   let first = true;
-  for (const k of sorted ? keys : keys.slice().sort()) {
+  for (const k of keys) {
     const v = params[k];
     if (v === undefined) continue;
     out += `${first ? '' : '&'}${k}=${typeof v === 'number' || typeof v === 'boolean' ? String(v) : typeof v === 'string' ? jsonString(v) : JSON.stringify(v)}`;
