@@ -1,0 +1,69 @@
+/**
+ * The request path's hand-written encoders against the built-ins they stand in for: each must produce
+ * exactly what the built-in would (a response, ETag or cursor is byte-identical either way).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { queryPairs } from '../../src/http/query-string.ts';
+import { writeCents } from '../../src/http/serializers.ts';
+import { fastHash } from '../../src/operations/fast-hash.ts';
+import { jsonString } from '../../src/operations/json-string.ts';
+
+describe('writeCents', () => {
+  it('writes what String(cents / 100) writes, for every amount up to $2,000 and a sweep beyond', () => {
+    const buf = Buffer.alloc(32);
+    const check = (cents: number): void => {
+      const end = writeCents(buf, 3, cents);
+      assert.equal(buf.toString('latin1', 3, end), String(cents / 100), `cents ${cents}`);
+    };
+    for (let c = 0; c <= 200_000; c++) check(c);
+    for (let c = 200_000; c < 2_000_000_000; c += 999_983) check(c);
+    for (const c of [100, 1000, 1_000_000, 99_999_999, 2_147_483_647]) check(c);
+  });
+});
+
+describe('queryPairs', () => {
+  it('splits like URLSearchParams, including empty segments, bare keys and extra equals signs', () => {
+    for (const raw of ['', 'a', 'a=', '=a', '=', '&', 'a=1&b=2', '&&a=1&&', 'a==b', 'a=1&a=2', 'a&b=', 'zip=77002&age=40&sort_by=name']) {
+      assert.deepEqual(queryPairs(raw), [...new URLSearchParams(raw)], JSON.stringify(raw));
+    }
+  });
+
+  it('decodes escapes and plus signs exactly as URLSearchParams does', () => {
+    for (const raw of ['x=%20y', 'x=a+b', 'a%3Db=c', 'county=Do%C3%B1a+Ana', 'bad=%ZZ', 'x=%E2%82']) {
+      assert.deepEqual(queryPairs(raw), [...new URLSearchParams(raw)], raw);
+    }
+  });
+});
+
+describe('jsonString', () => {
+  it('quotes like JSON.stringify, escapes included', () => {
+    for (const s of ['', 'plain', 'Imperial "Preferred"', 'back\\slash', 'tab\there', '\u0000\u001f', 'é ü 中', '\u2028', '\ud800 lone', '😀 pair']) {
+      assert.equal(jsonString(s), JSON.stringify(s), JSON.stringify(s));
+    }
+  });
+});
+
+describe('fastHash', () => {
+  // The previous formulation, with the built-in base-36 conversion: ETags and cursors must not change.
+  const reference = (text: string): string => {
+    let a = 0x811c9dc5;
+    let b = 0x01000193 ^ 0x5bd1e995;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x01000193 + 0x3c6ef372) ^ (b >>> 15);
+    }
+    return (a >>> 0).toString(36).padStart(7, '0') + (b >>> 0).toString(36).padStart(7, '0');
+  };
+
+  it('gives 14 base-36 digits equal to the built-in conversion', () => {
+    for (let i = 0; i < 20_000; i++) {
+      const text = `searchPlans?age=${i % 66}&zip="${(i * 7919) % 100_000}"&page=${i}`;
+      const h = fastHash(text);
+      assert.match(h, /^[0-9a-z]{14}$/);
+      assert.equal(h, reference(text));
+    }
+    assert.equal(fastHash(''), reference(''));
+  });
+});
