@@ -21,7 +21,7 @@ export function markdownReport(r: SuiteResult, chartFile: string | null): string
   lines.push(
     `Run ${r.started_at} (${r.mode} mode, ${r.wall_seconds.toFixed(0)} s): Node ${r.machine.node}, ${r.machine.cpus} × ${r.machine.cpu_model}; ${pin}; load generator ${r.machine.load_generator}; load average ${r.machine.loadavg_start.map((x) => x.toFixed(2)).join(' ')} at start.`,
     `Data: PY${r.dataset.year} build ${r.dataset.build_hash.slice(0, 12)} (${r.dataset.plans} plans, ${r.dataset.zips} ZIPs, ${r.dataset.data_source}), served by all targets. ` +
-      `${r.settings.reps} × ${r.settings.duration_s} s per target and workload, targets alternated (the other servers paused with SIGSTOP during each run); full load = ${r.settings.connections} connections; medians of the repetitions; errors summed.`,
+      `${r.settings.reps} × ${r.settings.duration_s} s per target and workload, targets alternated; full load = ${r.settings.connections} connections; medians of the repetitions; errors summed.`,
     '',
   );
   if (r.checks.length > 0) {

@@ -301,21 +301,10 @@ export async function runSuite(o: SuiteOptions): Promise<SuiteResult> {
         if (m !== null) memMax[t] = Math.max(memMax[t], m.rss_bytes);
       }
     };
-    // The targets share the server core. An idle one is not idle enough: V8 runs its memory reducer's
-    // major collections a few seconds after a load run ends, i.e. during the next target's run, which
-    // showed as one slow repetition in three. So the targets not being measured are paused.
-    const pauseOthers = (t: TargetName, signal: 'SIGSTOP' | 'SIGCONT'): void => {
-      for (const other of TARGETS) if (other !== t) byName[other].child.kill(signal);
-    };
     const runOn = async (t: TargetName, w: Workload, connections: number, paceMs: number, durationS: number): Promise<WrkRun> => {
-      pauseOthers(t, 'SIGSTOP');
-      try {
-        const r = await runWrk({ origin: origin(byName[t].port), urlsFile: urlFiles.get(w.name)!, headers: [`Authorization: Bearer ${key}`], connections, durationS, paceMs, cpu: generatorCpu });
-        sampleMemory();
-        return r;
-      } finally {
-        pauseOthers(t, 'SIGCONT');
-      }
+      const r = await runWrk({ origin: origin(byName[t].port), urlsFile: urlFiles.get(w.name)!, headers: [`Authorization: Bearer ${key}`], connections, durationS, paceMs, cpu: generatorCpu });
+      sampleMemory();
+      return r;
     };
     const runsOf = (w: Workload): TargetName[] => TARGETS.filter((t) => t !== 'baseline' || w.baseline);
 
