@@ -88,13 +88,9 @@ export interface ListColumns {
   readonly listStart: Uint32Array;
   /** Plan index of each list entry. */
   readonly entryPlan: Uint32Array;
-  /** Premium row (plan × rating area) of each list entry. */
-  readonly entryPair: Uint32Array;
-  /** Monthly premium in cents by premium row × age band (AGE_BAND_COUNT per row); 0 = not sold at that age. */
-  readonly pairCents: Uint32Array;
   /**
-   * The same premiums by age band × entry (band-major): a list's premiums for one age are contiguous.
-   * Entry `e` at band `b`: `entryCents[b * entryCount + e]`.
+   * Monthly premium in cents of each entry by age band, band-major (0 = not sold at that age): a
+   * list's premiums for one age are contiguous. Entry `e` at band `b`: `entryCents[b * entryCount + e]`.
    */
   readonly entryCents: Uint32Array;
   readonly entryCount: number;
@@ -265,7 +261,7 @@ export function openDataset(dir: string): Dataset {
     planCount: meta.plans.length,
     zipCount,
     tableBytes: tables.bytes,
-    columns: { listStart, entryPlan, entryPair, pairCents, entryCents, entryCount, entryMetal, entryType, entryFlags, nameKey },
+    columns: { listStart, entryPlan, entryCents, entryCount, entryMetal, entryType, entryFlags, nameKey },
     resolveZip(zip) {
       if (!/^\d{5}$/.test(zip)) return null;
       const z = Number(zip);

@@ -82,7 +82,6 @@ interface CachedResponse {
   readonly body: Buffer;
 }
 
-
 /** Responses kept per route and build; cleared when full (the key spaces are small: years, ZIPs, states, plans). */
 const MAX_CACHED_RESPONSES = 50_000;
 
@@ -171,47 +170,45 @@ export function createRestServer(config: ServerConfig): RestServer {
     body: serializeProblem(toProblemBody(spec, config.baseUrl, instance, config.upgradeUrl) as unknown as Record<string, unknown>),
   });
 
+  /** Inside a cork: the status line and the headers every response carries. */
+  const writeHead = (res: HttpResponse, status: string | Buffer, requestId: string): void => {
+    res.writeStatus(status);
+    res.writeHeader(B.requestId, requestId);
+    res.writeHeader(B.allowOrigin, B.any);
+    res.writeHeader(B.exposeHeaders, B.exposed);
+  };
+
+  /** Inside a cork, after the headers: the body, or none for a 304 and for HEAD (its length instead). */
+  const writeBody = (res: HttpResponse, status: number, head: boolean, body: string | Buffer): void => {
+    if (status === 304) {
+      res.endWithoutBody();
+    } else if (head) {
+      res.writeHeader('content-length', String(Buffer.byteLength(body)));
+      res.endWithoutBody();
+    } else {
+      res.end(body, draining);
+    }
+  };
+
   const write = (res: HttpResponse, reply: Reply, head: boolean, requestId: string): void => {
     res.cork(() => {
-      res.writeStatus(STATUS_LINE[reply.status] ?? `${reply.status} Unknown`);
-      res.writeHeader('x-request-id', requestId);
-      res.writeHeader('access-control-allow-origin', '*');
-      res.writeHeader('access-control-expose-headers', EXPOSED);
+      writeHead(res, STATUS_LINE[reply.status] ?? `${reply.status} Unknown`, requestId);
       for (const [k, v] of reply.headers) res.writeHeader(k, v);
-      if (reply.status === 304) {
-        res.endWithoutBody();
-        return;
-      }
-      if (head) {
-        res.writeHeader('content-length', String(Buffer.byteLength(reply.body)));
-        res.endWithoutBody();
-        return;
-      }
-      res.end(reply.body, draining);
+      writeBody(res, reply.status, head, reply.body);
     });
   };
 
   const writeOk = (res: HttpResponse, ok: OkReply, head: boolean, requestId: string): void => {
     const r = ok.response;
     res.cork(() => {
-      res.writeStatus(ok.notModified ? B.notModified : B.ok);
-      res.writeHeader(B.requestId, requestId);
-      res.writeHeader(B.allowOrigin, B.any);
-      res.writeHeader(B.exposeHeaders, B.exposed);
+      writeHead(res, ok.notModified ? B.notModified : B.ok, requestId);
       if (!ok.notModified) res.writeHeader(B.contentType, B.json);
       res.writeHeader(B.etag, r.etagValue);
       res.writeHeader(B.cacheControl, B.cache);
       res.writeHeader(B.vary, B.authorization);
       forEachRateLimitHeader(ok.quota, (k, v) => res.writeHeader(k, v));
       res.writeHeader(B.link, r.linkValue);
-      if (ok.notModified) {
-        res.endWithoutBody();
-      } else if (head) {
-        res.writeHeader('content-length', String(r.body.length));
-        res.endWithoutBody();
-      } else {
-        res.end(r.body, draining);
-      }
+      writeBody(res, ok.notModified ? 304 : 200, head, r.body);
     });
   };
 

@@ -13,7 +13,7 @@ import { searchPlans, type CsrOverride, type SearchFilters } from '../engine/sea
 import { csrVariantFor, estimateAptc } from '../engine/subsidy.ts';
 import type { YearData } from './data-registry.ts';
 import { locationFields, resolveLocation } from './location.ts';
-import { encodeValue, type Operation } from './operation.ts';
+import { echoQuery, encodeValue, type Operation } from './operation.ts';
 import { validationProblem, type FieldError } from './problems.ts';
 import { compileQuery } from './query.ts';
 import { P, SEARCH_RESPONSE } from './schemas/common.ts';
@@ -67,6 +67,9 @@ const QUERY = compileQuery({
   },
   aliases: { page_size: 'per_page', sort: 'sort_by', order: 'sort_order' },
 });
+
+/** Parameters echoed by the first/next/prev/last links, which set page or cursor themselves. */
+const LINK_ORDER = QUERY.order.filter((k) => k !== 'page' && k !== 'cursor');
 
 interface Cursor {
   readonly v: 1;
@@ -141,23 +144,14 @@ export const searchPlansOperation: Operation<SearchParams> = {
       return summaryRow(parts, row.premiumCents, creditCentsFor(row.premiumCents, aptcMonthly, parts.metal_level));
     });
 
-    // One pass over the echoed parameters makes the self link and the base of the others (which
-    // replace page and cursor with their own).
     const base = `${ctx.baseUrl}/v1/health/plans`;
-    let selfQuery = '';
-    let restQuery = '';
-    for (const k of QUERY.order) {
-      const v = meta.raw.get(k);
-      if (v === undefined) continue;
-      const part = `${k}=${encodeValue(v)}`;
-      selfQuery += selfQuery === '' ? `?${part}` : `&${part}`;
-      if (k !== 'page' && k !== 'cursor') restQuery += restQuery === '' ? `?${part}` : `&${part}`;
-    }
+    // Every other link replaces page and cursor with its own: echo the rest once, then append.
+    const restQuery = echoQuery(LINK_ORDER, meta.raw);
     const q = (key: string, value: string): string => `${base}${restQuery}${restQuery === '' ? '?' : '&'}${key}=${encodeValue(value)}`;
     const last = page.rows.at(-1);
     const nextCursor = page.hasMore && last !== undefined ? encodeCursor({ v: 1, k: [row2key(yd, last, p.sort_by), yd.ds.plan(last.planIndex).standardComponentId], f: fingerprint }) : undefined;
     const links: Record<string, { href: string; type?: string; templated?: boolean }> = {
-      self: { href: `${base}${selfQuery}`, type: 'application/json' },
+      self: { href: `${base}${echoQuery(QUERY.order, meta.raw)}`, type: 'application/json' },
       first: { href: q('page', '1') },
     };
     if (nextCursor !== undefined) links.next = { href: q('cursor', nextCursor) };

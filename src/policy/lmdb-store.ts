@@ -59,6 +59,9 @@ class LmdbStateStore implements StateStore {
   readonly #users: Database<UserRecord, string>;
   readonly #counters: Database<number, CounterKey>;
   readonly #meta: Database<Buffer, string>;
+  /** The generation last read, and when (monotonic ms): see {@link GENERATION_REFRESH_MS}. */
+  #generation = 0;
+  #generationReadAt = Number.NEGATIVE_INFINITY;
 
   constructor(path: string) {
     this.#root = open({ path, noSubdir: true, maxDbs: 9, compression: false });
@@ -70,17 +73,18 @@ class LmdbStateStore implements StateStore {
     this.#meta = this.#root.openDB<Buffer, string>({ name: 'meta', encoding: 'binary' });
   }
 
-  /** The generation last read, and when (monotonic ms): see {@link GENERATION_REFRESH_MS}. */
-  #generation = 0;
-  #generationReadAt = Number.NEGATIVE_INFINITY;
-
   generation(): number {
     const t = performance.now();
     if (t - this.#generationReadAt < GENERATION_REFRESH_MS) return this.#generation;
-    const raw = this.#meta.getBinaryFast(GENERATION);
-    this.#generation = raw === undefined || raw.length < 8 ? 0 : Number(raw.readBigUInt64LE(0));
+    this.#generation = Number(this.#storedGeneration());
     this.#generationReadAt = t;
     return this.#generation;
+  }
+
+  /** The generation as committed (inside a write transaction: as this transaction sees it). */
+  #storedGeneration(): bigint {
+    const raw = this.#meta.getBinaryFast(GENERATION);
+    return raw === undefined || raw.length < 8 ? 0n : raw.readBigUInt64LE(0);
   }
 
   /** A write transaction; afterwards this process reads the generation afresh (its own change shows at once). */
@@ -92,9 +96,8 @@ class LmdbStateStore implements StateStore {
 
   /** Inside a write transaction: anything that can change who a credential authenticates as. */
   #bump(): void {
-    const raw = this.#meta.getBinaryFast(GENERATION);
     const next = Buffer.alloc(8);
-    next.writeBigUInt64LE((raw === undefined || raw.length < 8 ? 0n : raw.readBigUInt64LE(0)) + 1n);
+    next.writeBigUInt64LE(this.#storedGeneration() + 1n);
     this.#meta.put(GENERATION, next);
   }
 
