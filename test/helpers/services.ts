@@ -4,26 +4,15 @@
  * free ports found beforehand, because the issuer and the MCP resource identifier name their ports.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePorts } from '../../bench/lib/processes.ts';
 import { startServices, type Services } from '../../src/cli/services.ts';
 import { DEFAULT_DAILY_LIMITS, type Tier } from '../../src/policy/tiers.ts';
 import { buildFixture } from './rest-server.ts';
 
-/** Free ports, found by listening on port 0 and closing (all at once, so they are distinct). */
-export async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<Server>((resolve, reject) => {
-      const s = createServer();
-      s.once('error', reject);
-      s.listen(0, '127.0.0.1', () => resolve(s));
-    })),
-  );
-  const ports = servers.map((s) => (s.address() as AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
-}
+/** Free loopback ports: the benchmark harness's helper (listening on port 0, all at once). */
+export { freePorts };
 
 export interface TestServices {
   readonly services: Services;

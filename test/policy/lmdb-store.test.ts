@@ -3,37 +3,19 @@
  * persistence across reopen, and — the reason LMDB was chosen — writes from ANOTHER process (the CLI)
  * seen by a store that stays open in this process (the server), on its next read.
  */
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createKey, hashKey } from '../../src/policy/api-keys.ts';
+import { cleanup, tempDir } from '../helpers/test-cleanup.ts';
 import { openLmdbStateStore, STATE_FILE } from '../../src/policy/lmdb-store.ts';
 import type { ApiKeyRecord, StateStore } from '../../src/policy/state-store.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NOW = Date.parse('2026-11-20T12:00:00.000Z');
-
-/**
- * Cleanup for one test, run last-in first-out in a single after hook (node:test runs separate hooks
- * in registration order), so stores close before their directory is removed.
- */
-function cleanup(t: TestContext): (fn: () => unknown) => void {
-  const stack: Array<() => unknown> = [];
-  t.after(async () => {
-    for (let fn = stack.pop(); fn !== undefined; fn = stack.pop()) await fn();
-  });
-  return (fn) => stack.push(fn);
-}
-
-function tempDir(defer: (fn: () => unknown) => void): string {
-  const dir = mkdtempSync(join(tmpdir(), 'hpd-state-'));
-  defer(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 /** Opens a store; `close()` may be called by the test, otherwise it runs during cleanup. */
 function openStore(defer: (fn: () => unknown) => void, dir: string): StateStore {
@@ -85,7 +67,7 @@ function runChild(code: string, env: Record<string, string>): Promise<{ code: nu
 
 test('creates the directory and one state.mdb file (noSubdir)', async (t) => {
   const defer = cleanup(t);
-  const dir = join(tempDir(defer), 'nested', 'var');
+  const dir = join(tempDir(defer, 'hpd-state-'), 'nested', 'var');
   const store = openStore(defer, dir);
   await store.putUser({ id: 'usr_a', tier: 'free', created_at: 'x', updated_at: 'x' });
   await store.close();
@@ -94,7 +76,7 @@ test('creates the directory and one state.mdb file (noSubdir)', async (t) => {
 
 test('keys round-trip by id and by hash; unknown ones are undefined', async (t) => {
   const defer = cleanup(t);
-  const store = openStore(defer, tempDir(defer));
+  const store = openStore(defer, tempDir(defer, 'hpd-state-'));
   const rec = keyRecord({ label: 'ci' });
   await store.putKey(rec);
   assert.deepEqual(store.getKey(rec.id), rec);
@@ -106,7 +88,7 @@ test('keys round-trip by id and by hash; unknown ones are undefined', async (t) 
 
 test('re-putting a key with another hash drops the old hash from the index', async (t) => {
   const defer = cleanup(t);
-  const store = openStore(defer, tempDir(defer));
+  const store = openStore(defer, tempDir(defer, 'hpd-state-'));
   const rec = keyRecord();
   await store.putKey(rec);
   const newHash = hashKey(`hpd_${'2'.repeat(40)}`);
@@ -117,7 +99,7 @@ test('re-putting a key with another hash drops the old hash from the index', asy
 
 test('updateKey is a read-modify-write: undefined for unknown ids, unchanged when the update declines', async (t) => {
   const defer = cleanup(t);
-  const store = openStore(defer, tempDir(defer));
+  const store = openStore(defer, tempDir(defer, 'hpd-state-'));
   const rec = keyRecord();
   await store.putKey(rec);
   assert.equal(await store.updateKey('key_ffffffffffffffff', (k) => k), undefined);
@@ -130,7 +112,7 @@ test('updateKey is a read-modify-write: undefined for unknown ids, unchanged whe
 
 test('users round-trip, updateUser inserts and updates', async (t) => {
   const defer = cleanup(t);
-  const store = openStore(defer, tempDir(defer));
+  const store = openStore(defer, tempDir(defer, 'hpd-state-'));
   const created = await store.updateUser('usr_b', (u) => u ?? { id: 'usr_b', tier: 'pro', created_at: 'a', updated_at: 'a' });
   assert.equal(created?.tier, 'pro');
   await store.putUser({ id: 'usr_a', tier: 'free', created_at: 'b', updated_at: 'b', email: 'a@example.com' });
@@ -141,7 +123,7 @@ test('users round-trip, updateUser inserts and updates', async (t) => {
 
 test('counters are per day, saves merge per user, and days older than yesterday are pruned', async (t) => {
   const defer = cleanup(t);
-  const store = openStore(defer, tempDir(defer));
+  const store = openStore(defer, tempDir(defer, 'hpd-state-'));
   await store.saveCounters('2026-11-18', new Map([['usr_a', 5]]));
   await store.saveCounters('2026-11-19', new Map([['usr_a', 7]]));
   await store.saveCounters('2026-11-20', new Map([['usr_a', 1], ['usr_b', 2]]));
@@ -155,7 +137,7 @@ test('counters are per day, saves merge per user, and days older than yesterday 
 
 test('everything survives closing and reopening the store', async (t) => {
   const defer = cleanup(t);
-  const dir = tempDir(defer);
+  const dir = tempDir(defer, 'hpd-state-');
   const first = openStore(defer, dir);
   const { record } = await createKey(first, { tier: 'pro', userId: 'usr_a', now: NOW });
   await first.saveCounters('2026-11-20', new Map([['usr_a', 42]]));
@@ -168,7 +150,7 @@ test('everything survives closing and reopening the store', async (t) => {
 
 test('a revocation and a tier change written by another process are seen by this open store on the next get', async (t) => {
   const defer = cleanup(t);
-  const dir = tempDir(defer);
+  const dir = tempDir(defer, 'hpd-state-');
   const store = openStore(defer, dir);
   const { record } = await createKey(store, { tier: 'pro', userId: 'usr_a', now: NOW });
   // Reads before the child runs, so this process holds a read snapshot that must be renewed.

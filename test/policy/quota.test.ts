@@ -3,12 +3,12 @@
  * midnight-UTC reset, exact reset/retry values, persistence across restarts, the bounded background
  * save, plus the tier limits and the rate-limit headers built from a decision.
  */
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { cleanup, tempDir } from '../helpers/test-cleanup.ts';
 import { openLmdbStateStore } from '../../src/policy/lmdb-store.ts';
 import { DailyQuota, DEFAULT_FLUSH_DELAY_MS } from '../../src/policy/quota.ts';
 import { rateLimitHeaders } from '../../src/policy/rate-limit-headers.ts';
@@ -18,24 +18,6 @@ import { dailyLimits, DEFAULT_DAILY_LIMITS, tierRank, TIERS } from '../../src/po
 const LIMITS = dailyLimits({ HPD_QUOTA_FREE: '3', HPD_QUOTA_PRO: '5' });
 /** 2026-11-21T00:00:00Z, the RateLimit-Reset of the contract's 429 example. */
 const NEXT_MIDNIGHT_S = 1_795_219_200;
-
-/**
- * Cleanup for one test, run last-in first-out in a single after hook (node:test runs separate hooks
- * in registration order), so quotas close before their store and stores before their directory.
- */
-function cleanup(t: TestContext): (fn: () => unknown) => void {
-  const stack: Array<() => unknown> = [];
-  t.after(async () => {
-    for (let fn = stack.pop(); fn !== undefined; fn = stack.pop()) await fn();
-  });
-  return (fn) => stack.push(fn);
-}
-
-function tempDir(defer: (fn: () => unknown) => void): string {
-  const dir = mkdtempSync(join(tmpdir(), 'hpd-quota-'));
-  defer(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 /** `real` with some methods replaced (the others stay bound to `real`, whose fields are private). */
 function withOverrides(real: StateStore, overrides: Partial<StateStore>): StateStore {
@@ -70,7 +52,7 @@ function clockAt(iso: string): { now: () => number; set: (iso: string) => void }
 
 test('limit 3: three calls allowed, the fourth refused with remaining 0, and the refusal is not counted', async (t) => {
   const defer = cleanup(t);
-  const store = openStore(defer, tempDir(defer));
+  const store = openStore(defer, tempDir(defer, 'hpd-quota-'));
   const clock = clockAt('2026-11-20T10:00:00.000Z');
   const quota = DailyQuota.open(store, LIMITS, clock.now);
   defer(() => quota.close());
@@ -91,7 +73,7 @@ test('limit 3: three calls allowed, the fourth refused with remaining 0, and the
 
 test('peek reports without counting', (t) => {
   const defer = cleanup(t);
-  const store = openStore(defer, tempDir(defer));
+  const store = openStore(defer, tempDir(defer, 'hpd-quota-'));
   const quota = DailyQuota.open(store, LIMITS, clockAt('2026-11-20T10:00:00.000Z').now);
   defer(() => quota.close());
   assert.equal(quota.peek('usr_a', 'free').remaining, 3);
@@ -102,7 +84,7 @@ test('peek reports without counting', (t) => {
 
 test('resetEpochSeconds is the next 00:00 UTC and retryAfterSeconds the whole seconds until it, rounded up', (t) => {
   const defer = cleanup(t);
-  const store = openStore(defer, tempDir(defer));
+  const store = openStore(defer, tempDir(defer, 'hpd-quota-'));
   const clock = clockAt('2026-11-20T15:19:26.000Z');
   const quota = DailyQuota.open(store, LIMITS, clock.now);
   defer(() => quota.close());
@@ -117,7 +99,7 @@ test('resetEpochSeconds is the next 00:00 UTC and retryAfterSeconds the whole se
 
 test('the counter resets at midnight UTC: 23:59:59.999 refused, 00:00:00.000 the next day allowed', (t) => {
   const defer = cleanup(t);
-  const store = openStore(defer, tempDir(defer));
+  const store = openStore(defer, tempDir(defer, 'hpd-quota-'));
   const clock = clockAt('2026-11-20T23:59:58.000Z');
   const quota = DailyQuota.open(store, LIMITS, clock.now);
   defer(() => quota.close());
@@ -132,7 +114,7 @@ test('the counter resets at midnight UTC: 23:59:59.999 refused, 00:00:00.000 the
 
 test('counts survive closing and reopening the store (a restart)', async (t) => {
   const defer = cleanup(t);
-  const dir = tempDir(defer);
+  const dir = tempDir(defer, 'hpd-quota-');
   const clock = clockAt('2026-11-20T10:00:00.000Z');
   const store1 = openStore(defer, dir);
   const quota1 = DailyQuota.open(store1, LIMITS, clock.now);
@@ -154,7 +136,7 @@ test('counts survive closing and reopening the store (a restart)', async (t) => 
 
 test('a change is saved without flush within the delay: a second store on the same directory sees it', async (t) => {
   const defer = cleanup(t);
-  const dir = tempDir(defer);
+  const dir = tempDir(defer, 'hpd-quota-');
   const store = openStore(defer, dir);
   const clock = clockAt(new Date().toISOString());
   const quota = DailyQuota.open(store, LIMITS, clock.now, { flushDelayMs: 50 });
@@ -170,7 +152,7 @@ test('a change is saved without flush within the delay: a second store on the sa
 test('with the default delay (1 s) a change is saved within 1.1 s of real time', async (t) => {
   const defer = cleanup(t);
   assert.equal(DEFAULT_FLUSH_DELAY_MS, 1000);
-  const dir = tempDir(defer);
+  const dir = tempDir(defer, 'hpd-quota-');
   const store = openStore(defer, dir);
   const quota = DailyQuota.open(store, LIMITS);
   defer(() => quota.close());
@@ -184,7 +166,7 @@ test('with the default delay (1 s) a change is saved within 1.1 s of real time',
 
 test('the save timer runs only while there are unsaved changes, batching a burst into one save', async (t) => {
   const defer = cleanup(t);
-  const real = openStore(defer, tempDir(defer));
+  const real = openStore(defer, tempDir(defer, 'hpd-quota-'));
   const saves: Array<[string, Map<string, number>]> = [];
   const store = withOverrides(real, {
     saveCounters: (day, entries) => (saves.push([day, new Map(entries)]), real.saveCounters(day, entries)),
@@ -207,7 +189,7 @@ test('the save timer runs only while there are unsaved changes, batching a burst
 
 test('a failed background save is reported and retried with the latest counts', async (t) => {
   const defer = cleanup(t);
-  const real = openStore(defer, tempDir(defer));
+  const real = openStore(defer, tempDir(defer, 'hpd-quota-'));
   let failures = 1;
   const store = withOverrides(real, {
     saveCounters: (day, entries) => (failures-- > 0 ? Promise.reject(new Error('disk full')) : real.saveCounters(day, entries)),
