@@ -2,9 +2,12 @@
  * @module The REST front on uWebSockets.js: a thin adapter from HTTP to the operations.
  *
  * Every handler is synchronous (all data is in RAM), so it copies what it needs from the request,
- * runs the fixed order of api-contract §1.2 and writes status, headers and body in one corked pass; no
- * response ever waits on I/O, so no abort handler is needed. Everything a response needs besides the
- * operation's body (request id, ETag, Link, rate-limit, CORS) is added here, once, for all routes.
+ * runs the fixed order of api-contract §1.2 and writes status, headers and body in one corked pass.
+ * Every route is registered through {@link on}, which attaches the abort handler uWS requires before
+ * anything is written, and bodies are ended with backpressure (src/http/response-writer.ts), so no
+ * client behaviour can abort the process or make it buffer without bound. Everything a response needs
+ * besides the operation's body (request id, ETag, Link, rate-limit, CORS) is added here, once, for all
+ * routes.
  */
 import { randomUUID } from 'node:crypto';
 import { OPERATIONS } from '../operations/index.ts';
@@ -18,6 +21,8 @@ import type { StateStore } from '../policy/state-store.ts';
 import { acceptsJson, ifNoneMatchMatches, linkHeader } from './conditional.ts';
 import { buildOpenApi } from './openapi.ts';
 import { queryPairs } from './query-string.ts';
+import { ResponseCache } from './response-cache.ts';
+import { endWithBody, ignoreAbort } from './response-writer.ts';
 import { compileSerializer, fragmentSerializer, serializeProblem } from './serializers.ts';
 import { uws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.ts';
 
@@ -32,13 +37,19 @@ export interface ServerConfig {
   readonly clock?: () => number;
   /** Called with unexpected errors (500s); defaults to stderr. */
   readonly onError?: (err: unknown, requestId: string) => void;
+  /** Byte budget of the response cache of years, ZIPs, issuers and plan detail; default 64 MiB. */
+  readonly responseCacheBytes?: number;
 }
+
+export const DEFAULT_RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 
 export interface RestServer {
   /** Listens on `port` (0 = any free port) at `host`; resolves with the port. */
   listen(port: number, host?: string): Promise<number>;
   /** Stops accepting, fails readiness, answers in-flight requests with `Connection: close`, then closes. */
   close(): Promise<void>;
+  /** What the response cache holds: canonical requests and the bytes counted for them. */
+  responseCacheStats(): { readonly entries: number; readonly bytes: number };
 }
 
 const EXPOSED = 'ETag, Link, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, WWW-Authenticate';
@@ -65,8 +76,8 @@ interface Route {
   readonly pattern: string;
   readonly op: Operation<never>;
   readonly serializer: (body: Record<string, unknown>) => string | Buffer;
-  /** Finished 200s of a cacheable operation by raw query (and path parameters); null otherwise. */
-  readonly responses: Map<string, CachedResponse> | null;
+  /** Whether finished 200s are kept in the response cache (the operation is `cacheable`). */
+  readonly cached: boolean;
 }
 
 /** A finished 200 of a cacheable operation: everything but the per-caller headers. */
@@ -80,10 +91,9 @@ interface CachedResponse {
   readonly linkValue: string | Buffer;
   /** Encoded once: a hit hands uWS bytes, not a string to encode again. */
   readonly body: Buffer;
+  /** What the response cache counts for it. */
+  readonly bytes: number;
 }
-
-/** Responses kept per route and build; cleared when full (the key spaces are small: years, ZIPs, states, plans). */
-const MAX_CACHED_RESPONSES = 50_000;
 
 function toBytes(body: string | Buffer): Buffer {
   return typeof body === 'string' ? Buffer.from(body) : body;
@@ -131,6 +141,12 @@ const B = {
  * it (400 for a ZIP, 404 for a plan id); decodeURIComponent would throw inside the uWS handler and
  * take the whole process down.
  */
+/** Whether a GET or HEAD request announces a body (any Transfer-Encoding, a Content-Length other than 0). */
+function hasBody(req: HttpRequest): boolean {
+  const length = req.getHeader('content-length');
+  return req.getHeader('transfer-encoding') !== '' || (length !== '' && length !== '0');
+}
+
 function decodePathParam(raw: string): string {
   try {
     return decodeURIComponent(raw);
@@ -143,9 +159,12 @@ export function createRestServer(config: ServerConfig): RestServer {
   const clock = config.clock ?? Date.now;
   const ctx: OperationContext = { registry: config.registry, baseUrl: config.baseUrl };
   const serviceDesc = `${config.baseUrl}/v1/openapi.json`;
-  const openapiBody = JSON.stringify(buildOpenApi(OPERATIONS, config.baseUrl, config.registry.version));
+  // Encoded once: a string body would be converted to a fresh buffer on every request.
+  const openapiBody = Buffer.from(JSON.stringify(buildOpenApi(OPERATIONS, config.baseUrl, config.registry.version)));
+  const healthBody = Buffer.from('{"status":"ok"}');
   const onError = config.onError ?? ((err, id) => process.stderr.write(`request ${id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`));
   const auth = new AuthCache(config.store);
+  const cache = new ResponseCache<CachedResponse>(config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES);
   let draining = false;
   let listenSocket: us_listen_socket | null = null;
   const app: TemplatedApp = uws.App();
@@ -158,7 +177,7 @@ export function createRestServer(config: ServerConfig): RestServer {
     pattern: op.path.replace(/\{(\w+)\}/g, ':$1'),
     op,
     serializer: serializerFor(op),
-    responses: op.cacheable === true ? new Map<string, CachedResponse>() : null,
+    cached: op.cacheable === true,
   }));
   // The overview table's `/zip/{zip}` spelling serves the same body (api-contract §5.7).
   const zipRoute = routes.find((r) => r.op.id === 'lookupZip');
@@ -179,22 +198,23 @@ export function createRestServer(config: ServerConfig): RestServer {
   };
 
   /** Inside a cork, after the headers: the body, or none for a 304 and for HEAD (its length instead). */
-  const writeBody = (res: HttpResponse, status: number, head: boolean, body: string | Buffer): void => {
+  const writeBody = (res: HttpResponse, status: number, head: boolean, body: string | Buffer, close = draining): void => {
+    // endWithoutBody takes no arguments here: an undefined length reaches the native side as 2^63.
     if (status === 304) {
       res.endWithoutBody();
     } else if (head) {
       res.writeHeader('content-length', String(Buffer.byteLength(body)));
       res.endWithoutBody();
     } else {
-      res.end(body, draining);
+      endWithBody(res, toBytes(body), close);
     }
   };
 
-  const write = (res: HttpResponse, reply: Reply, head: boolean, requestId: string): void => {
+  const write = (res: HttpResponse, reply: Reply, head: boolean, requestId: string, close = draining): void => {
     res.cork(() => {
       writeHead(res, STATUS_LINE[reply.status] ?? `${reply.status} Unknown`, requestId);
       for (const [k, v] of reply.headers) res.writeHeader(k, v);
-      writeBody(res, reply.status, head, reply.body);
+      writeBody(res, reply.status, head, reply.body, close);
     });
   };
 
@@ -219,6 +239,13 @@ export function createRestServer(config: ServerConfig): RestServer {
     const authorization = req.getHeader('authorization');
     const accept = req.getHeader('accept');
     const ifNoneMatch = req.getHeader('if-none-match');
+    if (hasBody(req)) {
+      // Checked before authentication and quota: uWS runs the handler before it rejects a malformed
+      // Content-Length, so this is what keeps such a request from being charged. The connection is
+      // closed because the body's framing cannot be trusted.
+      write(res, problemReply({ kind: 'validation', detail: 'GET and HEAD requests must not carry a body (Content-Length or Transfer-Encoding).', errors: [{ field: '(body)', message: 'A body is not allowed' }] }, path), head, requestId, true);
+      return;
+    }
     const pathParams: Record<string, string> = {};
     route.op.pathParams.forEach((name, i) => {
       pathParams[name] = decodePathParam(req.getParameter(i) ?? '');
@@ -253,26 +280,29 @@ export function createRestServer(config: ServerConfig): RestServer {
     if (!decision.allowed) {
       return problemReply({ kind: 'rateLimited', detail: 'Daily request limit reached. Resets at midnight UTC.', upgrade: true }, path, rateLimitHeaders(decision));
     }
-    // The same raw request of a cacheable operation always gets the same 200 within a build; only the
-    // endpoint's tier depends on the caller, so it is checked before a hit is served.
-    const cache = route.responses;
-    const cacheKey = cache === null ? '' : route.op.pathParams.length === 0 ? rawQuery : `${rawQuery}\u0000${Object.values(pathParams).join('\u0000')}`;
-    const hit = cache === null ? undefined : cache.get(cacheKey);
+    // A cacheable operation's request always gets the same 200 within a build; only the endpoint's
+    // tier depends on the caller, so it is checked before a hit is served. A request text seen before
+    // skips validation; any other is validated and then found by its canonical form.
+    const spelling = route.cached ? `${route.pattern}\u0000${rawQuery}\u0000${route.op.pathParams.length === 0 ? '' : Object.values(pathParams).join('\u0000')}` : '';
+    const hit = route.cached ? cache.bySpelling(spelling) : undefined;
     if (hit !== undefined && TIER_RANK[who.tier] >= TIER_RANK[route.op.tier]) return okReply(hit, ifNoneMatch, decision);
     const result = execute(route.op, ctx, who.tier, queryPairs(rawQuery), pathParams);
     if (!result.ok) return problemReply(result.problem, path, rateLimitHeaders(decision));
+    if (route.cached) {
+      const known = cache.get(result.canonical, spelling);
+      if (known !== undefined) return okReply(known, ifNoneMatch, decision);
+    }
     const etag = etagFor(config.registry.version, result.canonical);
     const link = linkHeader(result.body._links, serviceDesc);
+    const body = toBytes(route.serializer(result.body));
     const done: CachedResponse = {
       etag,
-      etagValue: cache === null ? etag : Buffer.from(etag, 'latin1'),
-      linkValue: cache === null ? link : Buffer.from(link),
-      body: toBytes(route.serializer(result.body)),
+      etagValue: route.cached ? Buffer.from(etag, 'latin1') : etag,
+      linkValue: route.cached ? Buffer.from(link) : link,
+      body,
+      bytes: body.byteLength + etag.length + 2 * link.length,
     };
-    if (cache !== null) {
-      if (cache.size >= MAX_CACHED_RESPONSES) cache.clear();
-      cache.set(cacheKey, done);
-    }
+    if (route.cached) cache.set(result.canonical, spelling, done);
     return okReply(done, ifNoneMatch, decision);
   };
 
@@ -297,26 +327,37 @@ export function createRestServer(config: ServerConfig): RestServer {
     });
   };
 
+  /**
+   * Registers a handler with the abort handler attached first: uWS terminates the process when a
+   * handler returns with its response pending and none attached (response-writer.ts).
+   */
+  function on(method: 'get' | 'head' | 'options' | 'any', pattern: string, handler: (res: HttpResponse, req: HttpRequest) => void): void {
+    app[method](pattern, (res, req) => {
+      res.onAborted(ignoreAbort);
+      handler(res, req);
+    });
+  }
+
   for (const route of routes) {
-    app.get(route.pattern, (res, req) => handle(route, res, req, false));
-    app.head(route.pattern, (res, req) => handle(route, res, req, true));
-    app.options(route.pattern, (res) => preflight(res));
-    app.any(route.pattern, methodNotAllowed);
+    on('get', route.pattern, (res, req) => handle(route, res, req, false));
+    on('head', route.pattern, (res, req) => handle(route, res, req, true));
+    on('options', route.pattern, (res) => preflight(res));
+    on('any', route.pattern, methodNotAllowed);
   }
 
   // Unauthenticated documents: no quota, no key.
-  const plain = (pattern: string, status: () => number, contentType: string, body: () => string): void => {
+  const plain = (pattern: string, status: () => number, contentType: string, body: () => string | Buffer): void => {
     const h = (head: boolean) => (res: HttpResponse) => {
       const s = status();
       write(res, { status: s, headers: [['content-type', contentType], ['cache-control', 'no-cache']], body: body() }, head, randomUUID());
     };
-    app.get(pattern, h(false));
-    app.head(pattern, h(true));
-    app.options(pattern, (res) => preflight(res));
-    app.any(pattern, methodNotAllowed);
+    on('get', pattern, h(false));
+    on('head', pattern, h(true));
+    on('options', pattern, (res) => preflight(res));
+    on('any', pattern, methodNotAllowed);
   };
   plain('/v1/openapi.json', () => 200, JSON_TYPE, () => openapiBody);
-  plain('/healthz', () => 200, JSON_TYPE, () => '{"status":"ok"}');
+  plain('/healthz', () => 200, JSON_TYPE, () => healthBody);
   plain('/readyz', () => (draining ? 503 : 200), JSON_TYPE, () => JSON.stringify({ status: draining ? 'draining' : 'ready', years: config.registry.years, build: config.registry.version }));
   const problemPage = (head: boolean) => (res: HttpResponse, req: HttpRequest) => {
     const slug = req.getParameter(0) ?? '';
@@ -329,10 +370,10 @@ export function createRestServer(config: ServerConfig): RestServer {
     const html = `<!doctype html><meta charset="utf-8"><title>${t.title}</title><h1>${t.status} ${t.title}</h1><p>Problem type <code>${slug}</code> of the Health Plan Data Service. The response body's <code>detail</code> says what happened; see ${serviceDesc}.</p>`;
     write(res, { status: 200, headers: [['content-type', 'text/html; charset=utf-8']], body: html }, head, randomUUID());
   };
-  app.get('/problems/:slug', problemPage(false));
-  app.head('/problems/:slug', problemPage(true));
-  app.any('/problems/:slug', methodNotAllowed);
-  app.any('/*', (res, req) => {
+  on('get', '/problems/:slug', problemPage(false));
+  on('head', '/problems/:slug', problemPage(true));
+  on('any', '/problems/:slug', methodNotAllowed);
+  on('any', '/*', (res, req) => {
     const path = req.getUrl();
     write(res, problemReply({ kind: 'notFound', detail: `No route matches ${path}.` }, path), req.getMethod() === 'head', randomUUID());
   });
@@ -349,6 +390,9 @@ export function createRestServer(config: ServerConfig): RestServer {
           resolve(uws.us_socket_local_port(token));
         });
       });
+    },
+    responseCacheStats() {
+      return { entries: cache.size, bytes: cache.bytes };
     },
     async close() {
       draining = true;

@@ -16,6 +16,15 @@ const major = Number(process.versions.node.split('.')[0]);
 const PACKAGE = major === 22 || major === 24 || major === 26 ? 'uws-current' : major === 18 || major === 20 || major === 23 ? 'uws-legacy' : undefined;
 if (PACKAGE === undefined) throw new Error(`uWebSockets.js has no build for Node ${process.version}`);
 
+/**
+ * Largest request header block uWS accepts, read by the native module once when it loads. Its default
+ * (4 KiB) is too small for a JWT plus proxy headers, and uWS answers a larger block itself with an HTML
+ * 431 we cannot replace; 16 KiB is what nginx allows by default (4 × 8 KiB buffers, 8 KiB per line).
+ * An operator's own setting wins.
+ */
+export const MAX_HEADERS_SIZE = 16 * 1024;
+process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= String(MAX_HEADERS_SIZE);
+
 /** The native module, typed against the older (smaller) API so code never uses 20.69-only calls. */
 export const uws: typeof Uws = require(PACKAGE) as typeof Uws;
 export const UWS_PACKAGE: string = PACKAGE;

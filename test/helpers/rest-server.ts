@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRestServer } from '../../src/http/server.ts';
+import { createRestServer, type RestServer } from '../../src/http/server.ts';
 import { openRegistry, type DataRegistry } from '../../src/operations/data-registry.ts';
 import { createKey } from '../../src/policy/api-keys.ts';
 import { openLmdbStateStore } from '../../src/policy/lmdb-store.ts';
@@ -23,6 +23,7 @@ export interface FixtureServer {
   readonly quota: DailyQuota;
   readonly buildsRoot: string;
   readonly stateDir: string;
+  readonly server: RestServer;
   /** Current time of the injected clock (ms); tests may move it. */
   now: number;
   get(path: string, init?: RequestInit & { tier?: Tier | null }): Promise<Response>;
@@ -31,7 +32,9 @@ export interface FixtureServer {
 
 export { buildFixture };
 
-export async function startFixtureServer(opts: { limits?: Partial<Record<Tier, number>>; buildsRoot?: string; stateDir?: string; startAt?: number } = {}): Promise<FixtureServer> {
+export async function startFixtureServer(
+  opts: { limits?: Partial<Record<Tier, number>>; buildsRoot?: string; stateDir?: string; startAt?: number; responseCacheBytes?: number } = {},
+): Promise<FixtureServer> {
   const dir = mkdtempSync(join(tmpdir(), 'hpd-rest-'));
   const buildsRoot = opts.buildsRoot ?? (await buildFixture(dir));
   const stateDir = opts.stateDir ?? join(dir, 'state');
@@ -42,7 +45,7 @@ export async function startFixtureServer(opts: { limits?: Partial<Record<Tier, n
   // The base URL is fixed before the port is known: links are checked against it.
   const baseUrl = 'http://api.test';
   const registry = openRegistry(buildsRoot, baseUrl);
-  const server = createRestServer({ registry, store, quota, baseUrl, upgradeUrl: 'https://hpd.test/pricing', clock, onError: () => {} });
+  const server = createRestServer({ registry, store, quota, baseUrl, upgradeUrl: 'https://hpd.test/pricing', clock, onError: () => {}, responseCacheBytes: opts.responseCacheBytes });
   const port = await server.listen(0);
   const keys = {
     free: (await createKey(store, { tier: 'free', userId: 'user-free', label: 'test', now: state.now })).plaintext,
@@ -58,6 +61,7 @@ export async function startFixtureServer(opts: { limits?: Partial<Record<Tier, n
     quota,
     buildsRoot,
     stateDir,
+    server,
     get now() {
       return state.now;
     },

@@ -1,0 +1,40 @@
+/**
+ * @module Ending uWebSockets.js responses safely whatever the client does.
+ *
+ * Two rules of uWS decide whether a misbehaving client can hurt the process:
+ *
+ * - A handler that returns while its response is still pending (not every byte handed to the kernel)
+ *   and that has no abort handler makes uWS call `std::terminate()`: the whole process dies. A request
+ *   followed at once by a TCP reset did exactly that for any response larger than uWS's 16 KiB cork
+ *   buffer. Every handler therefore registers {@link ignoreAbort} before it writes anything; our
+ *   handlers never await, so there is nothing to cancel when a client goes away.
+ * - `res.end(body)` copies whatever the socket does not take at once into uWS's per-connection
+ *   backpressure buffer and marks the response done, so a client that pipelines requests and never reads
+ *   made the process buffer every response (10 such connections: +800 MB). Bodies are written with
+ *   `tryEnd` instead: the kernel takes what fits, the rest is sent from our (shared, immutable) buffer as
+ *   the client reads, and while it is pending uWS closes the connection if another request arrives on it
+ *   ("no async pipelining"). A connection thus holds at most one unsent response, referenced, not copied;
+ *   one that stops reading is closed by uWS's 10 s send timeout.
+ */
+import type { HttpResponse } from './uws.ts';
+
+/** The abort handler of every response: nothing to cancel, its registration is what keeps uWS alive. */
+export function ignoreAbort(): void {
+  // Handlers are synchronous; a pending write is dropped with its socket.
+}
+
+/**
+ * Ends `res` with `body` (inside a cork, after status and headers). `closeConnection` (draining) adds
+ * `Connection: close`; those few responses go through `end`, which buffers, as the server is closing.
+ */
+export function endWithBody(res: HttpResponse, body: Buffer, closeConnection: boolean): void {
+  if (closeConnection) {
+    res.end(body, true);
+    return;
+  }
+  const total = body.byteLength;
+  const [, done] = res.tryEnd(body, total);
+  if (done) return;
+  // uWS calls back with the number of body bytes sent so far; the response ends when all are sent.
+  res.onWritable((offset) => res.tryEnd(body.subarray(offset), total)[0]);
+}
