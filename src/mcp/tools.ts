@@ -222,8 +222,20 @@ export function toolArgsToRequest(tool: ToolDefinition, args: Record<string, unk
         errors.push({ field: name, message: 'Expected an array of strings or numbers' });
         continue;
       }
-      text = value.map(String).join(',');
-    } else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+      const bad = value.findIndex((v) => typeof v === 'number' && !Number.isFinite(v));
+      if (bad >= 0) {
+        errors.push({ field: `${name}.${bad}`, message: 'Number must be finite' });
+        continue;
+      }
+      text = value.map((v) => (typeof v === 'number' ? numberText(v) : v)).join(',');
+    } else if (typeof value === 'number') {
+      // JSON has no Infinity, but 1e400 parses to it: refuse it here, where its origin is known.
+      if (!Number.isFinite(value)) {
+        errors.push({ field: name, message: 'Number must be finite' });
+        continue;
+      }
+      text = numberText(value);
+    } else if (typeof value === 'string' || typeof value === 'boolean') {
       text = String(value);
     } else if (value === null || value === undefined) {
       continue;
@@ -238,6 +250,17 @@ export function toolArgsToRequest(tool: ToolDefinition, args: Record<string, unk
   // A missing path argument keeps its template name, so the problem's instance stays a readable path.
   const restPath = tool.operation.path.replace(/\{(\w+)\}/g, (whole, p: string) => (pathParams[p] === undefined ? whole : encodeURIComponent(pathParams[p])));
   return { ok: true, query, pathParams, restPath };
+}
+
+/**
+ * A finite number as plain decimal text. String() writes 1e21 and 1e-7 in exponent form, which the
+ * REST number shapes refuse as "received string"; plain digits get the range message they deserve.
+ */
+function numberText(v: number): string {
+  const s = String(v);
+  if (!s.includes('e')) return s;
+  if (Number.isInteger(v)) return BigInt(v).toString();
+  return v.toFixed(100).replace(/0+$/, '');
 }
 
 /** REST field names back to the tool's argument names, for error documents. */

@@ -65,7 +65,8 @@ export function notFound(detail: string): ProblemError {
 
 /** The one-sentence detail of a single validation error (api-contract §4.3). */
 function singleErrorDetail(e: FieldError): string {
-  if ((e.field === 'zip') && e.message !== 'Required') return 'Invalid ZIP code format. Expected 5 digits.';
+  // Only a malformed ZIP gets the documented format sentence; a repeated or misplaced one says what it is.
+  if (e.field === 'zip' && (e.message === 'Invalid' || e.message.startsWith('String must'))) return 'Invalid ZIP code format. Expected 5 digits.';
   if (e.message === 'Required') return `Missing required parameter ${e.field}.`;
   return `Invalid ${e.field}: ${e.message}.`;
 }

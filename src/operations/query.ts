@@ -82,6 +82,12 @@ export function parseQuery<P>(q: CompiledQuery, raw: ReadonlyArray<readonly [str
       continue;
     }
     const canonical = q.spec.aliases?.[key] ?? key;
+    // A path parameter named again in the query (`/plans/A?plan_id=B`) is refused rather than letting
+    // either copy win silently: the resource, the cache key and the ETag then all name the path's value.
+    if (Object.hasOwn(pathParams, canonical)) {
+      if (!errors.some((e) => e.field === key)) errors.push({ field: key, message: NOT_A_QUERY_PARAMETER });
+      continue;
+    }
     if (!q.known.has(canonical)) continue; // unknown parameters are ignored
     const v = value.trim();
     if (v === '') continue;
@@ -111,6 +117,11 @@ export function parseQuery<P>(q: CompiledQuery, raw: ReadonlyArray<readonly [str
       errors.push({ field: k, message: 'Expected number, received string' });
       continue;
     }
+    const range = q.integers.has(k) || q.numbers.has(k) ? rangeError(v, q.props[k] ?? {}, q.integers.has(k)) : null;
+    if (range !== null) {
+      errors.push({ field: k, message: range });
+      continue;
+    }
     if (q.booleans.has(k) && v !== 'true' && v !== 'false') {
       errors.push({ field: k, message: 'Expected boolean, received string' });
       continue;
@@ -121,10 +132,14 @@ export function parseQuery<P>(q: CompiledQuery, raw: ReadonlyArray<readonly [str
   for (const k of q.spec.lists ?? []) {
     const list = obj[k];
     if (!Array.isArray(list) || !q.integers.has(k)) continue;
+    const itemSchema = (q.props[k]?.items ?? {}) as JsonSchema;
     list.forEach((item: unknown, i) => {
       if (typeof item === 'string' && !/^-?\d+$/.test(item)) {
         errors.push({ field: `${k}.${i}`, message: /^-?\d*\.\d+$/.test(item) ? 'Expected integer, received float' : item === '' ? 'Required' : 'Expected number, received string' });
+        return;
       }
+      const range = typeof item === 'string' ? rangeError(item, itemSchema, true) : null;
+      if (range !== null) errors.push({ field: `${k}.${i}`, message: range });
     });
   }
   const badFields = errors.length === 0 ? NO_FIELDS : new Set(errors.map((e) => e.field.split('.')[0]!));
@@ -137,6 +152,26 @@ export function parseQuery<P>(q: CompiledQuery, raw: ReadonlyArray<readonly [str
   }
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, params: obj as P, given, aliasUsed: aliasUsed ?? NO_FIELDS, raw: values };
+}
+
+/** The message of a query parameter that the endpoint takes in its path. */
+export const NOT_A_QUERY_PARAMETER = 'Is not a query parameter of this endpoint (it is part of the path)';
+
+/**
+ * Range check of a well-shaped numeric text, for what ajv cannot be trusted with: a text of 309 or
+ * more digits is ±Infinity as a number, which ajv's coercion lets through every type and range check
+ * (age=9…9 priced at 64, per_page=9…9 served as `null`). Integers must also be safe, or the value used
+ * is not the value sent. Finite values inside the safe range are left to ajv and its usual messages.
+ */
+function rangeError(text: string, schema: JsonSchema, integer: boolean): string | null {
+  const n = Number(text);
+  const limit = integer ? Number.MAX_SAFE_INTEGER : Number.MAX_VALUE;
+  if (Number.isFinite(n) && Math.abs(n) <= limit) return null;
+  const max = typeof schema.maximum === 'number' ? schema.maximum : integer ? limit : null;
+  const min = typeof schema.minimum === 'number' ? schema.minimum : integer ? -limit : null;
+  if (n > 0 && max !== null) return `Number must be less than or equal to ${String(max)}`;
+  if (n < 0 && min !== null) return `Number must be greater than or equal to ${String(min)}`;
+  return 'Number must be finite';
 }
 
 function mapAjvError(e: ErrorObject, props: Readonly<Record<string, JsonSchema>>): FieldError | null {

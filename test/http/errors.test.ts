@@ -135,6 +135,54 @@ describe('processing order: validation (step 7) before the parameter tier (step 
   });
 });
 
+describe('numbers beyond the double range (309+ digits parse to ±Infinity)', () => {
+  const NINES = '9'.repeat(400);
+  const APTC = '/v1/health/plans/aptc-estimate';
+
+  test('every numeric parameter is range-checked, not passed on as Infinity', async () => {
+    const age = await expectProblem(await s.get(`${SEARCH}?zip=77002&age=${NINES}`), 400, SEARCH, { fields: ['age'] });
+    assert.equal(messageOf(age, 'age'), 'Number must be less than or equal to 65');
+    const neg = await expectProblem(await s.get(`${SEARCH}?zip=77002&age=-${NINES}`), 400, SEARCH, { fields: ['age'] });
+    assert.equal(messageOf(neg, 'age'), 'Number must be greater than or equal to 0');
+    const pp = await expectProblem(await s.get(`${SEARCH}?zip=77002&age=30&per_page=${NINES}`), 400, SEARCH, { fields: ['per_page'] });
+    assert.equal(messageOf(pp, 'per_page'), 'Number must be less than or equal to 100');
+    // No maximum in the schema: integers must still be exact, numbers finite.
+    const page = await expectProblem(await s.get(`${SEARCH}?zip=77002&age=30&page=${NINES}`), 400, SEARCH, { fields: ['page'] });
+    assert.equal(messageOf(page, 'page'), `Number must be less than or equal to ${Number.MAX_SAFE_INTEGER}`);
+    const cap = await expectProblem(await s.get(`${SEARCH}?zip=77002&age=30&max_premium=${NINES}.5`), 400, SEARCH, { fields: ['max_premium'] });
+    assert.equal(messageOf(cap, 'max_premium'), 'Number must be finite');
+    await expectProblem(await s.get(`${SEARCH}?zip=77002&age=30&year=${NINES}`), 400, SEARCH, { fields: ['year'] });
+  });
+
+  test('APTC: a huge income is a 400, not a 500; a huge age in the list is reported at its index', async () => {
+    const income = await expectProblem(await s.get(`${APTC}?zip=77002&household_income=${NINES}&household_size=1&ages=40`), 400, APTC, { fields: ['household_income'] });
+    assert.equal(messageOf(income, 'household_income'), 'Number must be less than or equal to 10000000');
+    await expectProblem(await s.get(`${APTC}?zip=77002&household_income=30000&household_size=2&ages=40,${NINES}`), 400, APTC, { fields: ['ages.1'] });
+    await expectProblem(await s.get(`${APTC}?zip=77002&household_income=30000&household_size=${NINES}&ages=40`), 400, APTC, { fields: ['household_size'] });
+  });
+});
+
+describe('path parameters are not query parameters', () => {
+  // Decision: a path parameter repeated in the query is a 400 on the query parameter, so neither copy
+  // wins silently and the ETag and cache key can only ever describe the path's resource.
+  test('plan_id in the query of a plan URL is refused, whatever its value', async () => {
+    const path = '/v1/health/plans/11111TX0010001-01';
+    const body = await expectProblem(await s.get(`${path}?plan_id=11111TX0010002-01`), 400, path, { fields: ['plan_id'] });
+    assert.equal(messageOf(body, 'plan_id'), 'Is not a query parameter of this endpoint (it is part of the path)');
+    await expectProblem(await s.get(`${path}?plan_id=11111TX0010001-01`), 400, path, { fields: ['plan_id'] });
+    const oop = `${path}/oop-estimate`;
+    await expectProblem(await s.get(`${oop}?zip=77002&age=40&scenario=low&plan_id=11111TX0010002-01`), 400, oop, { fields: ['plan_id'] });
+  });
+
+  test('zip in the query of a ZIP URL is refused with its own detail, not the ZIP format sentence', async () => {
+    for (const path of ['/v1/health/zips/77002', '/v1/health/zip/77002']) {
+      const body = await expectProblem(await s.get(`${path}?zip=99501`), 400, path, { fields: ['zip'] });
+      assert.equal(body.detail, 'Invalid zip: Is not a query parameter of this endpoint (it is part of the path).');
+    }
+    await expectOk(await s.get('/v1/health/zips/77002?year=2025'), 'lookupZip');
+  });
+});
+
 describe('location errors', () => {
   test('county_fips that is not part of the ZIP is a 400 on county_fips', async () => {
     const body = await expectProblem(await s.get(`${SEARCH}?zip=77002&age=30&county_fips=48157`), 400, SEARCH, { fields: ['county_fips'] });
