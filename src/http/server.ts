@@ -37,6 +37,8 @@ export interface ServerConfig {
 export interface RestServer {
   /** Listens on `port` (0 = any free port) at `host`; resolves with the port. */
   listen(port: number, host?: string): Promise<number>;
+  /** Fails readiness (/readyz 503) and closes connections after each response; still serving. */
+  drain(): void;
   /** Stops accepting, fails readiness, answers in-flight requests with `Connection: close`, then closes. */
   close(): Promise<void>;
 }
@@ -349,6 +351,9 @@ export function createRestServer(config: ServerConfig): RestServer {
           resolve(uws.us_socket_local_port(token));
         });
       });
+    },
+    drain() {
+      draining = true;
     },
     async close() {
       draining = true;
