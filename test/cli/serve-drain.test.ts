@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -139,3 +139,16 @@ test('SIGTERM with connections held open on every port: /readyz 503 during the d
 async function until(condition: () => boolean, ms: number): Promise<void> {
   for (const deadline = Date.now() + ms; !condition() && Date.now() < deadline; ) await sleep(20);
 }
+
+test('HPD_DRAIN_SECONDS and HPD_MAX_CONNECTIONS are validated: one line naming the variable, exit 2', () => {
+  for (const [name, value] of [['HPD_DRAIN_SECONDS', 'soon'], ['HPD_DRAIN_SECONDS', '-1'], ['HPD_MAX_CONNECTIONS', '0'], ['HPD_MAX_CONNECTIONS', '1.5']] as const) {
+    const env: NodeJS.ProcessEnv = { ...process.env, [name]: value, HPD_DATA_DIR: join(tmpdir(), 'hpd-no-such-dir') };
+    delete env.NODE_TEST_CONTEXT;
+    const r = spawnSync(process.execPath, [HPD, 'serve'], { env, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(r.status, 2, `${name}=${value}: ${r.stderr}`);
+    // oidc-provider may print its own runtime warning when loaded; ours is the one hpd: line.
+    const ours = r.stderr.split('\n').filter((l) => l.startsWith('hpd:'));
+    assert.equal(ours.length, 1, r.stderr);
+    assert.match(ours[0]!, new RegExp(`^hpd: ${name} must be .*"${value.replace('.', '\\.')}"`));
+  }
+});
