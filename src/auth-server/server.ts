@@ -31,10 +31,12 @@
  * it and the server derives `http://<host>:<bound port>` after listening (useful with port 0). Behind a
  * TLS-terminating proxy pass the public https origin as issuer and set `trustProxy`.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Provider, { errors, type ClientMetadata, type Configuration, type KoaContext } from 'oidc-provider';
+import { createNodeListener, DEFAULT_DRAIN_MS, type ListenerLimits } from '../http/node-listener.ts';
+import { requestPath } from '../http/request-target.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import { handleInteraction, INTERACTION_PATH, type InteractionAction, type InteractionContext } from './interactions.ts';
 import { OAUTH_FILE, openOAuthStore } from './lmdb-adapter.ts';
@@ -105,14 +107,19 @@ export interface AuthServerOptions {
   clients?: ClientMetadata[];
   /** Called with unexpected errors (provider server_error, interaction failures); default stderr. */
   onError?: (err: unknown) => void;
+  /** Timeouts and connection cap of the listener (defaults: DEFAULT_LISTENER_LIMITS). */
+  listenerLimits?: Partial<ListenerLimits>;
 }
 
 export interface AuthServer {
   /** The issuer, which is also the server's base URL. */
   readonly url: string;
   readonly port: number;
-  /** Stops listening, drops idle keep-alive connections and closes oauth.mdb (not the user store). */
-  close(): Promise<void>;
+  /**
+   * Stops listening, closes connections with nothing in flight, lets requests in flight finish for up
+   * to `graceMs` (default DEFAULT_DRAIN_MS), closes the rest and oauth.mdb (not the user store).
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 function stripOneSlash(value: string): string {
@@ -218,13 +225,24 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
   const oauth = openOAuthStore(join(opts.stateDir, OAUTH_FILE), clock);
 
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
-  const server = createServer((req, res) => {
-    if (handler !== undefined) {
-      handler(req, res);
-      return;
-    }
-    res.writeHead(503, { 'retry-after': '1' }).end();
-  });
+  const listener = createNodeListener(
+    'auth',
+    (req, res) => {
+      // Koa's URL parser throws on targets such as `http://[`: a 500 and a stack in the log per request.
+      if (requestPath(req.url ?? '/') === undefined) {
+        const body = JSON.stringify({ error: 'invalid_request', error_description: 'the request target is not a valid URL' });
+        res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' }).end(body);
+        return;
+      }
+      if (handler !== undefined) {
+        handler(req, res);
+        return;
+      }
+      res.writeHead(503, { 'retry-after': '1' }).end();
+    },
+    opts.listenerLimits,
+  );
+  const server = listener.server;
   let sweepTimer: NodeJS.Timeout | undefined;
 
   try {
@@ -403,13 +421,10 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
     return {
       url: issuer,
       port,
-      close(): Promise<void> {
+      close(graceMs = DEFAULT_DRAIN_MS): Promise<void> {
         closing ??= (async () => {
           clearInterval(sweepTimer);
-          await new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeIdleConnections();
-          });
+          await listener.close(graceMs);
           await oauth.close();
         })();
         return closing;
@@ -417,7 +432,7 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
     };
   } catch (err) {
     clearInterval(sweepTimer);
-    if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (server.listening) await listener.close(0);
     await oauth.close();
     throw err;
   }

@@ -9,10 +9,13 @@
  * grants; default var/), HPD_DATA_DIR (builds), HPD_QUOTA_FREE/PRO/ENTERPRISE (daily limits),
  * HPD_MCP_PORT (8081), HPD_MCP_URL (resource identifier, default http://127.0.0.1:8081/mcp),
  * HPD_MCP_ALLOWED_ORIGINS (browser origins), HPD_MCP_IDLE_MINUTES (30), HPD_AUTH_PORT (8082), HPD_AUTH_URL (embedded issuer),
- * HPD_AUTH_ISSUER (an external issuer: the embedded authorization server then does not start).
+ * HPD_AUTH_ISSUER (an external issuer: the embedded authorization server then does not start),
+ * HPD_MAX_CONNECTIONS (concurrent connections per node:http listener, 1000), HPD_DRAIN_SECONDS (longest
+ * shutdown drain, 10).
  */
 import { buildDataset } from '../../build/compile.ts';
 import { createProgress } from '../../build/progress.ts';
+import { DEFAULT_DRAIN_MS, DEFAULT_LISTENER_LIMITS } from '../http/node-listener.ts';
 import { UWS_PACKAGE, uwsVersion } from '../http/uws.ts';
 import { yearsWithBuilds } from '../operations/data-registry.ts';
 import { dailyLimits } from '../policy/tiers.ts';
@@ -31,7 +34,11 @@ a current build (building the embedded default PY${DEFAULT_YEAR} dataset first w
 Environment: HPD_PORT, HPD_HOST, HPD_BASE_URL, HPD_UPGRADE_URL, HPD_STATE_DIR, HPD_DATA_DIR,
 HPD_QUOTA_FREE, HPD_QUOTA_PRO, HPD_QUOTA_ENTERPRISE, HPD_MCP_PORT, HPD_MCP_URL, HPD_MCP_ALLOWED_ORIGINS,
 HPD_MCP_IDLE_MINUTES,
-HPD_AUTH_PORT, HPD_AUTH_URL, HPD_AUTH_ISSUER.`;
+HPD_AUTH_PORT, HPD_AUTH_URL, HPD_AUTH_ISSUER, HPD_MAX_CONNECTIONS (per MCP / authorization listener,
+default ${DEFAULT_LISTENER_LIMITS.maxConnections}), HPD_DRAIN_SECONDS (longest shutdown drain, default ${DEFAULT_DRAIN_MS / 1000}).`;
+
+/** Past the drain, what closing the state may take before the process gives up waiting and exits. */
+const EXIT_MARGIN_MS = 5_000;
 
 export async function serveCommand(argv: readonly string[]): Promise<number> {
   if (argv.length > 0) throw new UsageError(`hpd serve takes no arguments (got ${argv.join(' ')}); configure it with HPD_* variables`);
@@ -54,6 +61,11 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   const externalIssuer = env.HPD_AUTH_ISSUER !== undefined && env.HPD_AUTH_ISSUER !== '' ? trim(env.HPD_AUTH_ISSUER) : undefined;
   const idleMinutes = Number(env.HPD_MCP_IDLE_MINUTES ?? 30);
   if (!Number.isFinite(idleMinutes) || idleMinutes <= 0) throw new UsageError(`HPD_MCP_IDLE_MINUTES must be a positive number, got "${env.HPD_MCP_IDLE_MINUTES}"`);
+  const maxConnections = Number(env.HPD_MAX_CONNECTIONS ?? DEFAULT_LISTENER_LIMITS.maxConnections);
+  if (!Number.isSafeInteger(maxConnections) || maxConnections <= 0) throw new UsageError(`HPD_MAX_CONNECTIONS must be a positive integer, got "${env.HPD_MAX_CONNECTIONS}"`);
+  const drainSeconds = Number(env.HPD_DRAIN_SECONDS ?? DEFAULT_DRAIN_MS / 1000);
+  if (!Number.isFinite(drainSeconds) || drainSeconds < 0 || drainSeconds > 3600) throw new UsageError(`HPD_DRAIN_SECONDS must be a number of seconds from 0 to 3600, got "${env.HPD_DRAIN_SECONDS}"`);
+  const drainMs = Math.round(drainSeconds * 1000);
 
   const root = buildsRoot();
   if (yearsWithBuilds(root).length === 0) {
@@ -82,6 +94,8 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     allowedOrigins: (env.HPD_MCP_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean),
     mcpIdleMs: idleMinutes * 60_000,
     version: PACKAGE_VERSION,
+    listenerLimits: { maxConnections },
+    drainMs,
   });
   process.stdout.write(
     `hpd: serving years ${services.registry.years.join(', ')} (data ${services.registry.version}) on http://${host}:${services.restPort} with ${UWS_PACKAGE} ${uwsVersion()}; links use ${baseUrl}\n` +
@@ -95,6 +109,11 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
+  // The drain is bounded; this bounds what follows it (closing the stores), so SIGTERM always ends.
+  setTimeout(() => {
+    process.stderr.write(`hpd: still stopping ${drainMs + EXIT_MARGIN_MS} ms after the signal: exiting\n`);
+    process.exit(1);
+  }, drainMs + EXIT_MARGIN_MS).unref();
   await services.close();
   process.stderr.write('hpd: stopped\n');
   return 0;

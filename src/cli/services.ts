@@ -5,6 +5,7 @@
  * end-to-end tests, which therefore exercise exactly what operators run.
  */
 import { startAuthServer, type AuthServer } from '../auth-server/index.ts';
+import { DEFAULT_DRAIN_MS, type ListenerLimits } from '../http/node-listener.ts';
 import { createRestServer, type RestServer } from '../http/server.ts';
 import { createCredentialVerifier } from '../mcp/credentials.ts';
 import { createMcpServer, type McpHttpServer } from '../mcp/server.ts';
@@ -35,6 +36,10 @@ export interface ServicesConfig {
   readonly mcpIdleMs?: number;
   readonly clock?: () => number;
   readonly version?: string;
+  /** Timeouts and connection cap of each node:http listener (MCP, authorization server). */
+  readonly listenerLimits?: Partial<ListenerLimits>;
+  /** Longest time close() lets requests in flight finish; default DEFAULT_DRAIN_MS. */
+  readonly drainMs?: number;
 }
 
 export interface Services {
@@ -47,6 +52,10 @@ export interface Services {
   readonly issuer: string;
   /** The embedded authorization server, when running. */
   readonly auth: AuthServer | null;
+  /**
+   * Fails REST readiness, stops accepting on MCP and the authorization server, lets their requests in
+   * flight finish for up to `drainMs`, closes every connection left, then REST and the state. Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -72,7 +81,7 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
     let auth: AuthServer | null = null;
     const issuer = c.externalIssuer ?? c.authUrl;
     if (c.externalIssuer === undefined) {
-      auth = await startAuthServer({ issuer: c.authUrl, port: c.authPort, host: c.host, mcpResource: c.mcpUrl, store, stateDir: c.stateDir, clock: c.clock });
+      auth = await startAuthServer({ issuer: c.authUrl, port: c.authPort, host: c.host, mcpResource: c.mcpUrl, store, stateDir: c.stateDir, clock: c.clock, listenerLimits: c.listenerLimits });
       opened.push(() => auth!.close());
     }
     const verifier = createCredentialVerifier({ issuer, resource: c.mcpUrl, store, clock: c.clock });
@@ -88,10 +97,21 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
       idleMs: c.mcpIdleMs,
       clock: c.clock,
       version: c.version,
+      listenerLimits: c.listenerLimits,
     });
     const mcpPort = await mcp.listen(c.mcpPort, c.host);
     opened.push(() => mcp.close());
-    return { registry, store, quota, restPort, mcpPort, issuer, auth, close: closeAll };
+    const drainMs = c.drainMs ?? DEFAULT_DRAIN_MS;
+    let closing: Promise<void> | undefined;
+    // Readiness fails first, so a load balancer moves traffic away while REST still answers; the
+    // node:http listeners are the ones that can hold connections open, so they get the whole deadline.
+    const close = (): Promise<void> =>
+      (closing ??= (async () => {
+        rest.drain();
+        await Promise.all([mcp.close(drainMs), auth?.close(drainMs)]);
+        await closeAll();
+      })());
+    return { registry, store, quota, restPort, mcpPort, issuer, auth, close };
   } catch (err) {
     await closeAll();
     throw err;

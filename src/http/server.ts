@@ -46,6 +46,8 @@ export const DEFAULT_RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 export interface RestServer {
   /** Listens on `port` (0 = any free port) at `host`; resolves with the port. */
   listen(port: number, host?: string): Promise<number>;
+  /** Fails readiness (/readyz 503) and closes connections after each response; still serving. */
+  drain(): void;
   /** Stops accepting, fails readiness, answers in-flight requests with `Connection: close`, then closes. */
   close(): Promise<void>;
   /** What the response cache holds: canonical requests and the bytes counted for them. */
@@ -394,14 +396,18 @@ export function createRestServer(config: ServerConfig): RestServer {
     responseCacheStats() {
       return { entries: cache.size, bytes: cache.bytes };
     },
+    drain() {
+      draining = true;
+    },
     async close() {
       draining = true;
       if (listenSocket !== null) {
         uws.us_listen_socket_close(listenSocket);
         listenSocket = null;
       }
-      // Handlers are synchronous: once the listen socket is closed nothing is in flight but writes
-      // already handed to the kernel. Give keep-alive clients one turn, then close everything.
+      // Handlers are synchronous: once the listen socket is closed, what can still be in flight is the
+      // rest of a large body to a slow reader, which had the drain period (services.ts) to finish.
+      // Give keep-alive clients one turn, then close everything.
       await new Promise<void>((resolve) => setImmediate(resolve));
       app.close();
     },

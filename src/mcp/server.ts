@@ -8,12 +8,14 @@
  * tier rules, the shared daily counter (one unit per tools/call), the same problem documents.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { CallToolRequestSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createNodeListener, type ListenerLimits, type NodeListener } from '../http/node-listener.ts';
+import { requestPath } from '../http/request-target.ts';
 import type { DataRegistry } from '../operations/data-registry.ts';
 import { execute, type OperationContext } from '../operations/operation.ts';
 import { toProblemBody, type ProblemSpec } from '../operations/problems.ts';
@@ -42,11 +44,17 @@ export interface McpServerConfig {
   readonly maxSessionsPerPrincipal?: number;
   readonly clock?: () => number;
   readonly version?: string;
+  /** Timeouts and connection cap of the listener (defaults: DEFAULT_LISTENER_LIMITS). */
+  readonly listenerLimits?: Partial<ListenerLimits>;
 }
 
 export interface McpHttpServer {
   listen(port: number, host?: string): Promise<number>;
-  close(): Promise<void>;
+  /**
+   * Stops accepting, ends the sessions (and their SSE streams), lets requests in flight finish for up
+   * to `graceMs` (default 0: close at once), then closes every connection.
+   */
+  close(graceMs?: number): Promise<void>;
   /** Live MCP sessions (for tests and readiness). */
   readonly sessionCount: number;
 }
@@ -144,8 +152,11 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
       req.on('data', (c: Buffer) => {
         size += c.length;
         if (size > MAX_BODY) {
+          // Stop reading (an endless body must not be consumed) but keep the socket for the 413; the
+          // answer closes the connection.
+          req.removeAllListeners('data');
+          req.pause();
           resolve({ ok: false, status: 413, message: 'Request body too large' });
-          req.destroy();
           return;
         }
         chunks.push(c);
@@ -161,8 +172,12 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
     });
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
     const method = req.method ?? 'GET';
+    const path = requestPath(req.url ?? '/');
+    if (path === undefined) {
+      const errors = [{ field: 'request-target', message: 'is not a valid origin-form or absolute-form target' }];
+      return problemResponse(res, { kind: 'validation', detail: 'The request target is not a valid URL.', errors }, '/');
+    }
     if (prmPaths.has(path)) {
       const cors = { 'access-control-allow-origin': '*', 'cache-control': 'public, max-age=3600' };
       if (method === 'OPTIONS') {
@@ -194,7 +209,10 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
     let body: unknown;
     if (method === 'POST') {
       const parsed = await readJson(req);
-      if (!parsed.ok) return rpcError(res, parsed.status, -32700, parsed.message);
+      if (!parsed.ok) {
+        if (parsed.status === 413) res.setHeader('connection', 'close');
+        return rpcError(res, parsed.status, -32700, parsed.message);
+      }
       body = parsed.value;
     }
     const sid = req.headers['mcp-session-id'];
@@ -216,31 +234,34 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
     await transport.handleRequest(request, res, body);
   };
 
-  let http: HttpServer | null = null;
+  let listener: NodeListener | null = null;
   return {
     get sessionCount() {
       return sessions.size;
     },
     listen(port, host = '127.0.0.1') {
       return new Promise((resolve, reject) => {
-        http = createServer((req, res) => {
-          onRequest(req, res).catch((err: unknown) => {
-            process.stderr.write(`mcp request failed: ${err instanceof Error ? err.message : String(err)}\n`);
-            if (!res.headersSent) problemResponse(res, { kind: 'internal', detail: 'An unexpected error occurred.' }, req.url ?? '/');
-            else res.end();
-          });
-        });
-        http.once('error', reject);
-        http.listen(port, host, () => resolve((http!.address() as AddressInfo).port));
+        const l = createNodeListener(
+          'mcp',
+          (req, res) => {
+            onRequest(req, res).catch((err: unknown) => {
+              process.stderr.write(`mcp request failed: ${err instanceof Error ? err.message : String(err)}\n`);
+              if (!res.headersSent) problemResponse(res, { kind: 'internal', detail: 'An unexpected error occurred.' }, requestPath(req.url ?? '/') ?? '/');
+              else res.end();
+            });
+          },
+          config.listenerLimits,
+        );
+        listener = l;
+        l.server.once('error', reject);
+        l.server.listen(port, host, () => resolve((l.server.address() as AddressInfo).port));
       });
     },
-    async close() {
+    async close(graceMs = 0) {
+      // Stop accepting first, so no session starts while the others end.
+      const closed = listener?.close(graceMs);
       await sessions.close();
-      await new Promise<void>((resolve) => {
-        if (http === null) return resolve();
-        http.close(() => resolve());
-        http.closeAllConnections();
-      });
+      await closed;
     },
   };
 }

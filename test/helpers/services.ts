@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePorts } from '../../bench/lib/processes.ts';
 import { startServices, type Services } from '../../src/cli/services.ts';
+import type { ListenerLimits } from '../../src/http/node-listener.ts';
 import { DEFAULT_DAILY_LIMITS, type Tier } from '../../src/policy/tiers.ts';
 import { buildFixture } from './rest-server.ts';
 
@@ -28,7 +29,7 @@ export interface TestServices {
 }
 
 /** Builds the fixture dataset (year 2025) and starts all three fronts on free ports. */
-export async function startTestServices(opts: { limits?: Partial<Record<Tier, number>> } = {}): Promise<TestServices> {
+export async function startTestServices(opts: { limits?: Partial<Record<Tier, number>>; listenerLimits?: Partial<ListenerLimits>; drainMs?: number } = {}): Promise<TestServices> {
   const dir = mkdtempSync(join(tmpdir(), 'hpd-services-'));
   try {
     const buildsRoot = await buildFixture(dir);
@@ -47,6 +48,8 @@ export async function startTestServices(opts: { limits?: Partial<Record<Tier, nu
       authPort,
       authUrl,
       limits: { ...DEFAULT_DAILY_LIMITS, ...opts.limits },
+      listenerLimits: opts.listenerLimits,
+      drainMs: opts.drainMs,
     });
     return {
       services,

@@ -1,0 +1,155 @@
+/**
+ * @module The `node:http` listeners (MCP, embedded authorization server) made safe to expose: time
+ * limits on every phase of a connection, a cap on concurrent connections, and a shutdown that ends
+ * within a bounded grace period whatever clients do.
+ *
+ * Why: Node's defaults keep a connection that sends nothing for up to 60 s (headersTimeout, checked only
+ * every 30 s) and accept connections without limit, so a flood of idle sockets on one listener used up
+ * the process's file descriptors and took REST down with it. Node also counts a connection that has not
+ * sent a byte as "active", so `server.close()` + `closeIdleConnections()` waited on it for as long as it
+ * stayed open: SIGTERM hung. Here every listener gets its own cap (the sum stays well below the fd
+ * limit, so the uWS REST front always has descriptors left) and connections with nothing in flight are
+ * closed at once on shutdown.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+export interface ListenerLimits {
+  /** The request head must be complete this long after it started (or after the connection opened). */
+  readonly headersTimeoutMs: number;
+  /** The whole request, body included, must be received within this (slow-loris bodies); ≥ headersTimeoutMs. */
+  readonly requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  readonly keepAliveTimeoutMs: number;
+  /** A connection with no request in progress that sends nothing for this long is closed. */
+  readonly idleTimeoutMs: number;
+  /** Concurrent connections; further ones are closed as soon as they are accepted. */
+  readonly maxConnections: number;
+}
+
+export const DEFAULT_LISTENER_LIMITS: ListenerLimits = Object.freeze({
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 10_000,
+  maxConnections: 1_000,
+});
+
+/** How long a shutdown lets requests in flight finish before closing their connections. */
+export const DEFAULT_DRAIN_MS = 10_000;
+
+/** At most one "cap reached" line per listener in this period: a flood must not flood the log too. */
+const DROP_LOG_INTERVAL_MS = 10_000;
+
+export interface NodeListener {
+  readonly server: Server;
+  /** Connections refused because the cap was reached, since start. */
+  readonly dropped: number;
+  /**
+   * Stops accepting, closes every connection with no request in progress, lets requests in flight
+   * finish (their responses carry `Connection: close`) for up to `graceMs`, then closes whatever is
+   * left. Idempotent: later calls return the first call's promise.
+   */
+  close(graceMs: number): Promise<void>;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * A `node:http` server with {@link ListenerLimits} applied.
+ *
+ * @param name names the listener in the log line written when the cap is reached
+ * @example
+ * const listener = createNodeListener('mcp', (req, res) => res.end('ok'), { maxConnections: 500 });
+ * listener.server.listen(8081);
+ * await listener.close(10_000);
+ */
+export function createNodeListener(name: string, handler: Handler, overrides: Partial<ListenerLimits> = {}): NodeListener {
+  const limits: ListenerLimits = { ...DEFAULT_LISTENER_LIMITS, ...overrides };
+  checkLimits(limits);
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // Node checks the header and request deadlines on this interval (default 30 s, which would let a
+      // 10 s limit run to 40 s); a sweep over at most maxConnections entries is cheap.
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
+    },
+    handler,
+  );
+  server.maxConnections = limits.maxConnections;
+
+  /** Open connections and the number of requests each has in progress. */
+  const inFlight = new Map<Socket, number>();
+  let draining = false;
+  let dropped = 0;
+  let lastDropLog = Number.NEGATIVE_INFINITY;
+
+  server.on('drop', () => {
+    dropped++;
+    const now = performance.now();
+    if (now - lastDropLog >= DROP_LOG_INTERVAL_MS) {
+      lastDropLog = now;
+      process.stderr.write(`${name}: ${limits.maxConnections} connections open: refusing new ones\n`);
+    }
+  });
+
+  server.on('connection', (socket: Socket) => {
+    inFlight.set(socket, 0);
+    // Node's own socket timeout (server.timeout) would also cut long responses such as MCP's SSE
+    // streams; this one runs only while no request is in progress (see 'request' below).
+    socket.setTimeout(limits.idleTimeoutMs);
+    socket.once('close', () => inFlight.delete(socket));
+  });
+
+  // Before the handler, so a response started while draining still gets `Connection: close`.
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+    socket.setTimeout(0);
+    if (draining) res.setHeader('connection', 'close');
+    res.once('close', () => {
+      const n = inFlight.get(socket);
+      if (n === undefined) return;
+      inFlight.set(socket, n - 1);
+      // Between requests keepAliveTimeout applies (Node sets it when the response finishes).
+      if (n === 1 && draining) endSocket(socket);
+    });
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    get dropped() {
+      return dropped;
+    },
+    close(graceMs) {
+      closing ??= new Promise<void>((resolve) => {
+        draining = true;
+        const force = setTimeout(() => {
+          server.closeAllConnections();
+          for (const socket of inFlight.keys()) socket.destroy();
+        }, Math.max(0, graceMs));
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        for (const [socket, n] of inFlight) if (n === 0) socket.destroy();
+      });
+      return closing;
+    },
+  };
+}
+
+/** Ends a connection once what was written to it has been flushed. */
+function endSocket(socket: Socket): void {
+  socket.end(() => socket.destroy());
+}
+
+function checkLimits(l: ListenerLimits): void {
+  for (const [k, v] of Object.entries(l)) {
+    if (!Number.isSafeInteger(v) || v <= 0) throw new Error(`listener limit ${k} must be a positive integer, got ${v}`);
+  }
+  if (l.headersTimeoutMs > l.requestTimeoutMs) throw new Error(`headersTimeoutMs (${l.headersTimeoutMs}) must not exceed requestTimeoutMs (${l.requestTimeoutMs})`);
+}
