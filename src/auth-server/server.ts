@@ -38,6 +38,7 @@ import Provider, { errors, type ClientMetadata, type Configuration, type KoaCont
 import type { StateStore } from '../policy/state-store.ts';
 import { handleInteraction, INTERACTION_PATH, type InteractionAction, type InteractionContext } from './interactions.ts';
 import { OAUTH_FILE, openOAuthStore } from './lmdb-adapter.ts';
+import { LoginThrottle } from './login-throttle.ts';
 import { PAGE_HEADERS, renderErrorPage } from './pages.ts';
 import { loadOrCreateAuthSecrets, SIGNING_ALG } from './secrets.ts';
 
@@ -96,7 +97,7 @@ export interface AuthServerOptions {
   accessTokenTtlSeconds?: number;
   /**
    * Milliseconds since the epoch, for what this module timestamps or expires itself (user creation,
-   * expiry of stored provider records). oidc-provider's own token times (iat, exp) use the system clock.
+   * expiry of stored provider records, log-in back-off). oidc-provider's own token times (iat, exp) use the system clock.
    */
   clock?: () => number;
   /** Trust X-Forwarded-Proto/-Host from a TLS-terminating proxy (secure cookies). Default false. */
@@ -355,6 +356,8 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
       supportedScopes: scopes,
       isMcpResource,
       clock,
+      throttle: new LoginThrottle(clock),
+      trustProxy: opts.trustProxy === true,
       onError,
     };
 
