@@ -24,9 +24,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errors, type Grant, type Interaction, type Provider } from 'oidc-provider';
 import type { StateStore } from '../policy/state-store.ts';
+import type { LoginThrottle } from './login-throttle.ts';
 import { PAGE_HEADERS, renderErrorPage, renderInteractionPage, type InteractionPageOptions } from './pages.ts';
 import { verifyNothing, verifyPassword } from './passwords.ts';
-import { createUser, findUserByEmail, SignupError } from './users.ts';
+import { createUser, findUserByEmail, normalizeEmail, SignupError } from './users.ts';
 
 /** The sub-paths that accept a form POST. */
 export const INTERACTION_ACTIONS = ['login', 'signup', 'confirm', 'abort'] as const;
@@ -50,6 +51,10 @@ export interface InteractionContext {
   /** Tells whether a resource indicator names the MCP resource (one trailing slash tolerated). */
   isMcpResource(indicator: string): boolean;
   clock: () => number;
+  /** Back-off for the log-in and sign-up forms (login-throttle.ts). */
+  throttle: LoginThrottle;
+  /** Take the client address from X-Forwarded-For (set when a TLS-terminating proxy is trusted). */
+  trustProxy: boolean;
   onError(err: unknown): void;
 }
 
@@ -132,6 +137,28 @@ async function pageOptions(interaction: Interaction, ctx: InteractionContext): P
   return options;
 }
 
+/**
+ * The address the throttle keys on. Behind a trusted proxy every connection comes from the proxy, so
+ * the last X-Forwarded-For entry (the one the proxy itself appended; earlier ones are whatever the
+ * client sent) stands for the client; without one, the socket's peer.
+ */
+function clientAddress(req: IncomingMessage, trustProxy: boolean): string | undefined {
+  if (trustProxy) {
+    const header = req.headers['x-forwarded-for'];
+    const list = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((s) => s.trim()).filter(Boolean);
+    const last = list.at(-1);
+    if (last !== undefined) return last;
+  }
+  return req.socket.remoteAddress;
+}
+
+/** 429 with Retry-After: the same page again, the message next to the form that was refused. */
+async function sendThrottled(res: ServerResponse, interaction: Interaction, ctx: InteractionContext, form: 'login' | 'signup', email: string, retryAfterSeconds: number): Promise<void> {
+  const opts = await pageOptions(interaction, ctx);
+  const message = `Too many attempts; try again in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`;
+  send(res, 429, renderInteractionPage({ ...opts, error: { form, message }, email: { form, value: email } }), { 'retry-after': String(retryAfterSeconds) });
+}
+
 async function finishWithLogin(req: IncomingMessage, res: ServerResponse, interaction: Interaction, ctx: InteractionContext, accountId: string): Promise<void> {
   // Always a fresh grant: an existing one (interaction.grantId) belongs to whoever the browser was
   // signed in as, which may be another account.
@@ -158,15 +185,25 @@ async function login(req: IncomingMessage, res: ServerResponse, interaction: Int
   const form = await readForm(req);
   const email = form.get('email') ?? '';
   const password = form.get('password') ?? '';
-  const user = findUserByEmail(ctx.store, email);
-  const ok = user?.password_hash !== undefined ? await verifyPassword(password, user.password_hash) : await verifyNothing(password);
-  if (!ok || user === undefined) {
-    // One message for both cases: the page must not tell strangers which addresses have accounts.
-    const opts = await pageOptions(interaction, ctx);
-    send(res, 200, renderInteractionPage({ ...opts, error: { form: 'login', message: 'Wrong e-mail address or password.' }, email: { form: 'login', value: email } }));
-    return;
+  // Before anything is hashed: a refused guess must cost a Map lookup, not a scrypt run.
+  const reservation = ctx.throttle.login(normalizeEmail(email), clientAddress(req, ctx.trustProxy));
+  if (!reservation.allowed) return sendThrottled(res, interaction, ctx, 'login', email, reservation.retryAfterSeconds);
+  const { attempt } = reservation;
+  try {
+    const user = findUserByEmail(ctx.store, email);
+    const ok = user?.password_hash !== undefined ? await verifyPassword(password, user.password_hash) : await verifyNothing(password);
+    if (!ok || user === undefined) {
+      attempt.failed();
+      // One message for both cases: the page must not tell strangers which addresses have accounts.
+      const opts = await pageOptions(interaction, ctx);
+      send(res, 200, renderInteractionPage({ ...opts, error: { form: 'login', message: 'Wrong e-mail address or password.' }, email: { form: 'login', value: email } }));
+      return;
+    }
+    attempt.succeeded();
+    await finishWithLogin(req, res, interaction, ctx, user.id);
+  } finally {
+    attempt.released();
   }
-  await finishWithLogin(req, res, interaction, ctx, user.id);
 }
 
 async function signup(req: IncomingMessage, res: ServerResponse, interaction: Interaction, ctx: InteractionContext): Promise<void> {
@@ -174,6 +211,10 @@ async function signup(req: IncomingMessage, res: ServerResponse, interaction: In
   const email = form.get('email') ?? '';
   const password = form.get('password') ?? '';
   const confirm = form.get('confirm') ?? '';
+  const reservation = ctx.throttle.signup(clientAddress(req, ctx.trustProxy));
+  if (!reservation.allowed) return sendThrottled(res, interaction, ctx, 'signup', email, reservation.retryAfterSeconds);
+  // Every sign-up attempt counts, refused or not: "already exists" answers an enumeration question.
+  reservation.attempt.failed();
   const fail = async (message: string): Promise<void> => {
     const opts = await pageOptions(interaction, ctx);
     send(res, 200, renderInteractionPage({ ...opts, error: { form: 'signup', message }, email: { form: 'signup', value: email } }));

@@ -16,11 +16,25 @@ declare module 'oidc-provider' {
   export interface KoaContext {
     readonly method: string;
     readonly path: string;
+    readonly query: JsonObject;
+    /** The provider's per-request context; present on its routes. */
+    readonly oidc?: OidcContextView;
     status: number;
     body: unknown;
     type: string;
     get(field: string): string;
     set(field: string, value: string): void;
+  }
+
+  /** The part of the provider's request context (ctx.oidc) read by the error-redirect guard. */
+  export interface OidcContextView {
+    /** The matched route's name: 'authorization', 'resume', 'token', … */
+    readonly route?: string;
+    readonly client?: Client;
+    /** The recognised request parameters, once assembled. */
+    readonly params?: JsonObject;
+    /** The parsed body of a POST, before parameters are assembled. */
+    readonly body?: JsonObject;
   }
 
   /** A registered client as the provider models it (camel-cased metadata). */
@@ -31,6 +45,8 @@ declare module 'oidc-provider' {
     readonly applicationType: string;
     readonly redirectUris: readonly string[];
     grantTypeAllowed(grantType: string): boolean;
+    /** Whether `uri` is one of the registered redirect URIs (loopback ports ignored for native clients). */
+    redirectUriAllowed(uri: string): boolean;
   }
 
   /** Client metadata (RFC 7591 names) for statically configured clients. */
@@ -157,6 +173,11 @@ declare module 'oidc-provider' {
     claims?: { [scope: string]: string[] | null };
     conformIdTokenClaims?: boolean;
     cookies?: { keys?: string[]; long?: CookieOptions; short?: CookieOptions; names?: { session?: string; interaction?: string; resume?: string } };
+    /**
+     * `validator` runs synchronously for every listed property, present or not, before the provider's
+     * own schema checks, for registered and configured clients alike; it rejects by throwing.
+     */
+    extraClientMetadata?: { properties: string[]; validator: (ctx: KoaContext | undefined, key: string, value: unknown, metadata: JsonObject) => void };
     extraTokenClaims?: (ctx: KoaContext | undefined, token: TokenView) => Promise<JsonObject | undefined>;
     features?: {
       devInteractions?: { enabled: boolean };
@@ -220,11 +241,15 @@ declare module 'oidc-provider' {
     readonly error_description?: string;
     readonly status: number;
     readonly expose: boolean;
+    /** Whether the authorization endpoint may send this error to the client's redirect_uri. */
+    allow_redirect: boolean;
   }
 
   export const errors: {
     readonly OIDCProviderError: typeof OIDCProviderError;
     readonly InvalidTarget: new (description?: string) => OIDCProviderError;
+    /** A description starting with "redirect_uris" makes the error code invalid_redirect_uri. */
+    readonly InvalidClientMetadata: new (description: string) => OIDCProviderError;
     readonly SessionNotFound: new (description?: string) => OIDCProviderError;
   };
 }

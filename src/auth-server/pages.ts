@@ -167,3 +167,38 @@ export function renderErrorPage(opts: { title: string; message: string; code?: s
 ${details}
 </section>`);
 }
+
+/**
+ * The page shown instead of redirecting an authorization error to a dynamically registered client
+ * (error-redirects.ts): who asked, what was refused, and a deliberate click to go back to them.
+ */
+export function renderRefusedRequestPage(opts: {
+  clientLabel: string;
+  /** The origin the client wanted the browser back at; undefined when it named no usable one. */
+  origin: string | undefined;
+  code: string;
+  description: string | undefined;
+  continueTo: { method: 'get'; href: string } | { method: 'post'; action: string; fields: Array<[string, string]> } | undefined;
+}): string {
+  const client = escapeHtml(opts.clientLabel);
+  const where = opts.origin === undefined ? '' : ` at <strong>${escapeHtml(opts.origin)}</strong>`;
+  const reason = escapeHtml(opts.description ?? opts.code);
+  let next = '<p>You can close this page.</p>';
+  if (opts.continueTo !== undefined && opts.origin !== undefined) {
+    const label = `Continue to ${escapeHtml(opts.origin)}`;
+    next =
+      opts.continueTo.method === 'get'
+        ? `<p><a id="continue" href="${escapeHtml(opts.continueTo.href)}" rel="noreferrer">${label}</a></p>`
+        : `<form method="post" action="${escapeHtml(opts.continueTo.action)}">
+${opts.continueTo.fields.map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`).join('\n')}
+<button type="submit" id="continue">${label}</button>
+</form>`;
+    next = `<p class="hint">Only continue if you trust this address: ${SERVICE_NAME} does not vouch for it.</p>\n${next}`;
+  }
+  return layout('Request refused', `<h1>Request refused</h1>
+<section>
+<p>The application <strong>${client}</strong>${where} asked to connect to your ${SERVICE_NAME} account, and the request was refused: ${reason}.</p>
+<p class="hint">Error code: <code>${escapeHtml(opts.code)}</code></p>
+${next}
+</section>`);
+}

@@ -5,8 +5,8 @@
  * The cost parameters travel with each hash so they can be raised later without invalidating stored
  * passwords (a login under new parameters can simply re-hash). N = 2^15, r = 8, p = 1 costs 32 MiB and
  * roughly 50–100 ms per hash: high enough to make offline guessing expensive, low enough that a burst
- * of concurrent logins on one server does not exhaust memory (2^17, OWASP's figure, costs 128 MiB each
- * and there is no login rate limit in front of this page yet).
+ * of concurrent logins on one server does not exhaust memory (2^17, OWASP's figure, costs 128 MiB each;
+ * login-throttle.ts bounds how many guesses per account and address get this far).
  *
  * Passwords are NFC-normalised first, so the same typed password matches whether the browser or OS
  * composed accents or not (RFC 8265's OpaqueString profile does the same).

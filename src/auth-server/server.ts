@@ -18,6 +18,9 @@
  *   900 s by default
  * - refresh tokens: only with offline_access, opaque, rotated on every use (a reused one revokes the
  *   whole grant, per OAuth 2.1), each valid 30 days from its issue
+ * - redirect URIs: https, or http on a loopback host, or (native apps) a reverse-domain private-use
+ *   scheme (redirect-uris.ts); an erroneous /auth of a dynamically registered client is answered
+ *   with a page and a "Continue" link, never a redirect (error-redirects.ts, RFC 9700 §4.11.2)
  *
  * Two request adjustments before the provider sees /auth (normalizeAuthorizationQuery): a missing
  * scope becomes the four supported scopes, and offline_access gets prompt=consent added, because
@@ -38,9 +41,12 @@ import Provider, { errors, type ClientMetadata, type Configuration, type KoaCont
 import { createNodeListener, DEFAULT_DRAIN_MS, type ListenerLimits } from '../http/node-listener.ts';
 import { requestPath } from '../http/request-target.ts';
 import type { StateStore } from '../policy/state-store.ts';
+import { ErrorRedirectGuard } from './error-redirects.ts';
 import { handleInteraction, INTERACTION_PATH, type InteractionAction, type InteractionContext } from './interactions.ts';
 import { OAUTH_FILE, openOAuthStore } from './lmdb-adapter.ts';
-import { PAGE_HEADERS, renderErrorPage } from './pages.ts';
+import { LoginThrottle } from './login-throttle.ts';
+import { PAGE_HEADERS, renderErrorPage, renderRefusedRequestPage } from './pages.ts';
+import { redirectUrisProblem } from './redirect-uris.ts';
 import { loadOrCreateAuthSecrets, SIGNING_ALG } from './secrets.ts';
 
 /** Scopes published and accepted (contract §8; the PRM's scopes_supported lists the same four). */
@@ -98,7 +104,7 @@ export interface AuthServerOptions {
   accessTokenTtlSeconds?: number;
   /**
    * Milliseconds since the epoch, for what this module timestamps or expires itself (user creation,
-   * expiry of stored provider records). oidc-provider's own token times (iat, exp) use the system clock.
+   * expiry of stored provider records, log-in back-off). oidc-provider's own token times (iat, exp) use the system clock.
    */
   clock?: () => number;
   /** Trust X-Forwarded-Proto/-Host from a TLS-terminating proxy (secure cookies). Default false. */
@@ -159,10 +165,17 @@ function errorPageFor(error: string): { title: string; message: string } {
   return { title: 'Cannot continue', message: 'The application that sent you here made a request this service cannot accept. Go back to it and try again.' };
 }
 
-async function renderProviderError(ctx: KoaContext, out: { error: string; error_description?: string }): Promise<void> {
-  const page = errorPageFor(out.error);
+async function renderProviderError(ctx: KoaContext, out: { error: string; error_description?: string }, err: unknown, guard: ErrorRedirectGuard): Promise<void> {
   for (const [name, value] of Object.entries(PAGE_HEADERS)) ctx.set(name, value);
   ctx.type = 'html';
+  // prompt=none errors carry 303, meant for the redirect; a page without Location must not say so.
+  if (ctx.status >= 300 && ctx.status < 400) ctx.status = 400;
+  const refusal = guard.refusal(err, out);
+  if (refusal !== undefined) {
+    ctx.body = renderRefusedRequestPage({ ...refusal, code: out.error, description: out.error_description });
+    return;
+  }
+  const page = errorPageFor(out.error);
   ctx.body = renderErrorPage({ ...page, code: out.error, description: out.error_description });
 }
 
@@ -261,6 +274,7 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
     // the configured identifier with or without one trailing slash, nothing else.
     const isMcpResource = (indicator: string): boolean => stripOneSlash(indicator) === stripOneSlash(mcpResource);
     const scopes = [...OAUTH_SCOPES];
+    const errorRedirects = new ErrorRedirectGuard((opts.clients ?? []).map((c) => c.client_id));
 
     const configuration: Configuration = {
       adapter: (model) => oauth.adapterFor(model),
@@ -281,6 +295,15 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
         return client.redirectUris.some((uri) => URL.parse(uri)?.origin === origin);
       },
       claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+      // Listing a standard property is how a synchronous check of it runs before the provider's own
+      // (https or loopback only, redirect-uris.ts); it applies to configured clients too.
+      extraClientMetadata: {
+        properties: ['redirect_uris'],
+        validator: (_ctx, key, value, metadata) => {
+          const problem = key === 'redirect_uris' ? redirectUrisProblem(value, metadata.application_type) : undefined;
+          if (problem !== undefined) throw new errors.InvalidClientMetadata(problem);
+        },
+      },
       cookies: { keys: secrets.cookieKeys },
       extraTokenClaims: async (_ctx, token) => {
         // Read at minting time, so `hpd users set-tier` shows in the next token (contract §8).
@@ -334,7 +357,7 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
       interactions: { url: async (_ctx, interaction) => `/interaction/${interaction.uid}` },
       jwks: { keys: secrets.signingKeys },
       pkce: { required: () => true },
-      renderError: async (ctx, out) => renderProviderError(ctx, out),
+      renderError: async (ctx, out, err) => renderProviderError(ctx, out, err, errorRedirects),
       responseTypes: ['code'],
       rotateRefreshToken: true,
       routes: { ...ROUTES },
@@ -354,6 +377,8 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
     provider.proxy = opts.trustProxy === true;
     provider.on('server_error', (_ctx: unknown, err: unknown) => onError(err));
     provider.on('error', (err: unknown) => onError(err));
+    provider.on('authorization.error', errorRedirects.onAuthorizationError);
+    provider.on('server_error', errorRedirects.onAuthorizationError);
     // The provider validates static clients lazily, on first use; a typo should stop startup instead.
     for (const client of opts.clients ?? []) {
       try {
@@ -373,6 +398,8 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
       supportedScopes: scopes,
       isMcpResource,
       clock,
+      throttle: new LoginThrottle(clock),
+      trustProxy: opts.trustProxy === true,
       onError,
     };
 

@@ -21,6 +21,7 @@ import {
   MCP_RESOURCE,
   openInteraction,
   pkcePair,
+  refusalPage,
   REDIRECT_URI,
   registerClient,
   startFixture,
@@ -261,9 +262,10 @@ test('resource indicators: one trailing slash tolerated (audience stays canonica
   for (const resource of ['http://127.0.0.1:9999', `${MCP_RESOURCE}/other`, `${MCP_RESOURCE}//`]) {
     const jar = new CookieJar();
     const res = await browse(jar, authorizeUrl(server.url, { clientId: client.client_id, challenge: pkcePair().challenge, resource }));
-    const out = await followToCallback(jar, res, server.url);
-    assert.ok(out instanceof URL, resource);
-    assert.equal(out.searchParams.get('error'), 'invalid_target', resource);
+    // A dynamically registered client gets its error through a page and a click, not a redirect.
+    const { continueTo } = await refusalPage(res);
+    assert.ok(continueTo !== undefined && continueTo.href.startsWith(REDIRECT_URI), resource);
+    assert.equal(continueTo.searchParams.get('error'), 'invalid_target', resource);
   }
 });
 
@@ -279,10 +281,10 @@ test('PKCE is required and S256 only; a wrong verifier fails the exchange', asyn
   for (const c of cases) {
     const jar = new CookieJar();
     const res = await browse(jar, authorizeUrl(server.url, { clientId: client.client_id, challenge: c.challenge, method: c.method }));
-    const out = await followToCallback(jar, res, server.url);
-    assert.ok(out instanceof URL, c.name);
-    assert.equal(out.searchParams.get('error'), 'invalid_request', c.name);
-    assert.equal(out.searchParams.get('code'), null, c.name);
+    const { continueTo } = await refusalPage(res);
+    assert.ok(continueTo !== undefined && continueTo.href.startsWith(REDIRECT_URI), c.name);
+    assert.equal(continueTo.searchParams.get('error'), 'invalid_request', c.name);
+    assert.equal(continueTo.searchParams.get('code'), null, c.name);
   }
 
   const jar = new CookieJar();

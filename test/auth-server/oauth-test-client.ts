@@ -175,6 +175,21 @@ export async function followToCallback(jar: CookieJar, res: Response, base: stri
   throw new Error('too many redirects');
 }
 
+/**
+ * The page shown instead of an error redirect to a dynamically registered client: checks it is a 400
+ * HTML page with no Location, and returns where its "Continue" link leads (the error for the client).
+ */
+export async function refusalPage(res: Response): Promise<{ html: string; continueTo: URL | undefined }> {
+  if (res.status !== 400) throw new Error(`expected the refusal page (400), got ${res.status} ${res.headers.get('location') ?? ''}`);
+  if (res.headers.get('location') !== null) throw new Error(`the refusal page redirects to ${res.headers.get('location')}`);
+  if (!(res.headers.get('content-type') ?? '').startsWith('text/html')) throw new Error('the refusal page is not HTML');
+  const html = await res.text();
+  if (!html.includes('<h1>Request refused</h1>')) throw new Error(`not the refusal page: ${html.slice(0, 300)}`);
+  const href = /<a id="continue" href="([^"]*)"/.exec(html)?.[1];
+  const unescaped = href?.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)));
+  return { html, continueTo: unescaped === undefined ? undefined : new URL(unescaped) };
+}
+
 /** Starts an authorization and returns the interaction page URL (after checking it rendered). */
 export async function openInteraction(jar: CookieJar, issuer: string, p: AuthorizeParams): Promise<{ url: string; html: string }> {
   const res = await browse(jar, authorizeUrl(issuer, p));
