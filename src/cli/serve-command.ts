@@ -16,9 +16,11 @@
 import { buildDataset } from '../../build/compile.ts';
 import { createProgress } from '../../build/progress.ts';
 import { DEFAULT_DRAIN_MS, DEFAULT_LISTENER_LIMITS } from '../http/node-listener.ts';
+import { DEFAULT_REST_MAX_CONNECTIONS, DEFAULT_RESPONSE_CACHE_BYTES } from '../http/server.ts';
 import { UWS_PACKAGE, uwsVersion } from '../http/uws.ts';
 import { yearsWithBuilds } from '../operations/data-registry.ts';
 import { dailyLimits } from '../policy/tiers.ts';
+import { fdBudgetWarning, openFileLimit } from './fd-budget.ts';
 import { PACKAGE_VERSION } from './package-version.ts';
 import { startServices } from './services.ts';
 import { buildsRoot, cacheRoot, REPO_ROOT, stateDir } from './paths.ts';
@@ -35,7 +37,9 @@ Environment: HPD_PORT, HPD_HOST, HPD_BASE_URL, HPD_UPGRADE_URL, HPD_STATE_DIR, H
 HPD_QUOTA_FREE, HPD_QUOTA_PRO, HPD_QUOTA_ENTERPRISE, HPD_MCP_PORT, HPD_MCP_URL, HPD_MCP_ALLOWED_ORIGINS,
 HPD_MCP_IDLE_MINUTES,
 HPD_AUTH_PORT, HPD_AUTH_URL, HPD_AUTH_ISSUER, HPD_MAX_CONNECTIONS (per MCP / authorization listener,
-default ${DEFAULT_LISTENER_LIMITS.maxConnections}), HPD_DRAIN_SECONDS (longest shutdown drain, default ${DEFAULT_DRAIN_MS / 1000}).`;
+default ${DEFAULT_LISTENER_LIMITS.maxConnections}), HPD_REST_MAX_CONNECTIONS (REST listener, default ${DEFAULT_REST_MAX_CONNECTIONS}),
+HPD_RESPONSE_CACHE_MB (REST response cache, default ${DEFAULT_RESPONSE_CACHE_BYTES / 1024 / 1024}), HPD_DRAIN_SECONDS (longest shutdown
+drain, default ${DEFAULT_DRAIN_MS / 1000}).`;
 
 /** Past the drain, what closing the state may take before the process gives up waiting and exits. */
 const EXIT_MARGIN_MS = 5_000;
@@ -63,9 +67,16 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   if (!Number.isFinite(idleMinutes) || idleMinutes <= 0) throw new UsageError(`HPD_MCP_IDLE_MINUTES must be a positive number, got "${env.HPD_MCP_IDLE_MINUTES}"`);
   const maxConnections = Number(env.HPD_MAX_CONNECTIONS ?? DEFAULT_LISTENER_LIMITS.maxConnections);
   if (!Number.isSafeInteger(maxConnections) || maxConnections <= 0) throw new UsageError(`HPD_MAX_CONNECTIONS must be a positive integer, got "${env.HPD_MAX_CONNECTIONS}"`);
+  const restMaxConnections = Number(env.HPD_REST_MAX_CONNECTIONS ?? DEFAULT_REST_MAX_CONNECTIONS);
+  if (!Number.isSafeInteger(restMaxConnections) || restMaxConnections <= 0) throw new UsageError(`HPD_REST_MAX_CONNECTIONS must be a positive integer, got "${env.HPD_REST_MAX_CONNECTIONS}"`);
+  const cacheMb = Number(env.HPD_RESPONSE_CACHE_MB ?? DEFAULT_RESPONSE_CACHE_BYTES / 1024 / 1024);
+  if (!Number.isFinite(cacheMb) || cacheMb < 0 || cacheMb > 65536) throw new UsageError(`HPD_RESPONSE_CACHE_MB must be a number of MiB from 0 to 65536, got "${env.HPD_RESPONSE_CACHE_MB}"`);
   const drainSeconds = Number(env.HPD_DRAIN_SECONDS ?? DEFAULT_DRAIN_MS / 1000);
   if (!Number.isFinite(drainSeconds) || drainSeconds < 0 || drainSeconds > 3600) throw new UsageError(`HPD_DRAIN_SECONDS must be a number of seconds from 0 to 3600, got "${env.HPD_DRAIN_SECONDS}"`);
   const drainMs = Math.round(drainSeconds * 1000);
+
+  const budget = fdBudgetWarning({ HPD_REST_MAX_CONNECTIONS: restMaxConnections, 'HPD_MAX_CONNECTIONS (MCP)': maxConnections, 'HPD_MAX_CONNECTIONS (auth)': externalIssuer === undefined ? maxConnections : 0 }, openFileLimit());
+  if (budget !== null) process.stderr.write(`${budget}\n`);
 
   const root = buildsRoot();
   if (yearsWithBuilds(root).length === 0) {
@@ -95,6 +106,8 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     mcpIdleMs: idleMinutes * 60_000,
     version: PACKAGE_VERSION,
     listenerLimits: { maxConnections },
+    restMaxConnections,
+    responseCacheBytes: Math.round(cacheMb * 1024 * 1024),
     drainMs,
   });
   process.stdout.write(

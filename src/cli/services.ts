@@ -40,6 +40,10 @@ export interface ServicesConfig {
   readonly listenerLimits?: Partial<ListenerLimits>;
   /** Longest time close() lets requests in flight finish; default DEFAULT_DRAIN_MS. */
   readonly drainMs?: number;
+  /** Concurrent connections on the REST listener (default DEFAULT_REST_MAX_CONNECTIONS). */
+  readonly restMaxConnections?: number;
+  /** Byte budget of the REST response cache (default DEFAULT_RESPONSE_CACHE_BYTES). */
+  readonly responseCacheBytes?: number;
 }
 
 export interface Services {
@@ -74,7 +78,16 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
     for (const close of opened.splice(0).reverse()) await close();
   };
   try {
-    const rest: RestServer = createRestServer({ registry, store, quota, baseUrl: c.baseUrl, upgradeUrl: c.upgradeUrl, clock: c.clock });
+    const rest: RestServer = createRestServer({
+      registry,
+      store,
+      quota,
+      baseUrl: c.baseUrl,
+      upgradeUrl: c.upgradeUrl,
+      clock: c.clock,
+      maxConnections: c.restMaxConnections,
+      responseCacheBytes: c.responseCacheBytes,
+    });
     const restPort = await rest.listen(c.restPort, c.host);
     opened.push(() => rest.close());
 

@@ -13,6 +13,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { createConnectionCap } from './connection-cap.ts';
 
 export interface ListenerLimits {
   /** The request head must be complete this long after it started (or after the connection opened). */
@@ -37,9 +38,6 @@ export const DEFAULT_LISTENER_LIMITS: ListenerLimits = Object.freeze({
 
 /** How long a shutdown lets requests in flight finish before closing their connections. */
 export const DEFAULT_DRAIN_MS = 10_000;
-
-/** At most one "cap reached" line per listener in this period: a flood must not flood the log too. */
-const DROP_LOG_INTERVAL_MS = 10_000;
 
 export interface NodeListener {
   readonly server: Server;
@@ -83,17 +81,8 @@ export function createNodeListener(name: string, handler: Handler, overrides: Pa
   /** Open connections and the number of requests each has in progress. */
   const inFlight = new Map<Socket, number>();
   let draining = false;
-  let dropped = 0;
-  let lastDropLog = Number.NEGATIVE_INFINITY;
-
-  server.on('drop', () => {
-    dropped++;
-    const now = performance.now();
-    if (now - lastDropLog >= DROP_LOG_INTERVAL_MS) {
-      lastDropLog = now;
-      process.stderr.write(`${name}: ${limits.maxConnections} connections open: refusing new ones\n`);
-    }
-  });
+  const cap = createConnectionCap(name, limits.maxConnections);
+  server.on('drop', () => cap.refuse());
 
   server.on('connection', (socket: Socket) => {
     inFlight.set(socket, 0);
@@ -122,7 +111,7 @@ export function createNodeListener(name: string, handler: Handler, overrides: Pa
   return {
     server,
     get dropped() {
-      return dropped;
+      return cap.refused;
     },
     close(graceMs) {
       closing ??= new Promise<void>((resolve) => {

@@ -21,6 +21,7 @@ import type { StateStore } from '../policy/state-store.ts';
 import { acceptsJson, ifNoneMatchMatches, linkHeader } from './conditional.ts';
 import { buildOpenApi } from './openapi.ts';
 import { queryPairs } from './query-string.ts';
+import { createConnectionCap } from './connection-cap.ts';
 import { ResponseCache } from './response-cache.ts';
 import { endWithBody, ignoreAbort } from './response-writer.ts';
 import { compileSerializer, fragmentSerializer, serializeProblem } from './serializers.ts';
@@ -39,7 +40,11 @@ export interface ServerConfig {
   readonly onError?: (err: unknown, requestId: string) => void;
   /** Byte budget of the response cache of years, ZIPs, issuers and plan detail; default 64 MiB. */
   readonly responseCacheBytes?: number;
+  /** Concurrent connections; further ones are closed as soon as they open. Default 10,000. */
+  readonly maxConnections?: number;
 }
+
+export const DEFAULT_REST_MAX_CONNECTIONS = 10_000;
 
 export const DEFAULT_RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 
@@ -52,6 +57,8 @@ export interface RestServer {
   close(): Promise<void>;
   /** What the response cache holds: canonical requests and the bytes counted for them. */
   responseCacheStats(): { readonly entries: number; readonly bytes: number };
+  /** Open connections, and those refused at the cap since start. */
+  connectionStats(): { readonly open: number; readonly refused: number };
 }
 
 const EXPOSED = 'ETag, Link, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, WWW-Authenticate';
@@ -170,6 +177,20 @@ export function createRestServer(config: ServerConfig): RestServer {
   let draining = false;
   let listenSocket: us_listen_socket | null = null;
   const app: TemplatedApp = uws.App();
+
+  // uWS closes a connection that sends nothing after ~10 s but accepts without limit: the cap keeps a
+  // flood of connections from taking every file descriptor of the process (MCP and the authorization
+  // server included). uWS reports each opened (+1) and closed (-1) connection here.
+  const maxConnections = config.maxConnections ?? DEFAULT_REST_MAX_CONNECTIONS;
+  const cap = createConnectionCap('rest', maxConnections);
+  let openConnections = 0;
+  app.filter((res, change) => {
+    openConnections += Number(change);
+    if (Number(change) > 0 && openConnections > maxConnections) {
+      cap.refuse();
+      res.close();
+    }
+  });
 
   // Collections of plan summaries (search, compare) are written from pre-serialized plan fragments:
   // ~10× faster than either serializer on a 25-plan page (bench/search.bench.ts), same bytes.
@@ -395,6 +416,9 @@ export function createRestServer(config: ServerConfig): RestServer {
     },
     responseCacheStats() {
       return { entries: cache.size, bytes: cache.bytes };
+    },
+    connectionStats() {
+      return { open: openConnections, refused: cap.refused };
     },
     drain() {
       draining = true;

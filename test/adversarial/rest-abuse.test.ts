@@ -1,6 +1,6 @@
 /**
- * Abuse of the REST listener by a client that misbehaves on purpose (hardening issue, findings 1, 2
- * and 13; the response cache (finding 9) is tested in test/http/response-cache.test.ts). The server runs in a child process so that a crash is seen as an exit, and memory is read
+ * Abuse of the REST listener by a client that misbehaves on purpose (hardening issue, findings 1, 2,
+ * 3 and 13; the response cache (finding 9) is tested in test/http/response-cache.test.ts). The server runs in a child process so that a crash is seen as an exit, and memory is read
  * from /proc/<pid>/status. All traffic goes to 127.0.0.1; every loop is bounded in count and time.
  */
 import { test, before, after } from 'node:test';
@@ -33,9 +33,10 @@ before(async () => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-async function startChild(name: string): Promise<Child> {
+async function startChild(name: string, env: Record<string, string> = {}): Promise<Child> {
   const proc = spawn(process.execPath, ['--import', join(ROOT, 'bin/register-typescript.js'), join(ROOT, 'test/helpers/rest-child.ts'), buildsRoot, join(dir, `state-${name}`)], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   const child = { proc, stderr: '', exit: null } as unknown as Child;
   proc.stderr.on('data', (d: Buffer) => (child.stderr += d.toString()));
@@ -167,5 +168,27 @@ test('protocol-level oddities get a clear answer and are never charged to the qu
   }
   // 1 for the 8 KiB request, 1 for the check below; none for the six refused requests.
   assert.equal(await remaining(), startRemaining - 2);
+  await assertServing(child);
+});
+
+test('a flood of idle connections is capped: extra connections are closed at once, and the service answers once the flood ends (finding 3)', { timeout: 60_000 }, async (t) => {
+  const child = await startChild('flood', { REST_CHILD_MAX_CONNECTIONS: '200' });
+  t.after(() => stopChild(child));
+  const sockets: net.Socket[] = [];
+  let closedEarly = 0;
+  for (let i = 0; i < 400; i++) {
+    const s = net.connect(child.port, '127.0.0.1');
+    s.on('error', () => {});
+    s.on('close', () => closedEarly++);
+    sockets.push(s);
+  }
+  await sleep(1000);
+  // Every connection beyond the cap is closed by the server within the second; the first 200 stay.
+  assert.ok(closedEarly >= 195, `${closedEarly} of 200 connections over the cap were closed`);
+  assert.ok(closedEarly <= 205, `${closedEarly} closed: connections under the cap are kept`);
+  assert.match(child.stderr, /rest: 200 connections open: refusing new ones/);
+  assert.equal(child.stderr.match(/refusing new ones/g)?.length, 1, 'one log line per period, not one per connection');
+  for (const s of sockets) s.destroy();
+  await sleep(300);
   await assertServing(child);
 });

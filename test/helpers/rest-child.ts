@@ -3,7 +3,8 @@
  * observed from outside (exit code, /proc/<pid>/status), not take the test runner down with it.
  *
  * Run as `node --import ./bin/register-typescript.js test/helpers/rest-child.ts <buildsRoot> <stateDir>`;
- * prints one JSON line `{ port, keys }` on stdout once listening, closes on SIGTERM.
+ * prints one JSON line `{ port, keys }` on stdout once listening, closes on SIGTERM. REST_CHILD_MAX_CONNECTIONS
+ * sets the connection cap.
  */
 import { createRestServer } from '../../src/http/server.ts';
 import { openRegistry } from '../../src/operations/data-registry.ts';
@@ -17,7 +18,14 @@ if (buildsRoot === undefined || stateDir === undefined) throw new Error('usage: 
 const store = openLmdbStateStore(stateDir);
 const quota = DailyQuota.open(store, { ...DEFAULT_DAILY_LIMITS, enterprise: 1e9 });
 const registry = openRegistry(buildsRoot, 'http://api.test');
-const server = createRestServer({ registry, store, quota, baseUrl: 'http://api.test', upgradeUrl: 'https://hpd.test/pricing' });
+const server = createRestServer({
+  registry,
+  store,
+  quota,
+  baseUrl: 'http://api.test',
+  upgradeUrl: 'https://hpd.test/pricing',
+  maxConnections: process.env.REST_CHILD_MAX_CONNECTIONS === undefined ? undefined : Number(process.env.REST_CHILD_MAX_CONNECTIONS),
+});
 const port = await server.listen(0);
 const now = Date.now();
 const keys = {

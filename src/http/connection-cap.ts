@@ -1,0 +1,35 @@
+/**
+ * @module Counting a listener's open connections against its cap, with one log line per period when
+ * the cap refuses connections: a flood must not flood the log too. Shared by the uWS REST front and the
+ * node:http listeners (MCP, authorization server), whose caps together stay below the process's file
+ * descriptor limit so that a flood on one listener leaves descriptors for the others.
+ */
+
+/** At most one "cap reached" line per listener in this period. */
+export const CAP_LOG_INTERVAL_MS = 10_000;
+
+export interface ConnectionCap {
+  /** Connections refused since start. */
+  readonly refused: number;
+  /** Records a refused connection (and logs, at most once per period). */
+  refuse(): void;
+}
+
+export function createConnectionCap(name: string, max: number, log: (line: string) => void = (l) => process.stderr.write(l)): ConnectionCap {
+  if (!Number.isSafeInteger(max) || max <= 0) throw new Error(`${name}: the connection cap must be a positive integer, got ${max}`);
+  let refused = 0;
+  let lastLog = Number.NEGATIVE_INFINITY;
+  return {
+    get refused() {
+      return refused;
+    },
+    refuse() {
+      refused++;
+      const now = performance.now();
+      if (now - lastLog >= CAP_LOG_INTERVAL_MS) {
+        lastLog = now;
+        log(`${name}: ${max} connections open: refusing new ones\n`);
+      }
+    },
+  };
+}
