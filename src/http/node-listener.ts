@@ -13,6 +13,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createConnectionCap } from './connection-cap.ts';
 
 export interface ListenerLimits {
@@ -84,6 +85,21 @@ export function createNodeListener(name: string, handler: Handler, overrides: Pa
   const cap = createConnectionCap(name, limits.maxConnections);
   server.on('drop', () => cap.refuse());
 
+  // Node answers requests its parser refuses (a lowercase method, a 20 KB header block, a request that
+  // timed out) with a bare status line, and closes CONNECT requests without a word; these are answered
+  // with a problem document instead. A client that already reset gets nothing.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const [status, detail] = clientErrorAnswer(err.code);
+    socket.end(rawProblemResponse(status, detail));
+  });
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.end(rawProblemResponse(405, 'CONNECT is not supported: this is not a proxy.'));
+  });
+
   server.on('connection', (socket: Socket) => {
     inFlight.set(socket, 0);
     // Node's own socket timeout (server.timeout) would also cut long responses such as MCP's SSE
@@ -129,6 +145,30 @@ export function createNodeListener(name: string, handler: Handler, overrides: Pa
       return closing;
     },
   };
+}
+
+const STATUS_TITLES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
+
+/** Status and detail for an error of Node's HTTP parser (its `code`). */
+function clientErrorAnswer(code: string | undefined): [number, string] {
+  if (code === 'HPE_HEADER_OVERFLOW') return [431, 'The request header block is too large (Node limit: 16 KiB).'];
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'The request was not received in time.'];
+  return [400, 'The request is not valid HTTP/1.1 (request line, method or header syntax).'];
+}
+
+/**
+ * A whole HTTP/1.1 response with an RFC 9457 body, written straight to the socket: no request object
+ * exists for these. `about:blank` because the status says everything (RFC 9457 §4.2.1).
+ */
+function rawProblemResponse(status: number, detail: string): string {
+  const title = STATUS_TITLES[status] ?? 'Error';
+  const body = JSON.stringify({ type: 'about:blank', title, status, detail });
+  return `HTTP/1.1 ${status} ${title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
 
 /** Ends a connection once what was written to it has been flushed. */

@@ -21,6 +21,7 @@ import { execute, type OperationContext } from '../operations/operation.ts';
 import { toProblemBody, type ProblemSpec } from '../operations/problems.ts';
 import type { DailyQuota } from '../policy/quota.ts';
 import type { CredentialVerifier, Principal } from './credentials.ts';
+import { findInvalidParams, INVALID_PARAMS } from './request-params.ts';
 import { SessionRegistry } from './sessions.ts';
 import { TOOL_BY_NAME, TOOLS, toolArgsToRequest, toolField, type ToolDefinition } from './tools.ts';
 
@@ -214,6 +215,12 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
         return rpcError(res, parsed.status, -32700, parsed.message);
       }
       body = parsed.value;
+      const invalid = findInvalidParams(body);
+      if (invalid !== null) {
+        // One request: its JSON-RPC error, as the SDK would answer it. A batch: the HTTP request is refused.
+        const error = JSON.stringify({ jsonrpc: '2.0', id: invalid.id, error: { code: INVALID_PARAMS, message: invalid.message } });
+        return send(res, Array.isArray(body) ? 400 : 200, error);
+      }
     }
     const sid = req.headers['mcp-session-id'];
     const request = Object.assign(req, { auth });
