@@ -8,6 +8,7 @@
  * a JSON-RPC "internal error" counts as a 500 and a tool error must carry a problem document below 500.
  */
 import { connect } from 'node:net';
+import { requestPath } from '../../src/http/request-target.ts';
 import { CaseGenerator, type Credential, type FuzzCase, type FuzzContext } from './fuzz-cases.ts';
 import type { FuzzService } from './fuzz-service.ts';
 
@@ -229,7 +230,9 @@ const FETCH_EXTRA_HEADER_FIELDS = 8;
  * signature: anything else is held to the rules.
  */
 function isNativeRefusal(c: FuzzCase, a: Answer): boolean {
-  if (c.front !== 'rest' || !a.body.includes(UWS_NATIVE_SIGNATURE)) return false;
+  // A HEAD answer has no body to carry the signature; uWS's own pages also lack a content-type, ours never do.
+  const native = a.body.includes(UWS_NATIVE_SIGNATURE) || (c.method === 'HEAD' && a.body === '' && a.contentType === '');
+  if (c.front !== 'rest' || !native) return false;
   if (a.status === 431) {
     const bytes = c.method.length + c.target.length + 64 + (c.authorization?.length ?? 80) + c.headers.reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
     return bytes + FETCH_EXTRA_HEADER_BYTES >= UWS_MAX_HEADER_BYTES || c.headers.length + FETCH_EXTRA_HEADER_FIELDS >= UWS_MAX_HEADER_FIELDS;
@@ -250,7 +253,8 @@ export function judge(c: FuzzCase, a: Answer): string | null {
   if (isNativeRefusal(c, a)) return null;
   if (a.status >= 500) return `status ${a.status}`;
   const head = c.method === 'HEAD';
-  const path = c.target.split('?')[0]!;
+  // Absolute-form targets (`http://x/mcp`) name the same resources as origin-form ones.
+  const path = requestPath(c.target) ?? c.target.split('?')[0]!;
   // Not HTTP: whatever the parser answers (uWS says 431 to any request line it cannot read) short of a 5xx.
   if (c.malformed && a.status >= 400 && !a.contentType.startsWith('application/problem+json')) return null;
   if (c.front === 'mcp' && MCP_PATHS.has(path)) {
