@@ -113,7 +113,11 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildResult> {
     try {
       const existing = checkBuild(finalDir, { checksums: true, expectedHash: hash });
       if (existing.legacy === null) {
-        if (currentHash(opts.buildsRoot, year) !== hash) switchCurrent(opts.buildsRoot, year, hash);
+        if (currentHash(opts.buildsRoot, year) !== hash) {
+          switchCurrent(opts.buildsRoot, year, hash);
+          // A killed publication may have left current on its staged directory, spared above.
+          removeStaleTmpDirs(opts.buildsRoot, year);
+        }
         progress.info(`build ${hash.slice(0, 12)} for ${year} is up to date (${relative(opts.root, finalDir) || finalDir})`);
         return { dir: finalDir, manifest: existing.manifest, reused: true, diagnostics: sink };
       }
