@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildFixture } from '../helpers/fixture-build.ts';
+import { freePorts } from '../helpers/services.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HPD = join(ROOT, 'bin', 'hpd.js');
@@ -34,7 +35,7 @@ interface Run {
   readonly stderr: string;
 }
 
-function run(args: readonly string[], dataDir: string, extraEnv: Record<string, string> = {}): Promise<Run> {
+function run(args: readonly string[], dataDir: string, extraEnv: Record<string, string> = {}, timeoutMs = 30_000): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, HPD_DATA_DIR: dataDir, HPD_CACHE_DIR: join(scratch, 'cache'), HPD_STATE_DIR: join(dataDir, '..', 'state'), ...extraEnv };
   delete env.HPD_DEBUG;
   delete env.NODE_TEST_CONTEXT;
@@ -42,7 +43,7 @@ function run(args: readonly string[], dataDir: string, extraEnv: Record<string, 
     const child = spawn(process.execPath, [HPD, ...args], { cwd: scratch, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
     child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
     child.once('error', reject);
@@ -126,11 +127,16 @@ describe('hpd verify', { timeout: 120_000 }, () => {
 });
 
 describe('hpd serve and hpd build on a damaged build', { timeout: 120_000 }, () => {
-  const ports = { HPD_PORT: '0', HPD_MCP_PORT: '0', HPD_AUTH_PORT: '0' };
+  // Real free ports: without the integrity check the server would start and serve the damaged build
+  // (the run is then killed after its timeout and the test fails on the exit code).
+  const ports = async (): Promise<Record<string, string>> => {
+    const [rest, mcp, auth] = (await freePorts(3)) as [number, number, number];
+    return { HPD_PORT: String(rest), HPD_MCP_PORT: String(mcp), HPD_AUTH_PORT: String(auth) };
+  };
 
   test('hpd serve refuses flipped bytes in data.mdb with one line naming the file, exit 1', async () => {
     const data = dataDir((d) => flip(join(d, 'data.mdb'), 8192, 64));
-    const r = await run(['serve'], data, ports);
+    const r = await run(['serve'], data, await ports());
     assert.equal(r.code, 1, show(r));
     assert.match(ownStderr(r), new RegExp(`^hpd: build 2025/${short()}: data\\.mdb: sha256 mismatch \\(manifest [0-9a-f]{12}, file [0-9a-f]{12}\\)\\n$`));
     assert.equal(r.stdout, '');
@@ -138,7 +144,7 @@ describe('hpd serve and hpd build on a damaged build', { timeout: 120_000 }, () 
 
   test('hpd serve refuses a truncated data.mdb (no SIGBUS), exit 1', async () => {
     const data = dataDir((d) => truncateSync(join(d, 'data.mdb'), 4096));
-    const r = await run(['serve'], data, ports);
+    const r = await run(['serve'], data, await ports());
     assert.equal(r.code, 1, show(r));
     assert.match(ownStderr(r), new RegExp(`^hpd: build 2025/${short()}: data\\.mdb: size mismatch \\(manifest \\d+ bytes, file 4096 bytes\\)\\n$`));
   });
