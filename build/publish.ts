@@ -113,6 +113,8 @@ export interface PublishOutcome {
  *   rename the damaged directory aside; hard-link the staged files into a second tmp directory and rename
  *   that to the hash (the staged directory must keep existing while current names it, so it cannot be
  *   renamed itself); switch current; remove the staged directory.
+ * Everything here is synchronous, so the SIGINT/SIGTERM handler (which deletes this process's temporary
+ * directories) never runs between two steps; only SIGKILL or a power loss can stop it mid-way.
  */
 export function publishBuild(tmpDir: string, buildsRoot: string, year: number, hash: string, hooks: PublishHooks = {}): PublishOutcome {
   const step = hooks.afterStep ?? ((): void => undefined);

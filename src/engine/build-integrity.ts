@@ -150,7 +150,8 @@ export function checkBuild(dir: string, opts: CheckOptions): BuildCheck {
   if (!Array.isArray(outputs)) return fail(MANIFEST_FILE, 'no list of output files (outputs)');
   const files = outputs as unknown[];
   for (const f of files) {
-    const ok = typeof f === 'object' && f !== null && typeof (f as BuildFile).name === 'string' && Number.isSafeInteger((f as BuildFile).bytes) && HASH_RE.test(String((f as BuildFile).sha256));
+    // Plain names only: a damaged manifest must not make the reader hash files outside the build.
+    const ok = typeof f === 'object' && f !== null && typeof (f as BuildFile).name === 'string' && /^[\w.-]+$/.test((f as BuildFile).name) && !(f as BuildFile).name.startsWith('..') && Number.isSafeInteger((f as BuildFile).bytes) && HASH_RE.test(String((f as BuildFile).sha256));
     if (!ok) fail(MANIFEST_FILE, `malformed entry in outputs: ${JSON.stringify(f).slice(0, 80)}`);
   }
   const listed = files as BuildFile[];
