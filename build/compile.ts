@@ -25,11 +25,13 @@ import {
   PLAN_FLAG,
   PLAN_TYPE_CODES,
   SLCSP_SOURCE,
+  SUMS_FILE,
   TABLES_FILE,
   writeTables,
   type TablesMeta,
   type TypedArray,
 } from '../src/engine/build-format.ts';
+import { BuildIntegrityError, checkBuild, describeOutputs, sumsText } from '../src/engine/build-integrity.ts';
 import { openDataset } from '../src/engine/dataset.ts';
 import type { BuildManifest, ManifestInput, StateCounts } from '../src/engine/manifest.ts';
 import type { PlanVariantRecord } from '../src/engine/plan-record.ts';
@@ -46,7 +48,7 @@ import { loadPlanAttributes } from './puf/plan-attributes.ts';
 import { loadRates, type RateTable } from './puf/rates.ts';
 import { loadServiceAreas, serviceAreaKey } from './puf/service-area.ts';
 import type { ProgressSink } from './progress.ts';
-import { createTmpBuildDir, currentHash, discardTmpBuildDir, promote, removeStaleTmpDirs, switchCurrent, yearDir } from './publish.ts';
+import { createTmpBuildDir, currentHash, discardTmpBuildDir, publishBuild, removeStaleTmpDirs, switchCurrent, yearDir, type PublishHooks } from './publish.ts';
 import { DIAGNOSTIC_CODES, DiagnosticSink, FatalBuildError, formatDiagnostic } from './read/diagnostics.ts';
 import { openTable, openTableFromStream } from './read/table.ts';
 import { loadSourcesFile, resolveInputs, type ResolvedInput } from './sources.ts';
@@ -67,6 +69,8 @@ export interface BuildOptions {
   readonly rulesDir?: string;
   readonly geographyFile?: string;
   readonly progress: ProgressSink;
+  /** Test seam: observe (and pause in) the publication steps; see publish.ts. */
+  readonly publishHooks?: PublishHooks;
 }
 
 export interface BuildResult {
@@ -101,11 +105,28 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildResult> {
   const hash = buildHash({ year, inputs, rulesText, geographyText: readFileSync(geographyFile, 'utf8') });
   const finalDir = join(yearDir(opts.buildsRoot, year), hash);
   removeStaleTmpDirs(opts.buildsRoot, year);
-  if (opts.force !== true && existsSync(join(finalDir, MANIFEST_FILE))) {
-    const manifest = JSON.parse(readFileSync(join(finalDir, MANIFEST_FILE), 'utf8')) as BuildManifest;
-    if (currentHash(opts.buildsRoot, year) !== hash) switchCurrent(opts.buildsRoot, year, hash);
-    progress.info(`build ${hash.slice(0, 12)} for ${year} is up to date (${relative(opts.root, finalDir) || finalDir})`);
-    return { dir: finalDir, manifest, reused: true, diagnostics: sink };
+  if (opts.force !== true && existsSync(finalDir)) {
+    // An identical build is reused only if it is intact: every file present with its recorded size and
+    // SHA-256 (a few tenths of a second for the national build). Otherwise it is rebuilt, and publication
+    // moves the damaged directory aside.
+    let damage: string;
+    try {
+      const existing = checkBuild(finalDir, { checksums: true, expectedHash: hash });
+      if (existing.legacy === null) {
+        if (currentHash(opts.buildsRoot, year) !== hash) {
+          switchCurrent(opts.buildsRoot, year, hash);
+          // A killed publication may have left current on its staged directory, spared above.
+          removeStaleTmpDirs(opts.buildsRoot, year);
+        }
+        progress.info(`build ${hash.slice(0, 12)} for ${year} is up to date (${relative(opts.root, finalDir) || finalDir})`);
+        return { dir: finalDir, manifest: existing.manifest, reused: true, diagnostics: sink };
+      }
+      damage = existing.legacy;
+    } catch (err) {
+      if (!(err instanceof BuildIntegrityError)) throw err;
+      damage = err.message;
+    }
+    progress.warn(`hpd build: ${damage}; rebuilding it`);
   }
 
   const tmpDir = createTmpBuildDir(opts.buildsRoot, year, hash);
@@ -114,9 +135,11 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildResult> {
     const verify = progress.stage('verify');
     verifyBuild(tmpDir, manifest);
     verify.end(1);
-    const dir = promote(tmpDir, opts.buildsRoot, year, hash);
-    switchCurrent(opts.buildsRoot, year, hash);
-    return { dir, manifest, reused: false, diagnostics: sink };
+    const published = publishBuild(tmpDir, opts.buildsRoot, year, hash, opts.publishHooks);
+    removeStaleTmpDirs(opts.buildsRoot, year);
+    // `kept`: --force rebuilt a hash whose intact directory stays published; its manifest is what serves.
+    const served = published.action === 'kept' ? checkBuild(published.dir, { checksums: false, expectedHash: hash }).manifest : manifest;
+    return { dir: published.dir, manifest: served, reused: false, diagnostics: sink };
   } catch (err) {
     discardTmpBuildDir(tmpDir);
     throw err;
@@ -319,9 +342,13 @@ async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManif
     },
     stages: progress.summaries.map((s) => ({ ...s })),
     files: { [LMDB_FILE]: lmdbBytes, [TABLES_FILE]: tablesBytes },
+    // Hashed from the files as they lie on disk, after LMDB closed them: what a reader will find.
+    outputs: describeOutputs(dir),
   };
   const { writeFileSync } = await import('node:fs');
-  writeFileSync(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
+  writeFileSync(join(dir, MANIFEST_FILE), manifestText);
+  writeFileSync(join(dir, SUMS_FILE), sumsText(manifest.outputs ?? [], createHash('sha256').update(manifestText).digest('hex')));
   return manifest;
 }
 
@@ -741,7 +768,8 @@ async function writeLmdb(
 function verifyBuild(dir: string, manifest: BuildManifest): void {
   let ds;
   try {
-    ds = openDataset(dir);
+    // Checksums too: this proves the sums just recorded match the bytes a server will map.
+    ds = openDataset(dir, { checksums: 'always', expectedHash: manifest.build_hash });
   } catch (err) {
     throw new FatalBuildError(DIAGNOSTIC_CODES.verify, `verification failed: the new build does not open: ${(err as Error).message}`);
   }

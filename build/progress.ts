@@ -18,6 +18,8 @@ export interface ProgressSink {
   stage(name: string): StageProgress;
   /** One informational line. */
   info(line: string): void;
+  /** One line the operator must see (a damaged build being replaced): written even when quiet. */
+  warn(line: string): void;
   readonly summaries: StageSummary[];
 }
 
@@ -40,6 +42,9 @@ export function createProgress(opts: { tty: boolean; quiet?: boolean; out?: Node
     summaries,
     info(line) {
       write(`${line}\n`);
+    },
+    warn(line) {
+      out.write(`${line}\n`);
     },
     stage(name) {
       const started = performance.now();

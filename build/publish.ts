@@ -5,12 +5,22 @@
  * renamed; the `current` pointer of the year is a symlink replaced by rename(2). Both renames are
  * atomic on one filesystem, so a reader sees the old build or the new one, never a mixture, and a
  * failed or interrupted build leaves the previous build serving and no partial directory behind.
+ *
+ * A published `<year>/<hash>` directory is never deleted or written in place: a running server may map
+ * it, and a kill between "delete" and "rename" used to leave `current` pointing at nothing. When the
+ * hash already exists, an intact copy is kept and `current` merely re-pointed; a damaged one is renamed
+ * aside (`.corrupt-…`, removed by a later build like stale temporary directories) and the new build
+ * takes its name. At every instant `current` names a complete, verified directory (the previous build,
+ * the staged new one, or the published new one): see {@link publishBuild}.
  */
-import { existsSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { BuildIntegrityError, checkBuild } from '../src/engine/build-integrity.ts';
+import { LMDB_FILE } from '../src/engine/build-format.ts';
 
 export const CURRENT_LINK = 'current';
 const TMP_PREFIX = '.tmp-';
+const CORRUPT_PREFIX = '.corrupt-';
 
 /** Temporary directories of builds running in this process; a signal handler removes them. */
 const active = new Set<string>();
@@ -20,8 +30,8 @@ export function yearDir(buildsRoot: string, year: number): string {
 }
 
 /** Creates a fresh temporary directory for a build and registers it for cleanup. */
-export function createTmpBuildDir(buildsRoot: string, year: number, hash: string): string {
-  const dir = join(yearDir(buildsRoot, year), `${TMP_PREFIX}${hash.slice(0, 16)}-${process.pid}-${Date.now()}`);
+export function createTmpBuildDir(buildsRoot: string, year: number, hash: string, tag = ''): string {
+  const dir = join(yearDir(buildsRoot, year), `${TMP_PREFIX}${hash.slice(0, 16)}-${process.pid}-${Date.now()}${tag}`);
   mkdirSync(dir, { recursive: true });
   active.add(dir);
   return dir;
@@ -38,14 +48,26 @@ export function discardAllActive(): void {
   active.clear();
 }
 
-/** Removes temporary directories left by builds whose process is gone (killed with SIGKILL, power loss). */
+/**
+ * Removes temporary directories left by builds whose process is gone (killed with SIGKILL, power loss)
+ * and damaged builds moved aside. Never the directory `current` points at: a build killed while
+ * replacing a damaged build may have left `current` on its staged (complete, verified) directory.
+ */
 export function removeStaleTmpDirs(buildsRoot: string, year: number): string[] {
   const dir = yearDir(buildsRoot, year);
   if (!existsSync(dir)) return [];
+  const current = currentHash(buildsRoot, year);
   const removed: string[] = [];
   for (const name of readdirSync(dir)) {
-    if (!name.startsWith(TMP_PREFIX)) continue;
-    const pid = Number(name.slice(TMP_PREFIX.length).split('-')[1]);
+    const link = /^current\.(\d+)\.tmp$/.exec(name); // a symlink a killed switchCurrent left behind
+    if (link !== null && !isAlive(Number(link[1]))) {
+      rmSync(join(dir, name), { force: true });
+      removed.push(name);
+      continue;
+    }
+    const prefix = name.startsWith(TMP_PREFIX) ? TMP_PREFIX : name.startsWith(CORRUPT_PREFIX) ? CORRUPT_PREFIX : null;
+    if (prefix === null || name === current) continue;
+    const pid = Number(name.slice(prefix.length).split('-')[1]);
     if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid)) continue;
     if (pid === process.pid && active.has(join(dir, name))) continue;
     rmSync(join(dir, name), { recursive: true, force: true });
@@ -63,29 +85,131 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Moves a verified temporary build to `<year>/<hash>`. */
-export function promote(tmpDir: string, buildsRoot: string, year: number, hash: string): string {
-  const final = join(yearDir(buildsRoot, year), hash);
-  if (existsSync(final)) rmSync(final, { recursive: true, force: true });
-  renameSync(tmpDir, final);
-  active.delete(tmpDir);
-  return final;
+/** Steps of {@link publishBuild}, reported to {@link PublishHooks.afterStep} (tests kill the process there). */
+export type PublishStep = 'synced' | 'current-on-staging' | 'damaged-moved-aside' | 'linked' | 'renamed' | 'current-switched' | 'staging-removed';
+
+export interface PublishHooks {
+  /** Called after each step; the kill-during-publication test pauses here and SIGKILLs the process. */
+  readonly afterStep?: (step: PublishStep) => void;
 }
 
-/** Points `<year>/current` at `hash` atomically. */
-export function switchCurrent(buildsRoot: string, year: number, hash: string): void {
+export interface PublishOutcome {
+  /** The published directory `<year>/<hash>`. */
+  readonly dir: string;
+  /** `new`: first build of this hash; `kept`: an intact identical build existed and stays; `replaced`: a damaged one was moved aside. */
+  readonly action: 'new' | 'kept' | 'replaced';
+  /** Why the existing directory was replaced (one line), when it was. */
+  readonly damage: string | null;
+}
+
+/**
+ * Publishes a verified temporary build as `<year>/<hash>` and points `current` at it.
+ *
+ * Kill-safety, step by step (`current` is only ever changed by an atomic symlink rename):
+ * - new hash: rename tmp → hash (current still on the previous build), switch current;
+ * - hash exists and verifies: leave it untouched, switch current, drop the tmp build;
+ * - hash exists but is damaged: if current names it, point current at the staged tmp build first (it is
+ *   complete and verified, and removed from the signal cleanup so nothing deletes it under current);
+ *   rename the damaged directory aside; hard-link the staged files into a second tmp directory and rename
+ *   that to the hash (the staged directory must keep existing while current names it, so it cannot be
+ *   renamed itself); switch current; remove the staged directory.
+ * Everything here is synchronous, so the SIGINT/SIGTERM handler (which deletes this process's temporary
+ * directories) never runs between two steps; only SIGKILL or a power loss can stop it mid-way.
+ */
+export function publishBuild(tmpDir: string, buildsRoot: string, year: number, hash: string, hooks: PublishHooks = {}): PublishOutcome {
+  const step = hooks.afterStep ?? ((): void => undefined);
+  const yd = yearDir(buildsRoot, year);
+  const final = join(yd, hash);
+  // SIGKILL keeps the page cache, but a power loss would not: the files and directory entries reach the
+  // disk before anything points at them.
+  syncTree(tmpDir);
+  step('synced');
+
+  if (!existsSync(final)) {
+    renameSync(tmpDir, final);
+    active.delete(tmpDir);
+    syncPath(yd);
+    step('renamed');
+    switchCurrent(buildsRoot, year, hash);
+    step('current-switched');
+    return { dir: final, action: 'new', damage: null };
+  }
+
+  let damage: string | null = null;
+  try {
+    const existing = checkBuild(final, { checksums: true, expectedHash: hash });
+    if (existing.legacy !== null) damage = existing.legacy;
+  } catch (err) {
+    if (!(err instanceof BuildIntegrityError)) throw err;
+    damage = err.message;
+  }
+  if (damage === null) {
+    if (currentHash(buildsRoot, year) !== hash) switchCurrent(buildsRoot, year, hash);
+    step('current-switched');
+    discardTmpBuildDir(tmpDir);
+    step('staging-removed');
+    return { dir: final, action: 'kept', damage: null };
+  }
+
+  if (currentHash(buildsRoot, year) === hash) {
+    active.delete(tmpDir);
+    switchCurrent(buildsRoot, year, basename(tmpDir));
+    step('current-on-staging');
+  }
+  renameSync(final, join(yd, `${CORRUPT_PREFIX}${hash.slice(0, 16)}-${process.pid}-${Date.now()}`));
+  step('damaged-moved-aside');
+  const linked = createTmpBuildDir(buildsRoot, year, hash, '-link');
+  for (const name of readdirSync(tmpDir)) {
+    // The lock file belongs to whoever opened the staged copy (the verification); readers make their own.
+    if (name === `${LMDB_FILE}-lock`) continue;
+    try {
+      linkSync(join(tmpDir, name), join(linked, name));
+    } catch {
+      copyFileSync(join(tmpDir, name), join(linked, name)); // a filesystem without hard links
+    }
+  }
+  syncPath(linked);
+  step('linked');
+  renameSync(linked, final);
+  active.delete(linked);
+  syncPath(yd);
+  step('renamed');
+  switchCurrent(buildsRoot, year, hash);
+  step('current-switched');
+  discardTmpBuildDir(tmpDir);
+  step('staging-removed');
+  return { dir: final, action: 'replaced', damage };
+}
+
+/** Points `<year>/current` at `target` (a directory name in the year directory) atomically. */
+export function switchCurrent(buildsRoot: string, year: number, target: string): void {
   const dir = yearDir(buildsRoot, year);
   const tmpLink = join(dir, `${CURRENT_LINK}.${process.pid}.tmp`);
   rmSync(tmpLink, { force: true });
-  symlinkSync(hash, tmpLink, 'dir');
+  symlinkSync(target, tmpLink, 'dir');
   renameSync(tmpLink, join(dir, CURRENT_LINK));
+  syncPath(dir);
 }
 
-/** The build hash `<year>/current` points at, or null. */
+/** The directory name `<year>/current` points at (normally a build hash), or null. */
 export function currentHash(buildsRoot: string, year: number): string | null {
   try {
     return readlinkSync(join(yearDir(buildsRoot, year), CURRENT_LINK));
   } catch {
     return null;
   }
+}
+
+function syncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function syncTree(dir: string): void {
+  for (const name of readdirSync(dir)) if (lstatSync(join(dir, name)).isFile()) syncPath(join(dir, name));
+  syncPath(dir);
 }

@@ -14,7 +14,8 @@ import { UsageError } from './usage-error.ts';
 export const BUILD_USAGE = `Usage: hpd build --year YEAR [options]
 
 Compiles the official CMS marketplace files of a plan year into data/builds/YEAR/<hash>/ and points
-data/builds/YEAR/current at it. Inputs are listed in data/sources/YEAR.json.
+data/builds/YEAR/current at it. Inputs are listed in data/sources/YEAR.json. An identical existing build
+is reused only after its files match the sizes and SHA-256 sums in its manifest; otherwise it is rebuilt.
 
 Options:
   --year YEAR            plan year (required)
@@ -23,7 +24,8 @@ Options:
   --out DIR              builds directory (default data/builds, or $HPD_DATA_DIR)
   --offline              never download; fail with the input's official URL when it is missing
   --fetch-optional       also download optional inputs (Rate PUF, crosswalk, benefits) when missing
-  --force                rebuild even if an identical build exists
+  --force                recompile even if an identical build exists (an intact published build is
+                         kept and made current; a damaged one is moved aside and replaced)
   --sources FILE         sources file (default data/sources/YEAR.json)
   --json                 print the summary as JSON on stdout
   --quiet                no progress output`;

@@ -4,6 +4,7 @@
  * Commands are loaded on demand, so `hpd keys` does not load the HTTP servers or the OAuth provider.
  */
 import { FatalBuildError } from '../../build/read/diagnostics.ts';
+import { BuildIntegrityError } from '../engine/build-integrity.ts';
 import { CliError, UsageError } from './usage-error.ts';
 
 const USAGE = `Usage: hpd <command> [options]
@@ -11,6 +12,7 @@ const USAGE = `Usage: hpd <command> [options]
 Commands:
   build    compile a plan year's official CMS files into a build (hpd build --help)
   serve    serve REST, MCP and the OAuth server (builds the default PY2025 dataset first if needed)
+  verify   check builds against the sizes and SHA-256 sums in their manifests (hpd verify --help)
   keys     create, list and revoke API keys (hpd keys --help)
   users    set and list users' tiers (hpd users --help)
 `;
@@ -37,6 +39,11 @@ async function main(argv: readonly string[]): Promise<number> {
     if (help) return usage(SERVE_USAGE);
     return serveCommand(rest);
   }
+  if (command === 'verify') {
+    const { VERIFY_USAGE, verifyCommand } = await import('./verify-command.ts');
+    if (help) return usage(VERIFY_USAGE);
+    return verifyCommand(rest);
+  }
   if (command === 'keys') return (await import('./keys-command.ts')).keysCommand(rest);
   if (command === 'users') return (await import('./users-command.ts')).usersCommand(rest);
   throw new UsageError(`unknown command "${command}"`);
@@ -49,7 +56,7 @@ try {
   if (err instanceof UsageError) {
     process.stderr.write(`hpd: ${err.message} (see hpd --help)\n`);
     process.exitCode = 2;
-  } else if (err instanceof FatalBuildError || err instanceof CliError) {
+  } else if (err instanceof FatalBuildError || err instanceof CliError || err instanceof BuildIntegrityError) {
     process.stderr.write(`hpd: ${err.message}\n`);
     process.exitCode = 1;
   } else {

@@ -110,6 +110,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     responseCacheBytes: Math.round(cacheMb * 1024 * 1024),
     drainMs,
   });
+  for (const w of services.registry.warnings) process.stderr.write(`hpd: warning: ${w}\n`);
   process.stdout.write(
     `hpd: serving years ${services.registry.years.join(', ')} (data ${services.registry.version}) on http://${host}:${services.restPort} with ${UWS_PACKAGE} ${uwsVersion()}; links use ${baseUrl}\n` +
       `hpd: MCP on http://${host}:${services.mcpPort} as ${mcpUrl}; authorization server ${externalIssuer === undefined ? `embedded at ${authUrl}` : `external: ${externalIssuer}`}\n`,

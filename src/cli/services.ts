@@ -64,9 +64,11 @@ export interface Services {
 }
 
 export async function startServices(c: ServicesConfig): Promise<Services> {
+  // The data first: a damaged build is refused before the state store and the quota's timers exist,
+  // so the process exits with the integrity error instead of lingering on open handles.
+  const registry = openRegistry(c.buildsRoot, c.baseUrl);
   const store = openLmdbStateStore(c.stateDir);
   const quota = DailyQuota.open(store, c.limits, c.clock);
-  const registry = openRegistry(c.buildsRoot, c.baseUrl);
   const opened: Array<() => Promise<void>> = [
     async () => {
       await quota.close();

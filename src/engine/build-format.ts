@@ -12,8 +12,15 @@ import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 export const MANIFEST_FILE = 'manifest.json';
 export const LMDB_FILE = 'data.mdb';
 export const TABLES_FILE = 'tables.bin';
-/** Bumped whenever the layout or the meaning of a table changes; part of the build hash. */
-export const FORMAT_VERSION = 1;
+/** `sha256sum` lines for the output files and the manifest (see build-integrity.ts). */
+export const SUMS_FILE = 'SHA256SUMS';
+/**
+ * Bumped whenever the layout or the meaning of a table changes; part of the build hash.
+ * 2: the manifest lists every output file with its SHA-256 and SHA256SUMS holds the manifest's own
+ * sum. The tables and LMDB layout are those of 1, so format 1 builds still open (sizes checked only),
+ * while the new hash makes `hpd build` replace them instead of reusing them.
+ */
+export const FORMAT_VERSION = 2;
 
 const MAGIC = Buffer.from('HPDTBL01', 'latin1');
 

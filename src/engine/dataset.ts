@@ -5,15 +5,15 @@
  * columnar container into typed arrays in a single read. After that nothing here does I/O except the
  * LMDB reads, which are memory-mapped page lookups; no HTTP and no JSON parsing on any query path.
  */
-import { readFileSync, realpathSync } from 'node:fs';
+import { readlinkSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { open as openLmdb, type Database, type RootDatabase } from 'lmdb';
 import { AGE_BAND_COUNT, ageBand } from './age-bands.ts';
+import { BuildIntegrityError, checkBuildForOpen } from './build-integrity.ts';
 import {
   DB,
   LMDB_FILE,
   LMDB_OPTIONS,
-  MANIFEST_FILE,
   METAL_CODES,
   NO_LIST,
   NULL_MONEY,
@@ -107,6 +107,8 @@ export interface Dataset {
   readonly year: number;
   readonly buildHash: string;
   readonly manifest: BuildManifest;
+  /** Null for a checksummed build; a one-line warning for a format 1 build opened with sizes checked only. */
+  readonly integrityWarning: string | null;
   readonly planCount: number;
   readonly zipCount: number;
   /** Resident bytes of the columnar tables. */
@@ -145,14 +147,42 @@ export interface Dataset {
   close(): void;
 }
 
-/** Opens the build `year/current` under `buildsRoot`. */
-export function openCurrentDataset(buildsRoot: string, year: number): Dataset {
-  return openDataset(realpathSync(join(buildsRoot, String(year), 'current')));
+export interface OpenOptions {
+  /**
+   * When to hash the files: 'first-open' (default) hashes a build the first time this process adopts it
+   * and then checks sizes only; 'always' hashes on every open. Sizes are checked on every open either way.
+   */
+  readonly checksums?: 'always' | 'first-open';
+  /** The build hash the manifest must carry (default: the directory name, when it is a hash). */
+  readonly expectedHash?: string;
 }
 
-/** Opens a build directory. */
-export function openDataset(dir: string): Dataset {
-  const manifest = JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as BuildManifest;
+/** Opens the build `year/current` under `buildsRoot`. */
+export function openCurrentDataset(buildsRoot: string, year: number, opts: OpenOptions = {}): Dataset {
+  const link = join(buildsRoot, String(year), 'current');
+  let dir: string;
+  try {
+    dir = realpathSync(link);
+  } catch {
+    let target = '(unreadable)';
+    try {
+      target = readlinkSync(link);
+    } catch {
+      // not a link at all: reported as such below
+    }
+    throw new BuildIntegrityError(`${year}/current`, 'current', `points at ${target}, which does not exist`);
+  }
+  return openDataset(dir, opts);
+}
+
+/**
+ * Opens a build directory. The integrity check comes first: nothing is read or mapped from a build whose
+ * files do not have the sizes (and, on first adoption, the checksums) its manifest records; a damaged
+ * build throws {@link BuildIntegrityError}.
+ */
+export function openDataset(dir: string, opts: OpenOptions = {}): Dataset {
+  const check = checkBuildForOpen(dir, opts.checksums ?? 'first-open', opts.expectedHash);
+  const manifest = check.manifest;
   const tables = readTables(join(dir, TABLES_FILE));
   const meta: TablesMeta = tables.meta;
   if (meta.buildHash !== manifest.build_hash) {
@@ -258,6 +288,7 @@ export function openDataset(dir: string): Dataset {
     year: manifest.year,
     buildHash: manifest.build_hash,
     manifest,
+    integrityWarning: check.legacy,
     planCount: meta.plans.length,
     zipCount,
     tableBytes: tables.bytes,

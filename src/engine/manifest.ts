@@ -17,6 +17,13 @@ export interface ManifestInput {
   readonly rows_ignored: number | null;
 }
 
+/** One output file of a build as the compiler wrote it. */
+export interface BuildFile {
+  readonly name: string;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
 export interface StateCounts {
   /** Individual medical standard component ids. */
   plans: number;
@@ -76,5 +83,11 @@ export interface BuildManifest {
     readonly truncated: ReadonlyArray<{ file: string; code: string; column: string; dropped: number }>;
   };
   readonly stages: ReadonlyArray<{ stage: string; rows: number; seconds: number; rowsPerSecond: number }>;
+  /** Sizes of the output files by name (kept beside `outputs` for readers of format 1 manifests). */
   readonly files: Readonly<Record<string, number>>;
+  /**
+   * Every output file with its size and SHA-256, checked when a build is opened and by `hpd verify`
+   * (src/engine/build-integrity.ts). Absent in builds of format 1, written before checksums existed.
+   */
+  readonly outputs?: readonly BuildFile[];
 }

@@ -35,6 +35,8 @@ export interface DataRegistry {
   get(year: number): YearData | undefined;
   /** Hash over every loaded build: part of every ETag. */
   readonly version: string;
+  /** One line per build served with reduced checks (format 1 builds without checksums); `hpd serve` prints them. */
+  readonly warnings: readonly string[];
   close(): void;
 }
 
@@ -51,6 +53,8 @@ export function openRegistry(buildsRoot: string, baseUrl: string, years: readonl
   if (years.length === 0) throw new Error(`no build under ${buildsRoot}: run \`hpd build --year <year>\` first`);
   const byYear = new Map<number, YearData>();
   for (const year of years) {
+    // Sizes are checked and, on this first adoption by the process, every file hashed (~0.1–0.3 s for
+    // the national build); a damaged build throws BuildIntegrityError and the server does not start.
     const ds = openCurrentDataset(buildsRoot, year);
     const rules = loadRules(ds.manifest.rules_year);
     const statesWithPlans = new Set(ds.statesWithPlans());
@@ -75,6 +79,7 @@ export function openRegistry(buildsRoot: string, baseUrl: string, years: readonl
     currentYear: sorted.at(-1)!,
     get: (year) => byYear.get(year),
     version,
+    warnings: [...byYear.values()].map((y) => y.ds.integrityWarning).filter((w): w is string => w !== null),
     close() {
       for (const y of byYear.values()) y.ds.close();
     },
