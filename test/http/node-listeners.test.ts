@@ -163,3 +163,49 @@ test('the authorization server survives malformed request targets: no 500, no st
   assert.equal(discovery.status, 200);
   await discovery.arrayBuffer();
 });
+
+test("what Node's HTTP parser refuses, and CONNECT, get problem documents on both node:http listeners", { timeout: 15_000 }, async () => {
+  const cases: Array<[string, number]> = [
+    ['get /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 400],
+    ['G@T /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 400],
+    [`GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+    ['CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n', 405],
+  ];
+  for (const port of [mcpPort, authPort]) {
+    for (const [text, status] of cases) {
+      const r = await raw(port, text);
+      const line = text.split('\r\n')[0]!.slice(0, 40);
+      assert.equal(r.status, status, `${port} ${line}: ${r.body}`);
+      assert.match(r.head, /content-type: application\/problem\+json/, line);
+      const doc = JSON.parse(r.body) as { status: number; type: string; title: string; detail: string };
+      assert.equal(doc.status, status);
+      assert.equal(doc.type, 'about:blank');
+      assert.equal(typeof doc.detail, 'string');
+    }
+  }
+});
+
+test('MCP params that do not fit the method are -32602 Invalid params naming the member, not -32603', { timeout: 15_000 }, async () => {
+  const headers = { authorization: `Bearer ${key}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+  const init = await fetch(svc.mcpUrl, { method: 'POST', headers, body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' });
+  await init.text();
+  const sid = init.headers.get('mcp-session-id')!;
+  const inSession = { ...headers, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+  const cases: Array<[string, Record<string, string>, RegExp]> = [
+    ['{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search_plans","arguments":5}}', inSession, /tools\/call: params\.arguments/],
+    ['{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"arguments":{}}}', inSession, /tools\/call: params\.name/],
+    ['{"jsonrpc":"2.0","id":8,"method":"initialize","params":{}}', inSession, /initialize: params\./],
+  ];
+  for (const [body, h, message] of cases) {
+    const r = await fetch(svc.mcpUrl, { method: 'POST', headers: h, body });
+    const doc = (await r.json()) as { id: unknown; error?: { code: number; message: string } };
+    assert.equal(r.status, 200, body);
+    assert.equal(doc.error?.code, -32602, body);
+    assert.match(doc.error?.message ?? '', message);
+    assert.equal(doc.id, (JSON.parse(body) as { id: unknown }).id, 'the error answers the request by its id');
+  }
+  // A well-formed call in the same session still works.
+  const ok = await fetch(svc.mcpUrl, { method: 'POST', headers: inSession, body: '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"list_plan_years","arguments":{}}}' });
+  assert.equal(ok.status, 200);
+  assert.match(await ok.text(), /available_years/);
+});
