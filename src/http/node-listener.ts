@@ -94,10 +94,10 @@ export function createNodeListener(name: string, handler: Handler, overrides: Pa
       return;
     }
     const [status, detail] = clientErrorAnswer(err.code);
-    socket.end(rawProblemResponse(status, detail));
+    endLingering(socket, rawProblemResponse(status, detail));
   });
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    socket.end(rawProblemResponse(405, 'CONNECT is not supported: this is not a proxy.'));
+    endLingering(socket, rawProblemResponse(405, 'CONNECT is not supported: this is not a proxy.'));
   });
 
   server.on('connection', (socket: Socket) => {
@@ -169,6 +169,21 @@ function rawProblemResponse(status: number, detail: string): string {
   const title = STATUS_TITLES[status] ?? 'Error';
   const body = JSON.stringify({ type: 'about:blank', title, status, detail });
   return `HTTP/1.1 ${status} ${title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+}
+
+/** How long a refused connection is read from (and discarded) after its answer, at most. */
+const LINGER_MS = 2_000;
+
+/**
+ * Sends a last answer and closes, reading and discarding what the client already sent meanwhile: a
+ * socket closed with unread data sends a TCP reset, which makes the client's kernel drop the answer
+ * before the client reads it (a client that pipelined after a malformed request saw nothing at all).
+ */
+function endLingering(socket: Duplex, answer: string): void {
+  socket.on('data', () => {});
+  socket.resume();
+  socket.end(answer);
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
 /** Ends a connection once what was written to it has been flushed. */
