@@ -89,6 +89,9 @@ export function createNodeListener(name: string, handler: Handler, overrides: Pa
   // timed out) with a bare status line, and closes CONNECT requests without a word; these are answered
   // with a problem document instead. A client that already reset gets nothing.
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    // The parser stays attached while the refused connection lingers, so more bytes from a pipelining
+    // client raise more errors: the answer is already on its way, and destroying now would reset it.
+    if (lingering.has(socket)) return;
     if (err.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
@@ -179,7 +182,10 @@ const LINGER_MS = 2_000;
  * socket closed with unread data sends a TCP reset, which makes the client's kernel drop the answer
  * before the client reads it (a client that pipelined after a malformed request saw nothing at all).
  */
+const lingering = new WeakSet<Duplex>();
+
 function endLingering(socket: Duplex, answer: string): void {
+  lingering.add(socket);
   socket.on('data', () => {});
   socket.resume();
   socket.end(answer);

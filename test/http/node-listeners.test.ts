@@ -209,3 +209,29 @@ test('MCP params that do not fit the method are -32602 Invalid params naming the
   assert.equal(ok.status, 200);
   assert.match(await ok.text(), /available_years/);
 });
+
+test('a client that pipelines after a refused request still receives the refusal (no reset of the answer)', { timeout: 15_000 }, async () => {
+  const one = `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: ${'a'.repeat(17_000)}\r\n\r\n`;
+  const payload = one.repeat(200);
+  const answers = await Promise.all(
+    Array.from({ length: 16 }, () =>
+      new Promise<{ data: string; error: string | null }>((resolve) => {
+        let data = '';
+        let error: string | null = null;
+        const socket = connect(mcpPort, '127.0.0.1', () => socket.write(payload));
+        const timer = setTimeout(() => socket.destroy(), 5000);
+        socket.on('data', (d: Buffer) => (data += d.toString('latin1')));
+        socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
+        socket.once('close', () => {
+          clearTimeout(timer);
+          resolve({ data, error });
+        });
+      }),
+    ),
+  );
+  for (const a of answers) {
+    assert.match(a.data, /^HTTP\/1\.1 431 [\s\S]*"status":431/, `got ${JSON.stringify(a.data.slice(0, 80))}`);
+    // A reset may destroy the answer before a slower client reads it: the close must be orderly.
+    assert.equal(a.error, null, 'the connection ends with a FIN, not a reset');
+  }
+});
