@@ -1,5 +1,5 @@
 /**
- * @module The adversarial request generator: a seeded PRNG (mulberry32, no dependency) turning a case
+ * @module The adversarial request generator: the benchmarks' seeded PRNG (mulberry32) turning a case
  * index into one hostile request description for the REST front or the MCP endpoint.
  *
  * Case `i` of seed `s` depends only on (s, i) and the context (keys and cursors are named, not
@@ -9,18 +9,7 @@
  * foreign cursors, bad percent-encoding, invalid UTF-8 and NUL bytes, overlong URLs and header blocks,
  * odd methods, Accept and Authorization headers, HTTP/1.0, pipelining, resets), and JSON-RPC over MCP.
  */
-
-/** A uniform float in [0, 1) from a 32-bit state: mulberry32. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../bench/lib/util.ts';
 
 export type Credential = 'none' | 'free' | 'pro' | 'enterprise' | 'revoked' | 'garbage';
 
@@ -104,7 +93,7 @@ export class CaseGenerator {
 
   /** Case `index`: its own PRNG stream, so cases can be generated (and replayed) in any order. */
   case(index: number): FuzzCase {
-    this.#rand = mulberry32((this.#seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0);
+    this.#rand = prng((this.#seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0);
     const r = this.#rand();
     if (r < 0.58) return this.#rest(index);
     if (r < 0.8) return this.#raw(index);

@@ -6,18 +6,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { createKey } from '../../src/policy/api-keys.ts';
-import { openLmdbStateStore } from '../../src/policy/lmdb-store.ts';
-import { buildFixture } from '../helpers/fixture-build.ts';
-import { freePorts } from '../helpers/services.ts';
+import { HPD, prepareServe } from '../helpers/serve-fixture.ts';
 
-const HPD = fileURLToPath(new URL('../../bin/hpd.js', import.meta.url));
 const DRAIN_MS = 1000;
 /** Process start-up of the signal handler, closing the stores, exit. */
 const MARGIN_MS = 3000;
@@ -55,23 +50,7 @@ async function holdKeepAlive(label: string, port: number, path: string): Promise
 }
 
 test('SIGTERM with connections held open on every port: /readyz 503 during the drain, exit 0 within the drain time', { timeout: 120_000 }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'hpd-drain-'));
-  const buildsRoot = await buildFixture(dir);
-  const stateDir = join(dir, 'state');
-  const store = openLmdbStateStore(stateDir);
-  const key = (await createKey(store, { tier: 'pro', userId: 'user-drain', label: 'test', now: Date.now() })).plaintext;
-  await store.close();
-  const [restPort, mcpPort, authPort] = (await freePorts(3)) as [number, number, number];
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    HPD_DATA_DIR: buildsRoot,
-    HPD_STATE_DIR: stateDir,
-    HPD_PORT: String(restPort),
-    HPD_MCP_PORT: String(mcpPort),
-    HPD_AUTH_PORT: String(authPort),
-    HPD_DRAIN_SECONDS: String(DRAIN_MS / 1000),
-  };
-  delete env.NODE_TEST_CONTEXT;
+  const { dir, key, restPort, mcpPort, authPort, env } = await prepareServe('hpd-drain-', { tier: 'pro', userId: 'user-drain' }, { HPD_DRAIN_SECONDS: String(DRAIN_MS / 1000) });
   const child = spawn(process.execPath, [HPD, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const held: Held[] = [];
   t.after(() => {

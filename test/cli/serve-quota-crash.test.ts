@@ -6,17 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rmSync } from 'node:fs';
 import { Agent, get } from 'node:http';
-import { createKey } from '../../src/policy/api-keys.ts';
 import { openLmdbStateStore } from '../../src/policy/lmdb-store.ts';
-import { buildFixture } from '../helpers/fixture-build.ts';
-import { freePorts } from '../helpers/services.ts';
+import { HPD, prepareServe } from '../helpers/serve-fixture.ts';
 
-const HPD = fileURLToPath(new URL('../../bin/hpd.js', import.meta.url));
 const LOAD_MS = 1500;
 const CONCURRENCY = 32;
 const USER = 'user-crash';
@@ -24,23 +18,7 @@ const USER = 'user-crash';
 const WINDOW_MS = 100;
 
 test('SIGKILL under load loses at most 100 ms of quota counts', { timeout: 120_000 }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'hpd-crash-'));
-  const buildsRoot = await buildFixture(dir);
-  const stateDir = join(dir, 'state');
-  const setup = openLmdbStateStore(stateDir);
-  const key = (await createKey(setup, { tier: 'pro', userId: USER, label: 'test', now: Date.now() })).plaintext;
-  await setup.close();
-  const [restPort, mcpPort, authPort] = (await freePorts(3)) as [number, number, number];
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    HPD_DATA_DIR: buildsRoot,
-    HPD_STATE_DIR: stateDir,
-    HPD_PORT: String(restPort),
-    HPD_MCP_PORT: String(mcpPort),
-    HPD_AUTH_PORT: String(authPort),
-    HPD_QUOTA_PRO: '100000000',
-  };
-  delete env.NODE_TEST_CONTEXT;
+  const { dir, stateDir, key, restPort, env } = await prepareServe('hpd-crash-', { tier: 'pro', userId: USER }, { HPD_QUOTA_PRO: '100000000' });
   const child = spawn(process.execPath, [HPD, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   t.after(async () => {
