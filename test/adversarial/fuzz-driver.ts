@@ -233,13 +233,23 @@ function isNativeRefusal(c: FuzzCase, a: Answer): boolean {
   // A HEAD answer has no body to carry the signature; uWS's own pages also lack a content-type, ours never do.
   const native = a.body.includes(UWS_NATIVE_SIGNATURE) || (c.method === 'HEAD' && a.body === '' && a.contentType === '');
   if (c.front !== 'rest' || !native) return false;
-  if (a.status === 431) {
-    const bytes = c.method.length + c.target.length + 64 + (c.authorization?.length ?? 80) + c.headers.reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
-    return bytes + FETCH_EXTRA_HEADER_BYTES >= UWS_MAX_HEADER_BYTES || c.headers.length + FETCH_EXTRA_HEADER_FIELDS >= UWS_MAX_HEADER_FIELDS;
-  }
+  if (a.status === 431) return headerBlockOverLimit(c);
   if (a.status === 505 || a.status === 400) return c.httpVersion === '1.0' || c.malformed || unreadableRequestLine(c);
-
   return false;
+}
+
+/** Over uWS's header limits: its parser refuses the request before any of our code runs. */
+function headerBlockOverLimit(c: FuzzCase): boolean {
+  const bytes = c.method.length + c.target.length + 64 + (c.authorization?.length ?? 80) + c.headers.reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
+  return bytes + FETCH_EXTRA_HEADER_BYTES >= UWS_MAX_HEADER_BYTES || c.headers.length + FETCH_EXTRA_HEADER_FIELDS >= UWS_MAX_HEADER_FIELDS;
+}
+
+/**
+ * uWS closes the connection after refusing a request itself; with pipelined requests still unread on
+ * its side the close is a TCP reset, which can destroy its answer before the client reads it.
+ */
+function closedByUwsRefusal(c: FuzzCase): boolean {
+  return c.front === 'rest' && (c.pipeline ?? 1) > 1 && (unreadableRequestLine(c) || headerBlockOverLimit(c) || c.httpVersion === '1.0');
 }
 
 /** A request line RFC 9112 does not allow: a method that is not a token, a target that is not origin-form or holds spaces, controls or raw non-ASCII. */
@@ -314,10 +324,7 @@ export async function runCases(svc: FuzzService, seed: number, from: number, cou
         if (c.via === 'raw') {
           const r = await sendRaw(c, svc);
           if (r === 'closed') {
-            // uWS closes the connection after refusing an unreadable request line; with pipelined requests
-            // still unread on its side the close is a TCP reset, which can destroy its answer in flight.
-            const refusedByUws = c.front === 'rest' && (c.pipeline ?? 1) > 1 && unreadableRequestLine(c);
-            if (!c.malformed && !refusedByUws) failures.push({ case: c, reason: 'connection closed without an answer' });
+            if (!c.malformed && !closedByUwsRefusal(c)) failures.push({ case: c, reason: 'connection closed without an answer' });
           } else if (r !== 'reset-ok') {
             if (r.length === 0) failures.push({ case: c, reason: 'no parseable answer' });
             for (const a of r) {
