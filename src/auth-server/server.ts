@@ -38,6 +38,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Provider, { errors, type ClientMetadata, type Configuration, type KoaContext } from 'oidc-provider';
+import { toListenError } from '../http/listen-error.ts';
 import { createNodeListener, DEFAULT_DRAIN_MS, type ListenerLimits } from '../http/node-listener.ts';
 import { requestPath } from '../http/request-target.ts';
 import type { StateStore } from '../policy/state-store.ts';
@@ -261,9 +262,10 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
   try {
     await oauth.sweep();
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      const failed = (err: Error): void => reject(toListenError('auth', host, opts.port, err));
+      server.once('error', failed);
       server.listen(opts.port, host, () => {
-        server.off('error', reject);
+        server.off('error', failed);
         resolve();
       });
     });

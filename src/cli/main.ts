@@ -5,6 +5,7 @@
  */
 import { FatalBuildError } from '../../build/read/diagnostics.ts';
 import { BuildIntegrityError } from '../engine/build-integrity.ts';
+import { ListenError } from '../http/listen-error.ts';
 import { CliError, UsageError } from './usage-error.ts';
 
 const USAGE = `Usage: hpd <command> [options]
@@ -56,7 +57,7 @@ try {
   if (err instanceof UsageError) {
     process.stderr.write(`hpd: ${err.message} (see hpd --help)\n`);
     process.exitCode = 2;
-  } else if (err instanceof FatalBuildError || err instanceof CliError || err instanceof BuildIntegrityError) {
+  } else if (err instanceof FatalBuildError || err instanceof CliError || err instanceof BuildIntegrityError || err instanceof ListenError) {
     process.stderr.write(`hpd: ${err.message}\n`);
     process.exitCode = 1;
   } else {

@@ -22,10 +22,11 @@ import { acceptsJson, ifNoneMatchMatches, linkHeader } from './conditional.ts';
 import { buildOpenApi } from './openapi.ts';
 import { queryPairs } from './query-string.ts';
 import { createConnectionCap } from './connection-cap.ts';
+import { ListenError, probeListenError } from './listen-error.ts';
 import { ResponseCache } from './response-cache.ts';
 import { endWithBody, ignoreAbort } from './response-writer.ts';
 import { compileSerializer, fragmentSerializer, serializeProblem } from './serializers.ts';
-import { uws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.ts';
+import { listenExclusive, uws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.ts';
 
 export interface ServerConfig {
   readonly registry: DataRegistry;
@@ -404,9 +405,11 @@ export function createRestServer(config: ServerConfig): RestServer {
   return {
     listen(port, host = '127.0.0.1') {
       return new Promise((resolve, reject) => {
-        app.listen(host, port, (token) => {
+        // Exclusive: without it uWS binds with SO_REUSEPORT, and a second `hpd serve` on the same port
+        // started silently and split the traffic with this one.
+        listenExclusive(app, host, port, (token) => {
           if (token === false) {
-            reject(new Error(`cannot listen on ${host}:${port}`));
+            void probeListenError(host, port).then((code) => reject(new ListenError('rest', host, port, code)));
             return;
           }
           listenSocket = token;

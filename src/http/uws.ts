@@ -52,3 +52,14 @@ export type HttpResponse = Uws.HttpResponse;
 export type HttpRequest = Uws.HttpRequest;
 export type TemplatedApp = Uws.TemplatedApp;
 export type us_listen_socket = Uws.us_listen_socket;
+
+/**
+ * `app.listen(host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, cb)`: both builds accept this form at run time,
+ * but the legacy typings declare options only without a host.
+ */
+export function listenExclusive(app: TemplatedApp, host: string, port: number, cb: (token: us_listen_socket | false) => void): void {
+  (app as unknown as { listen(host: string, port: number, options: number, cb: (token: us_listen_socket | false) => void): void }).listen(host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, cb);
+}
+
+/** The module exports it as a number (1 in both builds); the typings only as an enum member. */
+const LIBUS_LISTEN_EXCLUSIVE_PORT: number = (uws as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT: number }).LIBUS_LISTEN_EXCLUSIVE_PORT;

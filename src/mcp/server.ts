@@ -14,6 +14,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { CallToolRequestSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { toListenError } from '../http/listen-error.ts';
 import { createNodeListener, type ListenerLimits, type NodeListener } from '../http/node-listener.ts';
 import { requestPath } from '../http/request-target.ts';
 import type { DataRegistry } from '../operations/data-registry.ts';
@@ -260,7 +261,7 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
           config.listenerLimits,
         );
         listener = l;
-        l.server.once('error', reject);
+        l.server.once('error', (err) => reject(toListenError('mcp', host, port, err)));
         l.server.listen(port, host, () => resolve((l.server.address() as AddressInfo).port));
       });
     },
