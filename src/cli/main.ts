@@ -14,6 +14,7 @@ Commands:
   build    compile a plan year's official CMS files into a build (hpd build --help)
   serve    serve REST, MCP and the OAuth server (builds the default PY2025 dataset first if needed)
   verify   check builds against the sizes and SHA-256 sums in their manifests (hpd verify --help)
+  reload   make the running server adopt newly published builds now (hpd reload --help)
   keys     create, list and revoke API keys (hpd keys --help)
   users    set and list users' tiers (hpd users --help)
 `;
@@ -44,6 +45,11 @@ async function main(argv: readonly string[]): Promise<number> {
     const { VERIFY_USAGE, verifyCommand } = await import('./verify-command.ts');
     if (help) return usage(VERIFY_USAGE);
     return verifyCommand(rest);
+  }
+  if (command === 'reload') {
+    const { RELOAD_USAGE, reloadCommand } = await import('./reload-command.ts');
+    if (help) return usage(RELOAD_USAGE);
+    return reloadCommand(rest);
   }
   if (command === 'keys') return (await import('./keys-command.ts')).keysCommand(rest);
   if (command === 'users') return (await import('./users-command.ts')).usersCommand(rest);

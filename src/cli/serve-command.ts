@@ -21,6 +21,7 @@ import { UWS_PACKAGE, uwsVersion } from '../http/uws.ts';
 import { yearsWithBuilds } from '../operations/data-registry.ts';
 import { dailyLimits } from '../policy/tiers.ts';
 import { fdBudgetWarning, openFileLimit } from './fd-budget.ts';
+import { removePidFile, writePidFile } from './pid-file.ts';
 import { PACKAGE_VERSION } from './package-version.ts';
 import { startServices } from './services.ts';
 import { buildsRoot, cacheRoot, REPO_ROOT, stateDir } from './paths.ts';
@@ -39,7 +40,8 @@ HPD_MCP_IDLE_MINUTES,
 HPD_AUTH_PORT, HPD_AUTH_URL, HPD_AUTH_ISSUER, HPD_MAX_CONNECTIONS (per MCP / authorization listener,
 default ${DEFAULT_LISTENER_LIMITS.maxConnections}), HPD_REST_MAX_CONNECTIONS (REST listener, default ${DEFAULT_REST_MAX_CONNECTIONS}),
 HPD_RESPONSE_CACHE_MB (REST response cache, default ${DEFAULT_RESPONSE_CACHE_BYTES / 1024 / 1024}), HPD_DRAIN_SECONDS (longest shutdown
-drain, default ${DEFAULT_DRAIN_MS / 1000}).`;
+drain, default ${DEFAULT_DRAIN_MS / 1000}), HPD_WATCH_BUILDS (1: adopt newly published builds within ~1 s; 0: only on
+SIGHUP or hpd reload).`;
 
 /** Past the drain, what closing the state may take before the process gives up waiting and exits. */
 const EXIT_MARGIN_MS = 5_000;
@@ -71,6 +73,8 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   if (!Number.isSafeInteger(restMaxConnections) || restMaxConnections <= 0) throw new UsageError(`HPD_REST_MAX_CONNECTIONS must be a positive integer, got "${env.HPD_REST_MAX_CONNECTIONS}"`);
   const cacheMb = Number(env.HPD_RESPONSE_CACHE_MB ?? DEFAULT_RESPONSE_CACHE_BYTES / 1024 / 1024);
   if (!Number.isFinite(cacheMb) || cacheMb < 0 || cacheMb > 65536) throw new UsageError(`HPD_RESPONSE_CACHE_MB must be a number of MiB from 0 to 65536, got "${env.HPD_RESPONSE_CACHE_MB}"`);
+  const watch = env.HPD_WATCH_BUILDS ?? '1';
+  if (watch !== '0' && watch !== '1') throw new UsageError(`HPD_WATCH_BUILDS must be 1 (adopt published builds by itself) or 0 (only on SIGHUP / hpd reload), got "${watch}"`);
   const drainSeconds = Number(env.HPD_DRAIN_SECONDS ?? DEFAULT_DRAIN_MS / 1000);
   if (!Number.isFinite(drainSeconds) || drainSeconds < 0 || drainSeconds > 3600) throw new UsageError(`HPD_DRAIN_SECONDS must be a number of seconds from 0 to 3600, got "${env.HPD_DRAIN_SECONDS}"`);
   const drainMs = Math.round(drainSeconds * 1000);
@@ -107,6 +111,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     version: PACKAGE_VERSION,
     listenerLimits: { maxConnections },
     restMaxConnections,
+    watchBuilds: watch === '1',
     responseCacheBytes: Math.round(cacheMb * 1024 * 1024),
     drainMs,
   });
@@ -115,6 +120,16 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     `hpd: serving years ${services.registry.years.join(', ')} (data ${services.registry.version}) on http://${host}:${services.restPort} with ${UWS_PACKAGE} ${uwsVersion()}; links use ${baseUrl}\n` +
       `hpd: MCP on http://${host}:${services.mcpPort} as ${mcpUrl}; authorization server ${externalIssuer === undefined ? `embedded at ${authUrl}` : `external: ${externalIssuer}`}\n`,
   );
+  // `hpd reload` finds this process here; SIGHUP adopts newly published builds at once (the watcher
+  // adopts them within about a second anyway).
+  const reload = (): void => {
+    const r = services.reload();
+    if (r.adopted.length === 0 && r.refused.length === 0) process.stderr.write('hpd: SIGHUP: no new build to adopt\n');
+  };
+  process.on('SIGHUP', reload);
+  // Written once SIGHUP is handled: its default action would end the process.
+  const state = stateDir(env);
+  writePidFile(state);
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals): void => {
       process.stderr.write(`hpd: ${signal}: draining\n`);
@@ -123,6 +138,8 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
+  process.off('SIGHUP', reload);
+  removePidFile(state);
   // The drain is bounded; this bounds what follows it (closing the stores), so SIGTERM always ends.
   setTimeout(() => {
     process.stderr.write(`hpd: still stopping ${drainMs + EXIT_MARGIN_MS} ms after the signal: exiting\n`);

@@ -9,11 +9,13 @@ import { DEFAULT_DRAIN_MS, type ListenerLimits } from '../http/node-listener.ts'
 import { createRestServer, type RestServer } from '../http/server.ts';
 import { createCredentialVerifier } from '../mcp/credentials.ts';
 import { createMcpServer, type McpHttpServer } from '../mcp/server.ts';
-import { openRegistry, type DataRegistry } from '../operations/data-registry.ts';
+import type { DataRegistry } from '../operations/data-registry.ts';
+import { createLiveRegistry, type LiveRegistry, type ReloadResult } from '../operations/live-registry.ts';
 import { openLmdbStateStore } from '../policy/lmdb-store.ts';
 import { DailyQuota } from '../policy/quota.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import type { Tier } from '../policy/tiers.ts';
+import { watchBuilds } from './build-watcher.ts';
 
 export interface ServicesConfig {
   readonly buildsRoot: string;
@@ -44,10 +46,17 @@ export interface ServicesConfig {
   readonly restMaxConnections?: number;
   /** Byte budget of the REST response cache (default DEFAULT_RESPONSE_CACHE_BYTES). */
   readonly responseCacheBytes?: number;
+  /** Watch the builds root and adopt newly published builds (default true). */
+  readonly watchBuilds?: boolean;
 }
 
 export interface Services {
+  /** The builds served, following publications. */
+  readonly live: LiveRegistry;
+  /** The snapshot served now. */
   readonly registry: DataRegistry;
+  /** Adopts builds published since (SIGHUP, `hpd reload`); the watcher calls it too. */
+  reload(): ReloadResult;
   readonly store: StateStore;
   readonly quota: DailyQuota;
   readonly restPort: number;
@@ -66,13 +75,16 @@ export interface Services {
 export async function startServices(c: ServicesConfig): Promise<Services> {
   // The data first: a damaged build is refused before the state store and the quota's timers exist,
   // so the process exits with the integrity error instead of lingering on open handles.
-  const registry = openRegistry(c.buildsRoot, c.baseUrl);
+  const live = createLiveRegistry(c.buildsRoot, c.baseUrl);
   const store = openLmdbStateStore(c.stateDir);
   const quota = DailyQuota.open(store, c.limits, c.clock);
+  // Newly published builds are adopted within about a second (tests that publish may turn it off).
+  const watcher = c.watchBuilds === false ? null : watchBuilds(c.buildsRoot, () => live.reload());
   const opened: Array<() => Promise<void>> = [
     async () => {
+      watcher?.close();
       await quota.close();
-      registry.close();
+      live.close();
       await store.close();
     },
   ];
@@ -81,7 +93,7 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
   };
   try {
     const rest: RestServer = createRestServer({
-      registry,
+      registry: live,
       store,
       quota,
       baseUrl: c.baseUrl,
@@ -101,7 +113,7 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
     }
     const verifier = createCredentialVerifier({ issuer, resource: c.mcpUrl, store, clock: c.clock });
     const mcp: McpHttpServer = createMcpServer({
-      registry,
+      registry: live,
       quota,
       verifier,
       mcpUrl: c.mcpUrl,
@@ -126,7 +138,20 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
         await Promise.all([mcp.close(drainMs), auth?.close(drainMs)]);
         await closeAll();
       })());
-    return { registry, store, quota, restPort, mcpPort, issuer, auth, close };
+    return {
+      live,
+      get registry() {
+        return live.current();
+      },
+      reload: () => live.reload(),
+      store,
+      quota,
+      restPort,
+      mcpPort,
+      issuer,
+      auth,
+      close,
+    };
   } catch (err) {
     await closeAll();
     throw err;

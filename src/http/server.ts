@@ -14,6 +14,7 @@ import { OPERATIONS } from '../operations/index.ts';
 import { etagFor, execute, TIER_RANK, type Operation, type OperationContext } from '../operations/operation.ts';
 import { PROBLEM_TYPES, toProblemBody, type ProblemSpec } from '../operations/problems.ts';
 import type { DataRegistry } from '../operations/data-registry.ts';
+import { asLiveRegistry, type LiveRegistry } from '../operations/live-registry.ts';
 import { AuthCache } from '../policy/auth-cache.ts';
 import type { DailyQuota, QuotaDecision } from '../policy/quota.ts';
 import { forEachRateLimitHeader, rateLimitHeaders } from '../policy/rate-limit-headers.ts';
@@ -29,7 +30,8 @@ import { compileSerializer, fragmentSerializer, serializeProblem } from './seria
 import { listenExclusive, uws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.ts';
 
 export interface ServerConfig {
-  readonly registry: DataRegistry;
+  /** A live registry follows newly published builds; a plain one is served as it is. */
+  readonly registry: DataRegistry | LiveRegistry;
   readonly store: StateStore;
   readonly quota: DailyQuota;
   /** Origin for absolute links, e.g. `http://127.0.0.1:8080`. */
@@ -167,14 +169,23 @@ function decodePathParam(raw: string): string {
 
 export function createRestServer(config: ServerConfig): RestServer {
   const clock = config.clock ?? Date.now;
-  const ctx: OperationContext = { registry: config.registry, baseUrl: config.baseUrl };
+  const live = asLiveRegistry(config.registry);
+  /** The context of the snapshot being served, made once per snapshot. */
+  let ctx: OperationContext = { registry: live.current(), baseUrl: config.baseUrl };
   const serviceDesc = `${config.baseUrl}/v1/openapi.json`;
-  // Encoded once: a string body would be converted to a fresh buffer on every request.
-  const openapiBody = Buffer.from(JSON.stringify(buildOpenApi(OPERATIONS, config.baseUrl, config.registry.version)));
+  // Encoded once per build: a string body would be converted to a fresh buffer on every request.
+  const openapiFor = (registry: DataRegistry): Buffer => Buffer.from(JSON.stringify(buildOpenApi(OPERATIONS, config.baseUrl, registry.version)));
+  let openapiBody = openapiFor(ctx.registry);
   const healthBody = Buffer.from('{"status":"ok"}');
   const onError = config.onError ?? ((err, id) => process.stderr.write(`request ${id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`));
   const auth = new AuthCache(config.store);
   const cache = new ResponseCache<CachedResponse>(config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES);
+  // A new build: new ETags, new bodies. Everything derived from the old snapshot goes with it.
+  live.onSwap((next) => {
+    ctx = { registry: next, baseUrl: config.baseUrl };
+    openapiBody = openapiFor(next);
+    cache.clear();
+  });
   let draining = false;
   let listenSocket: us_listen_socket | null = null;
   const app: TemplatedApp = uws.App();
@@ -310,13 +321,15 @@ export function createRestServer(config: ServerConfig): RestServer {
     const spelling = route.cached ? `${route.pattern}\u0000${rawQuery}\u0000${route.op.pathParams.length === 0 ? '' : Object.values(pathParams).join('\u0000')}` : '';
     const hit = route.cached ? cache.bySpelling(spelling) : undefined;
     if (hit !== undefined && TIER_RANK[who.tier] >= TIER_RANK[route.op.tier]) return okReply(hit, ifNoneMatch, decision);
-    const result = execute(route.op, ctx, who.tier, queryPairs(rawQuery), pathParams);
+    // One snapshot for the whole request (src/operations/live-registry.ts).
+    const c = ctx;
+    const result = execute(route.op, c, who.tier, queryPairs(rawQuery), pathParams);
     if (!result.ok) return problemReply(result.problem, path, rateLimitHeaders(decision));
     if (route.cached) {
       const known = cache.get(result.canonical, spelling);
       if (known !== undefined) return okReply(known, ifNoneMatch, decision);
     }
-    const etag = etagFor(config.registry.version, result.canonical);
+    const etag = etagFor(c.registry.version, result.canonical);
     const link = linkHeader(result.body._links, serviceDesc);
     const body = toBytes(route.serializer(result.body));
     const done: CachedResponse = {
@@ -382,7 +395,10 @@ export function createRestServer(config: ServerConfig): RestServer {
   };
   plain('/v1/openapi.json', () => 200, JSON_TYPE, () => openapiBody);
   plain('/healthz', () => 200, JSON_TYPE, () => healthBody);
-  plain('/readyz', () => (draining ? 503 : 200), JSON_TYPE, () => JSON.stringify({ status: draining ? 'draining' : 'ready', years: config.registry.years, build: config.registry.version }));
+  plain('/readyz', () => (draining ? 503 : 200), JSON_TYPE, () => {
+    const r = ctx.registry;
+    return JSON.stringify({ status: draining ? 'draining' : 'ready', years: r.years, build: r.version, builds: r.builds });
+  });
   const problemPage = (head: boolean) => (res: HttpResponse, req: HttpRequest) => {
     const slug = req.getParameter(0) ?? '';
     const t = Object.values(PROBLEM_TYPES).find((x) => x.slug === slug);

@@ -18,6 +18,7 @@ import { toListenError } from '../http/listen-error.ts';
 import { createNodeListener, type ListenerLimits, type NodeListener } from '../http/node-listener.ts';
 import { requestPath } from '../http/request-target.ts';
 import type { DataRegistry } from '../operations/data-registry.ts';
+import { asLiveRegistry, type LiveRegistry } from '../operations/live-registry.ts';
 import { execute, type OperationContext } from '../operations/operation.ts';
 import { toProblemBody, type ProblemSpec } from '../operations/problems.ts';
 import type { DailyQuota } from '../policy/quota.ts';
@@ -30,7 +31,8 @@ export const SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
 const MAX_BODY = 1 << 20;
 
 export interface McpServerConfig {
-  readonly registry: DataRegistry;
+  /** A live registry follows newly published builds; a plain one is served as it is. */
+  readonly registry: DataRegistry | LiveRegistry;
   readonly quota: DailyQuota;
   readonly verifier: CredentialVerifier;
   /** The MCP resource identifier and endpoint, e.g. `http://127.0.0.1:8081/mcp`. */
@@ -84,7 +86,7 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
     resource_signing_alg_values_supported: ['RS256'],
   });
   const allowedOrigins = new Set([mcp.origin, ...(config.allowedOrigins ?? [])]);
-  const ctx: OperationContext = { registry: config.registry, baseUrl: config.baseUrl };
+  const live = asLiveRegistry(config.registry);
   const sessions = new SessionRegistry<Live>({
     idleMs: config.idleMs ?? 30 * 60_000,
     maxPerOwner: config.maxSessionsPerPrincipal ?? 20,
@@ -104,6 +106,8 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
     const decision = config.quota.consume(who.userId, who.tier);
     if (!decision.allowed) return toolError(problem({ kind: 'rateLimited', detail: 'Daily request limit reached. Resets at midnight UTC.', upgrade: true }, instance));
     if (!req.ok) return toolError(problem({ kind: 'validation', detail: req.errors.length === 1 ? `Invalid ${req.errors[0]!.field}: ${req.errors[0]!.message}.` : 'Invalid input.', errors: req.errors }, instance));
+    // A tool call runs synchronously from here: one snapshot answers all of it.
+    const ctx: OperationContext = { registry: live.current(), baseUrl: config.baseUrl };
     const result = execute(tool.operation, ctx, who.tier, req.query, req.pathParams);
     if (!result.ok) {
       const spec = result.problem.errors === undefined ? result.problem : { ...result.problem, errors: result.problem.errors.map((e) => ({ field: toolField(tool, e.field), message: e.message })) };

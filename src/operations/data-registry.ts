@@ -37,6 +37,8 @@ export interface DataRegistry {
   readonly version: string;
   /** One line per build served with reduced checks (format 1 builds without checksums); `hpd serve` prints them. */
   readonly warnings: readonly string[];
+  /** Build hash served per year, for /readyz and operators. */
+  readonly builds: Readonly<Record<string, string>>;
   close(): void;
 }
 
@@ -52,14 +54,27 @@ export function yearsWithBuilds(buildsRoot: string): number[] {
 export function openRegistry(buildsRoot: string, baseUrl: string, years: readonly number[] = yearsWithBuilds(buildsRoot)): DataRegistry {
   if (years.length === 0) throw new Error(`no build under ${buildsRoot}: run \`hpd build --year <year>\` first`);
   const byYear = new Map<number, YearData>();
-  for (const year of years) {
-    // Sizes are checked and, on this first adoption by the process, every file hashed (~0.1–0.3 s for
-    // the national build); a damaged build throws BuildIntegrityError and the server does not start.
-    const ds = openCurrentDataset(buildsRoot, year);
+  try {
+    for (const year of years) byYear.set(year, openYearData(buildsRoot, year, baseUrl));
+  } catch (err) {
+    for (const y of byYear.values()) y.ds.close();
+    throw err;
+  }
+  return registryOf(byYear, true);
+}
+
+/**
+ * Opens the current build of one year with everything a request needs besides it. Sizes are checked
+ * and, on this first adoption by the process, every file hashed (~0.1–0.3 s for the national build);
+ * a damaged build throws BuildIntegrityError.
+ */
+export function openYearData(buildsRoot: string, year: number, baseUrl: string): YearData {
+  const ds = openCurrentDataset(buildsRoot, year);
+  try {
     const rules = loadRules(ds.manifest.rules_year);
     const statesWithPlans = new Set(ds.statesWithPlans());
     const label = ds.manifest.data_source;
-    byYear.set(year, {
+    return {
       year,
       ds,
       rules,
@@ -67,8 +82,18 @@ export function openRegistry(buildsRoot: string, baseUrl: string, years: readonl
       statesWithPlans,
       dataSource: (state) => (state === null || statesWithPlans.has(state) ? label : STATE_EXCHANGE_STATES.has(state) ? 'state_exchange' : label),
       dataFreshness: ds.manifest.data_freshness,
-    });
+    };
+  } catch (err) {
+    ds.close();
+    throw err;
   }
+}
+
+/**
+ * A registry over opened years. `owned`: its close() closes them (a registry opened once); a live
+ * registry shares years between snapshots and closes each year itself when no snapshot holds it.
+ */
+export function registryOf(byYear: ReadonlyMap<number, YearData>, owned: boolean): DataRegistry {
   const sorted = [...byYear.keys()].sort((a, b) => a - b);
   const version = createHash('sha256')
     .update(sorted.map((y) => `${y}:${byYear.get(y)!.ds.buildHash}`).join(','))
@@ -80,8 +105,9 @@ export function openRegistry(buildsRoot: string, baseUrl: string, years: readonl
     get: (year) => byYear.get(year),
     version,
     warnings: [...byYear.values()].map((y) => y.ds.integrityWarning).filter((w): w is string => w !== null),
+    builds: Object.fromEntries(sorted.map((y) => [String(y), byYear.get(y)!.ds.buildHash])),
     close() {
-      for (const y of byYear.values()) y.ds.close();
+      if (owned) for (const y of byYear.values()) y.ds.close();
     },
   };
 }
