@@ -87,19 +87,23 @@ function listCommand(argv: readonly string[]): number {
     return entries.every((e) => e.ok) ? 0 : 1;
   }
   if (entries.length === 0) throw new CliError(`no builds under ${year !== undefined ? join(root, String(year)) : root}`);
+  // One write: `hpd builds list | head` then closes the pipe after the whole text was handed over,
+  // instead of failing with EPIPE on a later line.
+  const out: string[] = [];
   let lastYear: number | null = null;
   for (const e of entries) {
     if (e.year !== lastYear) {
-      process.stdout.write(`${lastYear === null ? '' : '\n'}${e.year}:\n`);
+      out.push(`${lastYear === null ? '' : '\n'}${e.year}:\n`);
       lastYear = e.year;
     }
     const state = e.ok ? `ok (${e.checked})` : e.problem !== null && e.problem.includes('no checksums') ? 'no checksums (rebuild)' : 'DAMAGED';
-    process.stdout.write(`${e.current ? '*' : ' '} ${short(e.hash)}  ${e.created}  ${mb(e.bytes).padStart(9)}  ${state}${e.current ? '  current' : ''}\n`);
+    out.push(`${e.current ? '*' : ' '} ${short(e.hash)}  ${e.created}  ${mb(e.bytes).padStart(9)}  ${state}${e.current ? '  current' : ''}\n`);
     const c = e.counts;
-    if (c !== null) process.stdout.write(`    ${c.plans} plans, ${c.variants} variants, ${c.zips} ZIPs, ${c.rating_areas} rating areas, ${c.states} states; compiler ${e.compiler_version ?? '?'}, format ${e.format_version ?? '?'}, ${e.data_source ?? '?'}\n`);
-    if (e.inputs.length > 0) process.stdout.write(`    inputs: ${e.inputs.map((i) => `${i.file} ${i.sha256.slice(0, 8)}`).join(', ')}\n`);
-    if (!e.ok && e.problem !== null) process.stdout.write(`    ${e.problem}\n`);
+    if (c !== null) out.push(`    ${c.plans} plans, ${c.variants} variants, ${c.zips} ZIPs, ${c.rating_areas} rating areas, ${c.states} states; compiler ${e.compiler_version ?? '?'}, format ${e.format_version ?? '?'}, ${e.data_source ?? '?'}\n`);
+    if (e.inputs.length > 0) out.push(`    inputs: ${e.inputs.map((i) => `${i.file} ${i.sha256.slice(0, 8)}`).join(', ')}\n`);
+    if (!e.ok && e.problem !== null) out.push(`    ${e.problem}\n`);
   }
+  process.stdout.write(out.join(''));
   return entries.every((e) => e.ok) ? 0 : 1;
 }
 
