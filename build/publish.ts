@@ -52,8 +52,9 @@ export function discardAllActive(): void {
  * Removes temporary directories left by builds whose process is gone (killed with SIGKILL, power loss)
  * and damaged builds moved aside. Never the directory `current` points at: a build killed while
  * replacing a damaged build may have left `current` on its staged (complete, verified) directory.
+ * With `dryRun` it only names what it would remove (`hpd builds prune --dry-run`).
  */
-export function removeStaleTmpDirs(buildsRoot: string, year: number): string[] {
+export function removeStaleTmpDirs(buildsRoot: string, year: number, dryRun = false): string[] {
   const dir = yearDir(buildsRoot, year);
   if (!existsSync(dir)) return [];
   const current = currentHash(buildsRoot, year);
@@ -61,7 +62,7 @@ export function removeStaleTmpDirs(buildsRoot: string, year: number): string[] {
   for (const name of readdirSync(dir)) {
     const link = /^current\.(\d+)\.tmp$/.exec(name); // a symlink a killed switchCurrent left behind
     if (link !== null && !isAlive(Number(link[1]))) {
-      rmSync(join(dir, name), { force: true });
+      if (!dryRun) rmSync(join(dir, name), { force: true });
       removed.push(name);
       continue;
     }
@@ -70,7 +71,7 @@ export function removeStaleTmpDirs(buildsRoot: string, year: number): string[] {
     const pid = Number(name.slice(prefix.length).split('-')[1]);
     if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid)) continue;
     if (pid === process.pid && active.has(join(dir, name))) continue;
-    rmSync(join(dir, name), { recursive: true, force: true });
+    if (!dryRun) rmSync(join(dir, name), { recursive: true, force: true });
     removed.push(name);
   }
   return removed;

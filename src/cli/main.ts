@@ -14,6 +14,7 @@ Commands:
   build    compile a plan year's official CMS files into a build (hpd build --help)
   serve    serve REST, MCP and the OAuth server (builds the default PY2025 dataset first if needed)
   verify   check builds against the sizes and SHA-256 sums in their manifests (hpd verify --help)
+  builds   list builds, switch current, prune old ones, diff two builds (hpd builds --help)
   reload   make the running server adopt newly published builds now (hpd reload --help)
   keys     create, list and revoke API keys (hpd keys --help)
   users    set and list users' tiers (hpd users --help)
@@ -45,6 +46,11 @@ async function main(argv: readonly string[]): Promise<number> {
     const { VERIFY_USAGE, verifyCommand } = await import('./verify-command.ts');
     if (help) return usage(VERIFY_USAGE);
     return verifyCommand(rest);
+  }
+  if (command === 'builds') {
+    const { BUILDS_USAGE, buildsCommand } = await import('./builds-command.ts');
+    if (help) return usage(BUILDS_USAGE);
+    return buildsCommand(rest);
   }
   if (command === 'reload') {
     const { RELOAD_USAGE, reloadCommand } = await import('./reload-command.ts');

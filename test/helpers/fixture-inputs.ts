@@ -193,9 +193,9 @@ export function countyNamesCsv(): string {
 
 export const FIXTURE_BENCHMARKS_2025 = { 'TX:10': 308, 'TX:26': 290, 'TX:27': 300, 'AK:1': 606, 'AK:2': 580, 'AK:3': 640, 'HI:1': 350 } as const;
 
-export function slcspYaml(): string {
+export function slcspYaml(benchmarks: Readonly<Record<string, number>> = FIXTURE_BENCHMARKS_2025): string {
   const by = new Map<string, Array<[number, number]>>();
-  for (const [key, v] of Object.entries(FIXTURE_BENCHMARKS_2025)) {
+  for (const [key, v] of Object.entries(benchmarks)) {
     const [st, a] = key.split(':') as [string, string];
     const list = by.get(st) ?? [];
     list.push([Number(a), v]);
@@ -215,23 +215,33 @@ export interface FixtureFiles {
   readonly paths: Record<string, string>;
 }
 
+export function countyRatingAreasCsv(): string {
+  return 'county,rating_area\r\nHARRIS_COUNTY_TX,10\r\nFORT_BEND_COUNTY_TX,26\r\nMONTGOMERY_COUNTY_TX,27\r\nANCHORAGE_MUNICIPALITY_AK,1\r\nFAIRBANKS_NORTH_STAR_BOROUGH_AK,2\r\nHONOLULU_COUNTY_HI,1\r\n';
+}
+
+/** Replacements for single inputs, so a test can make a second, modified build of the same year. */
+export interface FixtureInputOptions {
+  readonly planAttributes?: string;
+  readonly rates?: string;
+  readonly benchmarks?: Readonly<Record<string, number>>;
+  readonly hud?: string;
+  readonly countyRatingAreas?: string;
+}
+
 /** Writes every input and a sources file (absolute mirror paths) into `dir`. */
-export function writeFixtureInputs(dir: string, year = 2025, opts: { planAttributes?: string; rates?: string } = {}): FixtureFiles {
+export function writeFixtureInputs(dir: string, year = 2025, opts: FixtureInputOptions = {}): FixtureFiles {
   mkdirSync(dir, { recursive: true });
   const files: Record<string, [string, string]> = {
     plan_attributes: ['plan-attributes-puf.csv', opts.planAttributes ?? planAttributesCsv(year)],
     service_area: ['service-area-puf.csv', serviceAreaCsv(year)],
-    hud_zip_county: ['ZIP_COUNTY_122024.csv', hudCsv()],
+    hud_zip_county: ['ZIP_COUNTY_122024.csv', opts.hud ?? hudCsv()],
     county_names: ['county_fips_2020.csv', countyNamesCsv()],
     ct_planning_regions: ['ct_planning_regions_2022.csv', 'state_code,county_fips,county_name\nCT,09110,Capitol Planning Region\n'],
-    county_rating_areas: [
-      'county_rating_areas.csv',
-      'county,rating_area\r\nHARRIS_COUNTY_TX,10\r\nFORT_BEND_COUNTY_TX,26\r\nMONTGOMERY_COUNTY_TX,27\r\nANCHORAGE_MUNICIPALITY_AK,1\r\nFAIRBANKS_NORTH_STAR_BOROUGH_AK,2\r\nHONOLULU_COUNTY_HI,1\r\n',
-    ],
+    county_rating_areas: ['county_rating_areas.csv', opts.countyRatingAreas ?? countyRatingAreasCsv()],
     county_rating_areas_2014: ['county_rating_areas_2014.csv', 'statefip,state,countyfip,county,ratingarea\n48,Texas,48201,Harris,1\n2,Alaska,2020,Anchorage,\n'],
     zip3_rating_areas: ['zip3_rating_areas_2014.csv', 'statefip,state,ratingarea,zip3\n2,Alaska,1,995\n2,Alaska,2,996\n2,Alaska,2,997\n2,Alaska,3,998\n2,Alaska,3,999\n'],
     la_county_zip3: ['la_county_zip3_rating_areas.yaml', 'description: LA\n900:\n  2014-01-01: 16\n906:\n  2014-01-01: 15\n'],
-    slcsp_benchmarks: ['slcsp_by_rating_area.yaml', slcspYaml()],
+    slcsp_benchmarks: ['slcsp_by_rating_area.yaml', slcspYaml(opts.benchmarks)],
   };
   if (opts.rates !== undefined) files.rates = ['rate-puf.csv', opts.rates];
   const paths: Record<string, string> = {};
