@@ -56,7 +56,7 @@ try {
   const server = await spawnServer({
     name: 'ours',
     command: process.execPath,
-    args: [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), join(ROOT, 'bin/hpd.js'), 'serve'],
+    args: [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), join(ROOT, 'bin/hpd.js'), 'serve', '--workers', '0'],
     env: { ...env, HPD_PORT: String(rest), HPD_MCP_PORT: String(mcp), HPD_AUTH_PORT: String(auth), HPD_BASE_URL: BASE_URL },
     cwd: ROOT,
     port: rest,

@@ -13,6 +13,7 @@
  * HPD_MAX_CONNECTIONS (concurrent connections per node:http listener, 1000), HPD_DRAIN_SECONDS (longest
  * shutdown drain, 10).
  */
+import { availableParallelism } from 'node:os';
 import { buildDataset } from '../../build/compile.ts';
 import { createProgress } from '../../build/progress.ts';
 import { DEFAULT_DRAIN_MS, DEFAULT_LISTENER_LIMITS } from '../http/node-listener.ts';
@@ -30,7 +31,10 @@ import { UsageError } from './usage-error.ts';
 /** The dataset built when no build exists. */
 export const DEFAULT_YEAR = 2025;
 
-export const SERVE_USAGE = `Usage: hpd serve
+export const SERVE_USAGE = `Usage: hpd serve [--workers N]
+
+  --workers N   REST worker threads behind one port (HPD_WORKERS; default: the cores, ${availableParallelism()}
+                here); 0 serves REST from the main thread
 
 Serves the REST API, the MCP server and the embedded OAuth authorization server on every plan year with
 a current build (building the embedded default PY${DEFAULT_YEAR} dataset first when there is none).
@@ -43,12 +47,32 @@ HPD_RESPONSE_CACHE_MB (REST response cache, default ${DEFAULT_RESPONSE_CACHE_BYT
 drain, default ${DEFAULT_DRAIN_MS / 1000}), HPD_WATCH_BUILDS (1: adopt newly published builds within ~1 s; 0: only on
 SIGHUP or hpd reload).`;
 
+/** `--workers N` or HPD_WORKERS; the cores by default. */
+function parseWorkers(argv: readonly string[], env: NodeJS.ProcessEnv): number {
+  let raw = env.HPD_WORKERS;
+  let name = 'HPD_WORKERS';
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--workers' || a.startsWith('--workers=')) {
+      raw = a === '--workers' ? argv[++i] : a.slice('--workers='.length);
+      name = '--workers';
+      if (raw === undefined) throw new UsageError('--workers needs a number');
+    } else {
+      throw new UsageError(`hpd serve: unknown argument "${a}"; it takes --workers N and is configured with HPD_* variables`);
+    }
+  }
+  if (raw === undefined || raw === '') return availableParallelism();
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n > 256) throw new UsageError(`${name} must be a whole number of REST worker threads from 0 to 256, got "${raw}"`);
+  return n;
+}
+
 /** Past the drain, what closing the state may take before the process gives up waiting and exits. */
 const EXIT_MARGIN_MS = 5_000;
 
 export async function serveCommand(argv: readonly string[]): Promise<number> {
-  if (argv.length > 0) throw new UsageError(`hpd serve takes no arguments (got ${argv.join(' ')}); configure it with HPD_* variables`);
   const env = process.env;
+  const workers = parseWorkers(argv, env);
   const port = (name: string, fallback: number): number => {
     const v = Number(env[name] ?? fallback);
     if (!Number.isInteger(v) || v < 0 || v > 65535) throw new UsageError(`${name} must be a port number, got "${env[name]}"`);
@@ -111,13 +135,14 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     version: PACKAGE_VERSION,
     listenerLimits: { maxConnections },
     restMaxConnections,
+    workers,
     watchBuilds: watch === '1',
     responseCacheBytes: Math.round(cacheMb * 1024 * 1024),
     drainMs,
   });
   for (const w of services.registry.warnings) process.stderr.write(`hpd: warning: ${w}\n`);
   process.stdout.write(
-    `hpd: serving years ${services.registry.years.join(', ')} (data ${services.registry.version}) on http://${host}:${services.restPort} with ${UWS_PACKAGE} ${uwsVersion()}; links use ${baseUrl}\n` +
+    `hpd: serving years ${services.registry.years.join(', ')} (data ${services.registry.version}) on http://${host}:${services.restPort} with ${UWS_PACKAGE} ${uwsVersion()}, ${workers === 0 ? 'REST in the main thread' : `${workers} REST worker thread${workers === 1 ? '' : 's'}`}; links use ${baseUrl}\n` +
       `hpd: MCP on http://${host}:${services.mcpPort} as ${mcpUrl}; authorization server ${externalIssuer === undefined ? `embedded at ${authUrl}` : `external: ${externalIssuer}`}\n`,
   );
   // `hpd reload` finds this process here; SIGHUP adopts newly published builds at once (the watcher

@@ -6,13 +6,15 @@
  */
 import { startAuthServer, type AuthServer } from '../auth-server/index.ts';
 import { DEFAULT_DRAIN_MS, type ListenerLimits } from '../http/node-listener.ts';
-import { createRestServer, type RestServer } from '../http/server.ts';
+import { startRestPool, type RestPool } from '../http/rest-pool.ts';
+import { createRestServer, DEFAULT_REST_MAX_CONNECTIONS, type RestServer } from '../http/server.ts';
 import { createCredentialVerifier } from '../mcp/credentials.ts';
 import { createMcpServer, type McpHttpServer } from '../mcp/server.ts';
 import type { DataRegistry } from '../operations/data-registry.ts';
 import { createLiveRegistry, type LiveRegistry, type ReloadResult } from '../operations/live-registry.ts';
 import { openLmdbStateStore } from '../policy/lmdb-store.ts';
-import { DailyQuota } from '../policy/quota.ts';
+import { DailyQuota, type Quota } from '../policy/quota.ts';
+import { SharedDailyQuota } from '../policy/shared-quota.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import type { Tier } from '../policy/tiers.ts';
 import { watchBuilds } from './build-watcher.ts';
@@ -48,6 +50,8 @@ export interface ServicesConfig {
   readonly responseCacheBytes?: number;
   /** Watch the builds root and adopt newly published builds (default true). */
   readonly watchBuilds?: boolean;
+  /** REST worker threads; 0 (the default here) serves REST from this thread. `hpd serve` defaults to the cores. */
+  readonly workers?: number;
 }
 
 export interface Services {
@@ -58,7 +62,9 @@ export interface Services {
   /** Adopts builds published since (SIGHUP, `hpd reload`); the watcher calls it too. */
   reload(): ReloadResult;
   readonly store: StateStore;
-  readonly quota: DailyQuota;
+  readonly quota: Quota;
+  /** The REST worker pool, when REST runs in worker threads. */
+  readonly restPool: RestPool | null;
   readonly restPort: number;
   readonly mcpPort: number;
   /** Issuer the MCP server trusts (embedded or external). */
@@ -77,9 +83,16 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
   // so the process exits with the integrity error instead of lingering on open handles.
   const live = createLiveRegistry(c.buildsRoot, c.baseUrl);
   const store = openLmdbStateStore(c.stateDir);
-  const quota = DailyQuota.open(store, c.limits, c.clock);
+  const workers = c.workers ?? 0;
+  // With REST workers, every thread counts in one shared table this thread owns and persists.
+  const quota: Quota = workers > 0 ? SharedDailyQuota.open(store, c.limits, c.clock) : DailyQuota.open(store, c.limits, c.clock);
+  let pool: RestPool | null = null;
+  const reload = (): ReloadResult => {
+    pool?.reload();
+    return live.reload();
+  };
   // Newly published builds are adopted within about a second (tests that publish may turn it off).
-  const watcher = c.watchBuilds === false ? null : watchBuilds(c.buildsRoot, () => live.reload());
+  const watcher = c.watchBuilds === false ? null : watchBuilds(c.buildsRoot, () => reload());
   const opened: Array<() => Promise<void>> = [
     async () => {
       watcher?.close();
@@ -92,18 +105,33 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
     for (const close of opened.splice(0).reverse()) await close();
   };
   try {
-    const rest: RestServer = createRestServer({
-      registry: live,
-      store,
-      quota,
-      baseUrl: c.baseUrl,
-      upgradeUrl: c.upgradeUrl,
-      clock: c.clock,
-      maxConnections: c.restMaxConnections,
-      responseCacheBytes: c.responseCacheBytes,
-    });
-    const restPort = await rest.listen(c.restPort, c.host);
-    opened.push(() => rest.close());
+    let rest: { drain(): void };
+    let restPort: number;
+    if (quota instanceof SharedDailyQuota) {
+      pool = await startRestPool({
+        workers,
+        maxConnections: c.restMaxConnections ?? DEFAULT_REST_MAX_CONNECTIONS,
+        worker: { buildsRoot: c.buildsRoot, stateDir: c.stateDir, baseUrl: c.baseUrl, upgradeUrl: c.upgradeUrl, limits: c.limits, responseCacheBytes: c.responseCacheBytes, quota: quota.descriptor() },
+      });
+      const p = pool;
+      opened.push(() => p.close());
+      restPort = await p.listen(c.restPort, c.host);
+      rest = p;
+    } else {
+      const server: RestServer = createRestServer({
+        registry: live,
+        store,
+        quota,
+        baseUrl: c.baseUrl,
+        upgradeUrl: c.upgradeUrl,
+        clock: c.clock,
+        maxConnections: c.restMaxConnections,
+        responseCacheBytes: c.responseCacheBytes,
+      });
+      restPort = await server.listen(c.restPort, c.host);
+      opened.push(() => server.close());
+      rest = server;
+    }
 
     let auth: AuthServer | null = null;
     const issuer = c.externalIssuer ?? c.authUrl;
@@ -143,7 +171,10 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
       get registry() {
         return live.current();
       },
-      reload: () => live.reload(),
+      reload,
+      get restPool() {
+        return pool;
+      },
       store,
       quota,
       restPort,

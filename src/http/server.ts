@@ -16,7 +16,7 @@ import { PROBLEM_TYPES, toProblemBody, type ProblemSpec } from '../operations/pr
 import type { DataRegistry } from '../operations/data-registry.ts';
 import { asLiveRegistry, type LiveRegistry } from '../operations/live-registry.ts';
 import { AuthCache } from '../policy/auth-cache.ts';
-import type { DailyQuota, QuotaDecision } from '../policy/quota.ts';
+import type { Quota, QuotaDecision } from '../policy/quota.ts';
 import { forEachRateLimitHeader, rateLimitHeaders } from '../policy/rate-limit-headers.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import { acceptsJson, ifNoneMatchMatches, linkHeader } from './conditional.ts';
@@ -33,7 +33,7 @@ export interface ServerConfig {
   /** A live registry follows newly published builds; a plain one is served as it is. */
   readonly registry: DataRegistry | LiveRegistry;
   readonly store: StateStore;
-  readonly quota: DailyQuota;
+  readonly quota: Quota;
   /** Origin for absolute links, e.g. `http://127.0.0.1:8080`. */
   readonly baseUrl: string;
   /** Pricing page named in 402 and 429 problems. */
@@ -54,6 +54,11 @@ export const DEFAULT_RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 export interface RestServer {
   /** Listens on `port` (0 = any free port) at `host`; resolves with the port. */
   listen(port: number, host?: string): Promise<number>;
+  /**
+   * The app's descriptor, for an acceptor app in another thread to hand it connections
+   * (src/http/rest-pool.ts); a server used this way does not listen itself.
+   */
+  appDescriptor(): unknown;
   /** Fails readiness (/readyz 503) and closes connections after each response; still serving. */
   drain(): void;
   /** Stops accepting, fails readiness, answers in-flight requests with `Connection: close`, then closes. */
@@ -419,6 +424,9 @@ export function createRestServer(config: ServerConfig): RestServer {
   });
 
   return {
+    appDescriptor() {
+      return (app as unknown as { getDescriptor(): unknown }).getDescriptor();
+    },
     listen(port, host = '127.0.0.1') {
       return new Promise((resolve, reject) => {
         // Exclusive: without it uWS binds with SO_REUSEPORT, and a second `hpd serve` on the same port

@@ -21,7 +21,7 @@ import type { DataRegistry } from '../operations/data-registry.ts';
 import { asLiveRegistry, type LiveRegistry } from '../operations/live-registry.ts';
 import { execute, type OperationContext } from '../operations/operation.ts';
 import { toProblemBody, type ProblemSpec } from '../operations/problems.ts';
-import type { DailyQuota } from '../policy/quota.ts';
+import type { Quota } from '../policy/quota.ts';
 import type { CredentialVerifier, Principal } from './credentials.ts';
 import { findInvalidParams, INVALID_PARAMS } from './request-params.ts';
 import { SessionRegistry } from './sessions.ts';
@@ -33,7 +33,7 @@ const MAX_BODY = 1 << 20;
 export interface McpServerConfig {
   /** A live registry follows newly published builds; a plain one is served as it is. */
   readonly registry: DataRegistry | LiveRegistry;
-  readonly quota: DailyQuota;
+  readonly quota: Quota;
   readonly verifier: CredentialVerifier;
   /** The MCP resource identifier and endpoint, e.g. `http://127.0.0.1:8081/mcp`. */
   readonly mcpUrl: string;

@@ -33,6 +33,17 @@ export interface QuotaDecision {
   retryAfterSeconds: number;
 }
 
+/**
+ * What the fronts count requests against: this module's DailyQuota (one thread) or SharedDailyQuota
+ * (src/policy/shared-quota.ts: every thread of the process, for REST worker threads).
+ */
+export interface Quota {
+  consume(userId: string, tier: Tier): QuotaDecision;
+  peek(userId: string, tier: Tier): QuotaDecision;
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface DailyQuotaOptions {
   /** Longest time a change stays unsaved; default DEFAULT_FLUSH_DELAY_MS. */
   flushDelayMs?: number;
@@ -49,7 +60,7 @@ function defaultOnFlushError(err: unknown): void {
   process.emitWarning(`could not save quota counters (will retry): ${err instanceof Error ? err.message : String(err)}`, 'HpdPolicyWarning');
 }
 
-export class DailyQuota {
+export class DailyQuota implements Quota {
   readonly #store: StateStore;
   readonly #limits: Readonly<Record<Tier, number>>;
   readonly #clock: () => number;

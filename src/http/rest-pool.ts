@@ -1,0 +1,174 @@
+/**
+ * @module REST on every core: one uWS acceptor app in the main thread listens (exclusively) and hands
+ * each new connection to one of N worker threads in turn (uWS child app descriptors); each worker runs
+ * the whole REST front (src/http/rest-worker.ts).
+ *
+ * A worker that dies is logged in one line and replaced (after 0.2 s, doubling to 5 s while replacements
+ * keep dying, so a broken build cannot spin). The acceptor stops handing a worker connections before it
+ * closes its app: uWS must never hand a connection to an app that is gone.
+ */
+import { Worker } from 'node:worker_threads';
+import { ListenError, probeListenError } from './listen-error.ts';
+import type { FromWorker, RestWorkerData, ToWorker } from './rest-worker-protocol.ts';
+import { listenExclusive, uws, type us_listen_socket } from './uws.ts';
+
+const WORKER_URL = new URL('./rest-worker.ts', import.meta.url);
+/** Workers load our TypeScript through the same hooks as the main thread. */
+const HOOKS = new URL('../../bin/register-typescript.js', import.meta.url).href;
+const FIRST_BACKOFF_MS = 200;
+const MAX_BACKOFF_MS = 5000;
+/** How long close() waits for workers to close their apps. */
+const CLOSE_WAIT_MS = 5000;
+
+export interface RestPoolConfig {
+  readonly workers: number;
+  /** Shared by every worker; `index` and its share of the connection cap are added per worker. */
+  readonly worker: Omit<RestWorkerData, 'index' | 'maxConnections'>;
+  /** The whole REST connection cap, split evenly among the workers. */
+  readonly maxConnections: number;
+  readonly log?: (line: string) => void;
+}
+
+export interface RestPool {
+  /** Listens exclusively once every worker is ready; resolves with the port. */
+  listen(port: number, host: string): Promise<number>;
+  /** Every worker adopts newly published builds. */
+  reload(): void;
+  /** Every worker fails readiness and keeps serving. */
+  drain(): void;
+  /** Fault injection (tests, drills): worker `index` fails as a bug would, and is replaced. */
+  failWorker(index: number): void;
+  close(): Promise<void>;
+  /** Workers started to replace one that died, since start. */
+  readonly replaced: number;
+  /** Workers serving now. */
+  readonly serving: number;
+}
+
+interface Slot {
+  worker: Worker;
+  descriptor: unknown;
+  /** Registered with the acceptor (receiving connections). */
+  attached: boolean;
+}
+
+export async function startRestPool(c: RestPoolConfig): Promise<RestPool> {
+  if (!Number.isSafeInteger(c.workers) || c.workers < 1) throw new Error(`workers must be a positive integer, got ${c.workers}`);
+  const log = c.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const acceptor = uws.App() as ReturnType<typeof uws.App> & { addChildAppDescriptor(d: unknown): void; removeChildAppDescriptor(d: unknown): void };
+  const slots = new Map<number, Slot>();
+  let closing = false;
+  let replaced = 0;
+  let backoff = FIRST_BACKOFF_MS;
+  let listenSocket: us_listen_socket | null = null;
+  const perWorker = Math.max(1, Math.floor(c.maxConnections / c.workers));
+
+  const detach = (slot: Slot): void => {
+    if (!slot.attached) return;
+    acceptor.removeChildAppDescriptor(slot.descriptor);
+    slot.attached = false;
+  };
+
+  const spawn = (index: number): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const data: RestWorkerData = { ...c.worker, index, maxConnections: perWorker };
+      const worker = new Worker(WORKER_URL, { workerData: data, execArgv: ['--import', HOOKS] });
+      let ready = false;
+      worker.on('message', (m: FromWorker) => {
+        if (m.type === 'ready') {
+          const slot: Slot = { worker, descriptor: m.descriptor, attached: false };
+          slots.set(index, slot);
+          if (!closing) {
+            acceptor.addChildAppDescriptor(m.descriptor);
+            slot.attached = true;
+          }
+          ready = true;
+          backoff = FIRST_BACKOFF_MS;
+          resolve();
+        } else if (m.type === 'fatal') {
+          const slot = slots.get(index);
+          if (slot !== undefined) detach(slot);
+          worker.postMessage({ type: 'close' } satisfies ToWorker);
+        }
+      });
+      worker.once('error', (err) => {
+        log(`hpd: rest worker ${index} failed: ${err.message.split('\n')[0]}`);
+        if (!ready) reject(err);
+      });
+      worker.once('exit', (code) => {
+        const slot = slots.get(index);
+        if (slot?.worker === worker) {
+          detach(slot);
+          slots.delete(index);
+        }
+        if (closing || !ready) return;
+        replaced++;
+        log(`hpd: rest worker ${index} exited (code ${code}); starting a replacement in ${backoff} ms`);
+        const delay = backoff;
+        backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+        setTimeout(() => {
+          if (!closing) spawn(index).catch((err: unknown) => log(`hpd: rest worker ${index} could not be replaced: ${err instanceof Error ? err.message : String(err)}`));
+        }, delay).unref();
+      });
+    });
+
+  try {
+    await Promise.all(Array.from({ length: c.workers }, (_, i) => spawn(i)));
+  } catch (err) {
+    closing = true;
+    await Promise.all([...slots.values()].map((s) => closeWorker(s.worker)));
+    throw err;
+  }
+
+  const broadcast = (m: ToWorker): void => {
+    for (const s of slots.values()) s.worker.postMessage(m);
+  };
+
+  return {
+    get replaced() {
+      return replaced;
+    },
+    get serving() {
+      return [...slots.values()].filter((s) => s.attached).length;
+    },
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        listenExclusive(acceptor, host, port, (token) => {
+          if (token === false) {
+            void probeListenError(host, port).then((code) => reject(new ListenError('rest', host, port, code)));
+            return;
+          }
+          listenSocket = token;
+          resolve(uws.us_socket_local_port(token));
+        });
+      });
+    },
+    reload: () => broadcast({ type: 'reload' }),
+    failWorker(index) {
+      slots.get(index)?.worker.postMessage({ type: 'fail' } satisfies ToWorker);
+    },
+    drain: () => broadcast({ type: 'drain' }),
+    async close() {
+      closing = true;
+      if (listenSocket !== null) {
+        uws.us_listen_socket_close(listenSocket);
+        listenSocket = null;
+      }
+      for (const s of slots.values()) detach(s);
+      await Promise.all([...slots.values()].map((s) => closeWorker(s.worker)));
+      acceptor.close();
+    },
+  };
+}
+
+/** Asks a worker to close its app and end; resolves when it did (or after CLOSE_WAIT_MS). */
+function closeWorker(worker: Worker): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, CLOSE_WAIT_MS);
+    worker.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    worker.postMessage({ type: 'close' } satisfies ToWorker);
+  });
+}

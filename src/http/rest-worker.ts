@@ -1,0 +1,63 @@
+/**
+ * @module One REST worker thread: the uWS app of src/http/server.ts over this thread's own handles to
+ * the builds (LMDB maps the same files, so the page cache is shared) and the state store, counting
+ * against the quota table shared by every thread. The acceptor in the main thread hands it connections.
+ *
+ * A worker must close its app before its thread ends: uWS's poll handle left open makes Node abort the
+ * whole process. An unexpected error therefore asks the acceptor to stop handing it connections, waits
+ * for the answer (or a second), then closes the app and ends; the acceptor starts a replacement.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { createLiveRegistry } from '../operations/live-registry.ts';
+import { openLmdbStateStore } from '../policy/lmdb-store.ts';
+import { attachSharedQuota } from '../policy/shared-quota.ts';
+import type { FromWorker, RestWorkerData, ToWorker } from './rest-worker-protocol.ts';
+import { createRestServer } from './server.ts';
+
+if (parentPort === null) throw new Error('rest-worker.ts runs as a worker thread');
+const port = parentPort;
+const data = workerData as RestWorkerData;
+const post = (m: FromWorker): void => port.postMessage(m);
+
+const live = createLiveRegistry(data.buildsRoot, data.baseUrl, (line) => process.stderr.write(`${line} [worker ${data.index}]\n`));
+const store = openLmdbStateStore(data.stateDir);
+const quota = attachSharedQuota(data.quota);
+const server = createRestServer({
+  registry: live,
+  store,
+  quota,
+  baseUrl: data.baseUrl,
+  upgradeUrl: data.upgradeUrl,
+  maxConnections: data.maxConnections,
+  responseCacheBytes: data.responseCacheBytes,
+});
+
+let closing = false;
+async function shutdown(code: number): Promise<void> {
+  if (closing) return;
+  closing = true;
+  await server.close();
+  live.close();
+  await store.close();
+  port.close();
+  process.exitCode = code;
+}
+
+port.on('message', (m: ToWorker) => {
+  if (m.type === 'reload') live.reload();
+  else if (m.type === 'drain') server.drain();
+  else if (m.type === 'close') void shutdown(0);
+  else if (m.type === 'fail')
+    setImmediate(() => {
+      throw new Error('fault injected by the acceptor');
+    });
+});
+
+process.on('uncaughtException', (err) => {
+  process.stderr.write(`rest worker ${data.index}: unexpected error: ${err instanceof Error ? err.message : String(err)}\n`);
+  post({ type: 'fatal', message: err instanceof Error ? err.message : String(err) });
+  // The acceptor answers with 'close' once it stopped handing this app connections.
+  setTimeout(() => void shutdown(1), 1000).unref();
+});
+
+post({ type: 'ready', descriptor: server.appDescriptor() });

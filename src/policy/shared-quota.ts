@@ -1,0 +1,202 @@
+/**
+ * @module The daily quota shared by every thread of the process (REST worker threads and the main
+ * thread's MCP server): the same rules as DailyQuota (src/policy/quota.ts) — one counter per user and
+ * UTC day, refused requests not counted, the tier's limit looked up on each call — over counters in
+ * SharedArrayBuffers (src/policy/shared-counters.ts), so a user's successes over all threads never
+ * exceed the limit and no request is refused below it.
+ *
+ * One thread owns it (`open`): it loads today's counts from the state store at start and saves the
+ * changed ones every `flushDelayMs` (50 ms, as DailyQuota: a crash loses at most that much counting).
+ * Other threads `attach` to its descriptor and only count.
+ *
+ * A user id longer than MAX_ID_BYTES, or a day with more distinct users than the table holds (65,536 by
+ * default), is counted per thread instead, exactly within the thread but not across threads and not
+ * saved; one line says so. Around 00:00 UTC a request racing the first one of the new day may be counted
+ * on either day.
+ */
+import { CounterTable, type CounterTableBuffers } from './shared-counters.ts';
+import type { Quota, QuotaDecision } from './quota.ts';
+import type { StateStore } from './state-store.ts';
+import { TIERS, type Tier } from './tiers.ts';
+
+const DAY_MS = 86_400_000;
+export const SHARED_FLUSH_DELAY_MS = 50;
+
+/** What a worker needs to count in the owner's tables; cloned by postMessage, buffers shared. */
+export interface SharedQuotaDescriptor {
+  readonly kind: 'hpd-shared-quota';
+  readonly tables: readonly [CounterTableBuffers, CounterTableBuffers];
+  readonly limits: Readonly<Record<Tier, number>>;
+}
+
+export interface SharedQuotaOptions {
+  readonly capacity?: number;
+  readonly flushDelayMs?: number;
+  readonly onFlushError?: (err: unknown) => void;
+  readonly log?: (line: string) => void;
+}
+
+const dayName = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
+
+export class SharedDailyQuota implements Quota {
+  readonly #tables: readonly [CounterTable, CounterTable];
+  readonly #limits: Readonly<Record<Tier, number>>;
+  readonly #clock: () => number;
+  readonly #log: (line: string) => void;
+  /** The owner's store; null in attached threads. */
+  readonly #store: StateStore | null;
+  readonly #flushDelayMs: number;
+  readonly #onFlushError: (err: unknown) => void;
+  /** This thread's slot lookups for the day it last counted (ids are re-read only once a day). */
+  #slotDay = Number.NaN;
+  #slots = new Map<string, number>();
+  /** Users counted in this thread only (see the module note), per day. */
+  #local = new Map<string, number>();
+  #warned = false;
+  /** Counts as last saved, by day name and user: only changes are written. */
+  #saved = new Map<string, Map<string, number>>();
+  #timer: NodeJS.Timeout | undefined;
+  #chain: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  private constructor(tables: readonly [CounterTable, CounterTable], limits: Readonly<Record<Tier, number>>, clock: () => number, store: StateStore | null, options: SharedQuotaOptions) {
+    this.#tables = tables;
+    this.#limits = limits;
+    this.#clock = clock;
+    this.#store = store;
+    this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+    this.#flushDelayMs = options.flushDelayMs ?? SHARED_FLUSH_DELAY_MS;
+    this.#onFlushError = options.onFlushError ?? ((err) => process.emitWarning(`could not save quota counters (will retry): ${err instanceof Error ? err.message : String(err)}`, 'HpdPolicyWarning'));
+  }
+
+  /** The owner: creates the tables, loads today's counts, saves changes every `flushDelayMs`. */
+  static open(store: StateStore, limits: Readonly<Record<Tier, number>>, clock: () => number = Date.now, options: SharedQuotaOptions = {}): SharedDailyQuota {
+    const tables = [CounterTable.create(options.capacity), CounterTable.create(options.capacity)] as const;
+    const q = new SharedDailyQuota(tables, limits, clock, store, options);
+    const today = Math.floor(clock() / DAY_MS);
+    const table = q.#table(today);
+    const loaded = store.loadCounters(dayName(today));
+    for (const [userId, count] of loaded) {
+      const slot = table.slotOf(userId, true);
+      if (slot >= 0) table.setCount(slot, count);
+    }
+    q.#saved.set(dayName(today), new Map(loaded));
+    q.#timer = setInterval(() => {
+      q.flush().catch(q.#onFlushError);
+    }, q.#flushDelayMs);
+    q.#timer.unref();
+    return q;
+  }
+
+  /** Another thread counting in the owner's tables; it saves nothing. */
+  static attach(descriptor: SharedQuotaDescriptor, clock: () => number = Date.now, options: SharedQuotaOptions = {}): SharedDailyQuota {
+    const tables = [CounterTable.attach(descriptor.tables[0]), CounterTable.attach(descriptor.tables[1])] as const;
+    return new SharedDailyQuota(tables, descriptor.limits, clock, null, options);
+  }
+
+  descriptor(): SharedQuotaDescriptor {
+    return { kind: 'hpd-shared-quota', tables: [this.#tables[0].buffers, this.#tables[1].buffers], limits: this.#limits };
+  }
+
+  consume(userId: string, tier: Tier): QuotaDecision {
+    if (this.#closed) throw new Error('SharedDailyQuota is closed');
+    const now = this.#clock();
+    const day = Math.floor(now / DAY_MS);
+    const limit = this.#limits[tier];
+    const slot = this.#slotFor(userId, day);
+    if (slot === -1) return this.#consumeLocally(userId, limit, now, day);
+    const after = this.#table(day).tryAdd(slot, limit);
+    return after > 0 ? decision(true, limit, after, now, day) : decision(false, limit, -after, now, day);
+  }
+
+  peek(userId: string, tier: Tier): QuotaDecision {
+    const now = this.#clock();
+    const day = Math.floor(now / DAY_MS);
+    const limit = this.#limits[tier];
+    const table = this.#table(day);
+    const slot = table.slotOf(userId, false);
+    const used = slot === -1 ? (this.#local.get(userId) ?? 0) : table.count(slot);
+    return decision(used < limit, limit, used, now, day);
+  }
+
+  /** The owner saves every count changed since its last save; other threads have nothing to save. */
+  flush(): Promise<void> {
+    const store = this.#store;
+    if (store === null) return Promise.resolve();
+    const run = this.#chain.then(async () => {
+      for (const table of this.#tables) {
+        const day = table.day;
+        if (day < 0) continue;
+        const name = dayName(day);
+        let saved = this.#saved.get(name);
+        if (saved === undefined) this.#saved.set(name, (saved = new Map()));
+        const changed = new Map<string, number>();
+        for (const [userId, count] of table.entries()) if (saved.get(userId) !== count) changed.set(userId, count);
+        if (changed.size === 0) continue;
+        await store.saveCounters(name, changed);
+        for (const [userId, count] of changed) saved.set(userId, count);
+      }
+      // Days neither table holds any more need no memory of what was saved.
+      const held = new Set(this.#tables.map((t) => (t.day >= 0 ? dayName(t.day) : '')));
+      for (const name of this.#saved.keys()) if (!held.has(name)) this.#saved.delete(name);
+    });
+    this.#chain = run.catch(() => undefined);
+    return run;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    await this.flush();
+  }
+
+  /** The table of `day`, made to hold it (the first thread to see a new day clears it). */
+  #table(day: number): CounterTable {
+    const table = this.#tables[day & 1];
+    table.ensureDay(day);
+    return table;
+  }
+
+  #slotFor(userId: string, day: number): number {
+    if (day !== this.#slotDay) {
+      this.#slotDay = day;
+      this.#slots.clear();
+      this.#local.clear();
+    }
+    let slot = this.#slots.get(userId);
+    if (slot === undefined) {
+      slot = this.#table(day).slotOf(userId, true);
+      if (slot === -1) {
+        if (!this.#warned) {
+          this.#warned = true;
+          this.#log(`hpd: quota: a user id over the shared table's limits (${userId.length} chars, or more than ${this.#tables[0].capacity} users today): counted in this thread only`);
+        }
+        return -1;
+      }
+      this.#slots.set(userId, slot);
+    } else {
+      this.#table(day);
+    }
+    return slot;
+  }
+
+  #consumeLocally(userId: string, limit: number, now: number, day: number): QuotaDecision {
+    const used = this.#local.get(userId) ?? 0;
+    if (used >= limit) return decision(false, limit, used, now, day);
+    this.#local.set(userId, used + 1);
+    return decision(true, limit, used + 1, now, day);
+  }
+}
+
+function decision(allowed: boolean, limit: number, used: number, now: number, day: number): QuotaDecision {
+  const end = (day + 1) * DAY_MS;
+  return { allowed, limit, remaining: Math.max(0, limit - used), resetEpochSeconds: end / 1000, retryAfterSeconds: Math.ceil((end - now) / 1000) };
+}
+
+/** A worker's quota from the descriptor it was started with (checked: it crossed a thread boundary). */
+export function attachSharedQuota(descriptor: unknown, clock?: () => number): SharedDailyQuota {
+  const d = descriptor as Partial<SharedQuotaDescriptor> | null;
+  if (d?.kind !== 'hpd-shared-quota' || !Array.isArray(d.tables) || d.tables.length !== 2 || typeof d.limits !== 'object') throw new Error('not a shared quota descriptor');
+  for (const t of TIERS) if (typeof d.limits?.[t] !== 'number') throw new Error(`shared quota descriptor without a ${t} limit`);
+  return SharedDailyQuota.attach(d as SharedQuotaDescriptor, clock);
+}
