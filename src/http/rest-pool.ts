@@ -8,7 +8,6 @@
  * closes its app: uWS must never hand a connection to an app that is gone.
  */
 import { Worker } from 'node:worker_threads';
-import { ListenError, probeListenError } from './listen-error.ts';
 import type { FromWorker, RestWorkerData, ToWorker } from './rest-worker-protocol.ts';
 import { listenExclusive, uws, type us_listen_socket } from './uws.ts';
 
@@ -74,6 +73,8 @@ export async function startRestPool(c: RestPoolConfig): Promise<RestPool> {
       const data: RestWorkerData = { ...c.worker, index, maxConnections: perWorker };
       const worker = new Worker(WORKER_URL, { workerData: data, execArgv: ['--import', HOOKS] });
       let ready = false;
+      /** What the worker reported before it closed, if it failed. */
+      let failure: string | null = null;
       worker.on('message', (m: FromWorker) => {
         if (m.type === 'ready') {
           const slot: Slot = { worker, descriptor: m.descriptor, attached: false };
@@ -86,6 +87,7 @@ export async function startRestPool(c: RestPoolConfig): Promise<RestPool> {
           backoff = FIRST_BACKOFF_MS;
           resolve();
         } else if (m.type === 'fatal') {
+          failure = m.message;
           const slot = slots.get(index);
           if (slot !== undefined) detach(slot);
           worker.postMessage({ type: 'close' } satisfies ToWorker);
@@ -103,7 +105,7 @@ export async function startRestPool(c: RestPoolConfig): Promise<RestPool> {
         }
         if (closing || !ready) return;
         replaced++;
-        log(`hpd: rest worker ${index} exited (code ${code}); starting a replacement in ${backoff} ms`);
+        log(`hpd: rest worker ${index} ${failure === null ? `exited unexpectedly (code ${code})` : `failed: ${failure}`}; starting a replacement in ${backoff} ms`);
         const delay = backoff;
         backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
         setTimeout(() => {
@@ -132,15 +134,9 @@ export async function startRestPool(c: RestPoolConfig): Promise<RestPool> {
       return [...slots.values()].filter((s) => s.attached).length;
     },
     listen(port, host) {
-      return new Promise((resolve, reject) => {
-        listenExclusive(acceptor, host, port, (token) => {
-          if (token === false) {
-            void probeListenError(host, port).then((code) => reject(new ListenError('rest', host, port, code)));
-            return;
-          }
-          listenSocket = token;
-          resolve(uws.us_socket_local_port(token));
-        });
+      return listenExclusive(acceptor, 'rest', host, port).then((token) => {
+        listenSocket = token;
+        return uws.us_socket_local_port(token);
       });
     },
     reload: () => broadcast({ type: 'reload' }),

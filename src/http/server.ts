@@ -23,7 +23,6 @@ import { acceptsJson, ifNoneMatchMatches, linkHeader } from './conditional.ts';
 import { buildOpenApi } from './openapi.ts';
 import { queryPairs } from './query-string.ts';
 import { createConnectionCap } from './connection-cap.ts';
-import { ListenError, probeListenError } from './listen-error.ts';
 import { ResponseCache } from './response-cache.ts';
 import { endWithBody, ignoreAbort } from './response-writer.ts';
 import { compileSerializer, fragmentSerializer, serializeProblem } from './serializers.ts';
@@ -428,17 +427,9 @@ export function createRestServer(config: ServerConfig): RestServer {
       return (app as unknown as { getDescriptor(): unknown }).getDescriptor();
     },
     listen(port, host = '127.0.0.1') {
-      return new Promise((resolve, reject) => {
-        // Exclusive: without it uWS binds with SO_REUSEPORT, and a second `hpd serve` on the same port
-        // started silently and split the traffic with this one.
-        listenExclusive(app, host, port, (token) => {
-          if (token === false) {
-            void probeListenError(host, port).then((code) => reject(new ListenError('rest', host, port, code)));
-            return;
-          }
-          listenSocket = token;
-          resolve(uws.us_socket_local_port(token));
-        });
+      return listenExclusive(app, 'rest', host, port).then((token) => {
+        listenSocket = token;
+        return uws.us_socket_local_port(token);
       });
     },
     responseCacheStats() {

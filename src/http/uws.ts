@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type * as Uws from 'uws-legacy';
+import { ListenError, probeListenError } from './listen-error.ts';
 
 const require = createRequire(import.meta.url);
 const major = Number(process.versions.node.split('.')[0]);
@@ -54,11 +55,18 @@ export type TemplatedApp = Uws.TemplatedApp;
 export type us_listen_socket = Uws.us_listen_socket;
 
 /**
- * `app.listen(host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, cb)`: both builds accept this form at run time,
- * but the legacy typings declare options only without a host.
+ * Listens on `host:port` exclusively — without it uWS binds with SO_REUSEPORT, and a second `hpd serve`
+ * on the same port started silently and split the traffic — and rejects with a ListenError naming the
+ * reason. `app.listen(host, port, options, cb)` exists in both builds at run time, but the legacy
+ * typings declare options only without a host.
  */
-export function listenExclusive(app: TemplatedApp, host: string, port: number, cb: (token: us_listen_socket | false) => void): void {
-  (app as unknown as { listen(host: string, port: number, options: number, cb: (token: us_listen_socket | false) => void): void }).listen(host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, cb);
+export function listenExclusive(app: TemplatedApp, listener: string, host: string, port: number): Promise<us_listen_socket> {
+  return new Promise((resolve, reject) => {
+    (app as unknown as { listen(host: string, port: number, options: number, cb: (token: us_listen_socket | false) => void): void }).listen(host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, (token) => {
+      if (token === false) void probeListenError(host, port).then((code) => reject(new ListenError(listener, host, port, code)));
+      else resolve(token);
+    });
+  });
 }
 
 /** The module exports it as a number (1 in both builds); the typings only as an enum member. */

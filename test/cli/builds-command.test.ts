@@ -4,7 +4,6 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readlinkSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,9 +12,9 @@ import { buildDataset } from '../../build/compile.ts';
 import { createProgress } from '../../build/progress.ts';
 import { writeFixtureInputs } from '../helpers/fixture-inputs.ts';
 import { buildTwoFixtures, MODIFIED, type TwoBuilds } from '../helpers/fixture-two-builds.ts';
+import { runHpd, type HpdRun } from '../helpers/run-hpd.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const HPD = join(ROOT, 'bin', 'hpd.js');
 
 let scratch: string;
 let two: TwoBuilds;
@@ -27,29 +26,10 @@ before(async () => {
 });
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+type Run = HpdRun;
 
 function run(args: readonly string[], dataDir: string): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env, HPD_DATA_DIR: dataDir };
-  delete env.HPD_DEBUG;
-  delete env.NODE_TEST_CONTEXT;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [HPD, ...args], { cwd: scratch, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runHpd(args, { env: { ...process.env, HPD_DATA_DIR: dataDir }, cwd: scratch });
 }
 
 const show = (r: Run): string => `exit ${r.code}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`;

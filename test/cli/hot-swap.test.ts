@@ -6,17 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { currentHash, switchCurrent } from '../../build/publish.ts';
-import { startServices } from '../../src/cli/services.ts';
 import { createKey } from '../../src/policy/api-keys.ts';
-import { DEFAULT_DAILY_LIMITS } from '../../src/policy/tiers.ts';
-import { buildFixture } from '../helpers/fixture-build.ts';
 import { buildFixtureVariant } from '../helpers/fixture-variant.ts';
 import { HPD, prepareServe } from '../helpers/serve-fixture.ts';
-import { freePorts } from '../helpers/services.ts';
+import { startTestServices } from '../helpers/services.ts';
 
 interface Ready {
   readonly build: string;
@@ -38,27 +33,12 @@ async function waitForBuild(base: string, hash: string, limitMs: number): Promis
 }
 
 test('builds published under load are adopted within 2 s, every response wholly from one build', { timeout: 120_000 }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'hpd-swap-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const root = await buildFixture(dir);
+  const svc = await startTestServices({ limits: { enterprise: 1_000_000 } });
+  t.after(() => svc.close());
+  const { services, dir, buildsRoot: root } = svc;
   const a = currentHash(root, 2025)!;
-  const [restPort, mcpPort, authPort] = (await freePorts(3)) as [number, number, number];
-  const services = await startServices({
-    buildsRoot: root,
-    stateDir: join(dir, 'state'),
-    host: '127.0.0.1',
-    restPort,
-    baseUrl: 'http://api.test',
-    upgradeUrl: 'https://hpd.test/pricing',
-    mcpPort,
-    mcpUrl: `http://127.0.0.1:${mcpPort}/mcp`,
-    authPort,
-    authUrl: `http://127.0.0.1:${authPort}`,
-    limits: { ...DEFAULT_DAILY_LIMITS, enterprise: 1_000_000 },
-  });
-  t.after(() => services.close());
   const key = (await createKey(services.store, { tier: 'enterprise', userId: 'user-swap', label: 'test', now: Date.now() })).plaintext;
-  const base = `http://127.0.0.1:${restPort}`;
+  const base = svc.restUrl;
   const versionOf = new Map<string, string>([[(await readyz(base)).build, '2024-11-20']]);
 
   const seen: Array<{ path: string; status: number; etag: string; freshness: string | null }> = [];

@@ -4,16 +4,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readlinkSync, rmSync, symlinkSync, truncateSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildFixture } from '../helpers/fixture-build.ts';
 import { freePorts } from '../helpers/services.ts';
+import { runHpd, type HpdRun } from '../helpers/run-hpd.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const HPD = join(ROOT, 'bin', 'hpd.js');
 const YEAR = 2025;
 
 let scratch: string;
@@ -29,29 +26,11 @@ before(async () => {
 });
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+type Run = HpdRun;
 
 function run(args: readonly string[], dataDir: string, extraEnv: Record<string, string> = {}, timeoutMs = 30_000): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, HPD_DATA_DIR: dataDir, HPD_CACHE_DIR: join(scratch, 'cache'), HPD_STATE_DIR: join(dataDir, '..', 'state'), ...extraEnv };
-  delete env.HPD_DEBUG;
-  delete env.NODE_TEST_CONTEXT;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [HPD, ...args], { cwd: scratch, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runHpd(args, { env, cwd: scratch, timeoutMs });
 }
 
 /** A data directory with a copy of the fixture build as current; `damage` alters the copy. */

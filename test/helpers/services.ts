@@ -25,11 +25,15 @@ export interface TestServices {
   readonly authUrl: string;
   /** Temporary directory holding the fixture build and the state; removed by close(). */
   readonly dir: string;
+  /** Where the fixture build is published (tests publish more builds there). */
+  readonly buildsRoot: string;
   close(): Promise<void>;
 }
 
 /** Builds the fixture dataset (year 2025) and starts all three fronts on free ports. */
-export async function startTestServices(opts: { limits?: Partial<Record<Tier, number>>; listenerLimits?: Partial<ListenerLimits>; drainMs?: number } = {}): Promise<TestServices> {
+export async function startTestServices(
+  opts: { limits?: Partial<Record<Tier, number>>; listenerLimits?: Partial<ListenerLimits>; drainMs?: number; workers?: number } = {},
+): Promise<TestServices> {
   const dir = mkdtempSync(join(tmpdir(), 'hpd-services-'));
   try {
     const buildsRoot = await buildFixture(dir);
@@ -50,9 +54,11 @@ export async function startTestServices(opts: { limits?: Partial<Record<Tier, nu
       limits: { ...DEFAULT_DAILY_LIMITS, ...opts.limits },
       listenerLimits: opts.listenerLimits,
       drainMs: opts.drainMs,
+      workers: opts.workers,
     });
     return {
       services,
+      buildsRoot,
       restUrl: `http://127.0.0.1:${services.restPort}`,
       mcpUrl,
       authUrl,

@@ -6,45 +6,21 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startServices, type Services } from '../../src/cli/services.ts';
+import type { Services } from '../../src/cli/services.ts';
 import { createKey, revokeKey } from '../../src/policy/api-keys.ts';
-import { DEFAULT_DAILY_LIMITS } from '../../src/policy/tiers.ts';
-import { buildFixture } from '../helpers/fixture-build.ts';
 import { buildFixtureVariant } from '../helpers/fixture-variant.ts';
-import { freePorts } from '../helpers/services.ts';
+import { startTestServices, type TestServices } from '../helpers/services.ts';
 
-let dir = '';
-let root = '';
+let svc: TestServices;
 let services: Services;
 let base = '';
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'hpd-pool-'));
-  root = await buildFixture(dir);
-  const [restPort, mcpPort, authPort] = (await freePorts(3)) as [number, number, number];
-  services = await startServices({
-    buildsRoot: root,
-    stateDir: join(dir, 'state'),
-    host: '127.0.0.1',
-    restPort,
-    baseUrl: 'http://api.test',
-    upgradeUrl: 'https://hpd.test/pricing',
-    mcpPort,
-    mcpUrl: `http://127.0.0.1:${mcpPort}/mcp`,
-    authPort,
-    authUrl: `http://127.0.0.1:${authPort}`,
-    limits: { ...DEFAULT_DAILY_LIMITS, enterprise: 1_000_000 },
-    workers: 2,
-  });
-  base = `http://127.0.0.1:${services.restPort}`;
+  svc = await startTestServices({ limits: { enterprise: 1_000_000 }, workers: 2 });
+  services = svc.services;
+  base = svc.restUrl;
 });
-after(async () => {
-  await services?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+after(() => svc?.close());
 
 const key = async (tier: 'free' | 'pro' | 'enterprise', userId: string): Promise<{ plaintext: string; keyId: string }> => {
   const k = await createKey(services.store, { tier, userId, label: 'pool', now: Date.now() });
@@ -124,7 +100,7 @@ test('a build published under load is adopted by every worker, each response fro
     }
   });
   await new Promise((r) => setTimeout(r, 200));
-  const b = await buildFixtureVariant(dir, root, '2024-12-01');
+  const b = await buildFixtureVariant(svc.dir, svc.buildsRoot, '2024-12-01');
   // Both workers answer /readyz in turn: wait until several answers in a row name the new build.
   let streak = 0;
   const t0 = performance.now();
