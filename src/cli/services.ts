@@ -88,7 +88,7 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
   const quota: Quota = workers > 0 ? SharedDailyQuota.open(store, c.limits, c.clock) : DailyQuota.open(store, c.limits, c.clock);
   let pool: RestPool | null = null;
   const reload = (): ReloadResult => {
-    pool?.reload();
+    void pool?.reload();
     return live.reload();
   };
   // Newly published builds are adopted within about a second (tests that publish may turn it off).

@@ -31,8 +31,11 @@ export interface RestPoolConfig {
 export interface RestPool {
   /** Listens exclusively once every worker is ready; resolves with the port. */
   listen(port: number, host: string): Promise<number>;
-  /** Every worker adopts newly published builds. */
-  reload(): void;
+  /**
+   * Every worker adopts newly published builds, one after another: opening a national build takes a
+   * worker ~1 s, during which the others keep answering.
+   */
+  reload(): Promise<void>;
   /** Every worker fails readiness and keeps serving. */
   drain(): void;
   /** Fault injection (tests, drills): worker `index` fails as a bug would, and is replaced. */
@@ -60,6 +63,8 @@ export async function startRestPool(c: RestPoolConfig): Promise<RestPool> {
   let replaced = 0;
   let backoff = FIRST_BACKOFF_MS;
   let listenSocket: us_listen_socket | null = null;
+  /** Reloads run one at a time, each worker in turn. */
+  let reloading: Promise<void> = Promise.resolve();
   const perWorker = Math.max(1, Math.floor(c.maxConnections / c.workers));
 
   const detach = (slot: Slot): void => {
@@ -139,7 +144,29 @@ export async function startRestPool(c: RestPoolConfig): Promise<RestPool> {
         return uws.us_socket_local_port(token);
       });
     },
-    reload: () => broadcast({ type: 'reload' }),
+    reload() {
+      reloading = reloading.then(async () => {
+        for (const s of [...slots.values()]) {
+          if (closing) return;
+          await new Promise<void>((resolve) => {
+            const done = (m: FromWorker): void => {
+              if (m.type !== 'reloaded') return;
+              s.worker.off('message', done);
+              s.worker.off('exit', gone);
+              resolve();
+            };
+            const gone = (): void => {
+              s.worker.off('message', done);
+              resolve();
+            };
+            s.worker.on('message', done);
+            s.worker.once('exit', gone);
+            s.worker.postMessage({ type: 'reload' } satisfies ToWorker);
+          });
+        }
+      });
+      return reloading;
+    },
     failWorker(index) {
       slots.get(index)?.worker.postMessage({ type: 'fail' } satisfies ToWorker);
     },

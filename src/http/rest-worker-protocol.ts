@@ -32,5 +32,7 @@ export type ToWorker =
 export type FromWorker =
   /** Serving: hand connections to this app descriptor. */
   | { readonly type: 'ready'; readonly descriptor: unknown }
+  /** Done with a 'reload' (adopted or not): the next worker may start its own. */
+  | { readonly type: 'reloaded' }
   /** About to close its app after an unexpected error: stop handing it connections now. */
   | { readonly type: 'fatal'; readonly message: string };

@@ -44,7 +44,10 @@ async function shutdown(code: number): Promise<void> {
 }
 
 port.on('message', (m: ToWorker) => {
-  if (m.type === 'reload') live.reload();
+  if (m.type === 'reload') {
+    live.reload();
+    post({ type: 'reloaded' });
+  }
   else if (m.type === 'drain') server.drain();
   else if (m.type === 'close') void shutdown(0);
   else if (m.type === 'fail')
