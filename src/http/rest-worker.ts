@@ -29,6 +29,7 @@ const server = createRestServer({
   baseUrl: data.baseUrl,
   upgradeUrl: data.upgradeUrl,
   maxConnections: data.maxConnections,
+  name: `rest worker ${data.index}`,
   responseCacheBytes: data.responseCacheBytes,
 });
 

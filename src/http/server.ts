@@ -44,6 +44,8 @@ export interface ServerConfig {
   readonly responseCacheBytes?: number;
   /** Concurrent connections; further ones are closed as soon as they open. Default 10,000. */
   readonly maxConnections?: number;
+  /** Names this server in log lines ('rest', or 'rest worker N'). */
+  readonly name?: string;
 }
 
 export const DEFAULT_REST_MAX_CONNECTIONS = 10_000;
@@ -198,7 +200,7 @@ export function createRestServer(config: ServerConfig): RestServer {
   // flood of connections from taking every file descriptor of the process (MCP and the authorization
   // server included). uWS reports each opened (+1) and closed (-1) connection here.
   const maxConnections = config.maxConnections ?? DEFAULT_REST_MAX_CONNECTIONS;
-  const cap = createConnectionCap('rest', maxConnections);
+  const cap = createConnectionCap(config.name ?? 'rest', maxConnections);
   let openConnections = 0;
   app.filter((res, change) => {
     openConnections += Number(change);

@@ -32,7 +32,7 @@ export interface TestServices {
 
 /** Builds the fixture dataset (year 2025) and starts all three fronts on free ports. */
 export async function startTestServices(
-  opts: { limits?: Partial<Record<Tier, number>>; listenerLimits?: Partial<ListenerLimits>; drainMs?: number; workers?: number } = {},
+  opts: { limits?: Partial<Record<Tier, number>>; listenerLimits?: Partial<ListenerLimits>; drainMs?: number; workers?: number; restMaxConnections?: number } = {},
 ): Promise<TestServices> {
   const dir = mkdtempSync(join(tmpdir(), 'hpd-services-'));
   try {
@@ -55,6 +55,7 @@ export async function startTestServices(
       listenerLimits: opts.listenerLimits,
       drainMs: opts.drainMs,
       workers: opts.workers,
+      restMaxConnections: opts.restMaxConnections,
     });
     return {
       services,

@@ -5,6 +5,7 @@
  * each response wholly from one build.
  */
 import { after, before, test } from 'node:test';
+import { connect, type Socket } from 'node:net';
 import assert from 'node:assert/strict';
 import type { Services } from '../../src/cli/services.ts';
 import { createKey, revokeKey } from '../../src/policy/api-keys.ts';
@@ -121,4 +122,24 @@ test('a build published under load is adopted by every worker, each response fro
   }
   assert.equal(freshnessByVersion.size, 2, 'responses from the old and the new build');
   for (const [v, f] of freshnessByVersion) assert.equal(f.size, 1, `ETag version ${v} always comes with one data_freshness: ${[...f].join(' | ')}`);
+});
+
+test('the REST connection cap holds with workers: split between them, extra connections closed at once', { timeout: 60_000 }, async (t) => {
+  const capped = await startTestServices({ workers: 2, restMaxConnections: 200 });
+  t.after(() => capped.close());
+  const port = capped.services.restPort;
+  let closed = 0;
+  const sockets: Socket[] = [];
+  for (let i = 0; i < 400; i++) {
+    const s = connect(port, '127.0.0.1');
+    s.on('error', () => {});
+    s.on('close', () => closed++);
+    sockets.push(s);
+  }
+  for (let i = 0; i < 40 && closed < 200; i++) await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 200));
+  assert.ok(closed >= 195 && closed <= 205, `${closed} of 400 closed: the cap of 200 is split, 100 per worker`);
+  for (const s of sockets) s.destroy();
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal((await fetch(`${capped.restUrl}/healthz`)).status, 200);
 });
