@@ -12,10 +12,12 @@
  * data/builds, with the national build made when missing), --year N, --out DIR, --duration S, --reps N,
  * --connections N, --workloads search,detail,years,aptc (a subset), --profile DIR (run `hpd serve` under
  * --cpu-prof and write its profile there), --no-micro (skip the micro-benchmarks), --report FILE.json
- * (only rewrite the markdown and SVG of an earlier run).
+ * (only rewrite the markdown and SVG of an earlier run), --no-workers (skip bench/workers.bench.ts, which a
+ * complete full run otherwise runs last: `npm run bench:workers` alone).
  * Exit status: 0 when the run completed (and, in full mode, every target of the issue was met); 1 when
  * a target was missed; 2 when the harness failed (a server did not start, bodies differ, wrk missing).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -80,6 +82,13 @@ try {
   const files = writeResults(result, outDir, complete && value('--out') === undefined);
   process.stdout.write(`\n${markdownReport(result, null)}\n`);
   process.stdout.write(`results: ${files.json}\n         ${files.markdown}\n         ${files.svg}\nwall time ${result.wall_seconds.toFixed(0)} s\n`);
+  if (complete && !flag('--no-workers')) {
+    // The worker-thread figures (issue #10) run their own servers: after the suite, so they never
+    // share the machine with its load runs.
+    const workers = spawnSync(process.execPath, ['--import', fileURLToPath(new URL('../bin/register-typescript.js', import.meta.url)), fileURLToPath(new URL('./workers.bench.ts', import.meta.url))], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    process.stdout.write(`\n${workers.stdout}`);
+    if (workers.status !== 0) process.exitCode = 2;
+  }
   const missed = result.checks.filter((c) => !c.met);
   if (!short && missed.length > 0) {
     process.stdout.write(`MISSED: ${missed.map((c) => c.id).join(', ')}\n`);
