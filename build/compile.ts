@@ -65,6 +65,8 @@ export interface BuildOptions {
   readonly fetchOptional?: boolean;
   /** Rebuild even when a build with the same hash exists. */
   readonly force?: boolean;
+  /** Point `current` at the build (default true); false publishes it beside the current one. */
+  readonly makeCurrent?: boolean;
   readonly sourcesFile?: string;
   readonly rulesDir?: string;
   readonly geographyFile?: string;
@@ -113,7 +115,7 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildResult> {
     try {
       const existing = checkBuild(finalDir, { checksums: true, expectedHash: hash });
       if (existing.legacy === null) {
-        if (currentHash(opts.buildsRoot, year) !== hash) {
+        if (opts.makeCurrent !== false && currentHash(opts.buildsRoot, year) !== hash) {
           switchCurrent(opts.buildsRoot, year, hash);
           // A killed publication may have left current on its staged directory, spared above.
           removeStaleTmpDirs(opts.buildsRoot, year);
@@ -135,7 +137,7 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildResult> {
     const verify = progress.stage('verify');
     verifyBuild(tmpDir, manifest);
     verify.end(1);
-    const published = publishBuild(tmpDir, opts.buildsRoot, year, hash, opts.publishHooks);
+    const published = publishBuild(tmpDir, opts.buildsRoot, year, hash, opts.publishHooks, opts.makeCurrent !== false);
     removeStaleTmpDirs(opts.buildsRoot, year);
     // `kept`: --force rebuilt a hash whose intact directory stays published; its manifest is what serves.
     const served = published.action === 'kept' ? checkBuild(published.dir, { checksums: false, expectedHash: hash }).manifest : manifest;

@@ -117,8 +117,13 @@ export interface PublishOutcome {
  * Everything here is synchronous, so the SIGINT/SIGTERM handler (which deletes this process's temporary
  * directories) never runs between two steps; only SIGKILL or a power loss can stop it mid-way.
  */
-export function publishBuild(tmpDir: string, buildsRoot: string, year: number, hash: string, hooks: PublishHooks = {}): PublishOutcome {
+export function publishBuild(tmpDir: string, buildsRoot: string, year: number, hash: string, hooks: PublishHooks = {}, makeCurrent = true): PublishOutcome {
   const step = hooks.afterStep ?? ((): void => undefined);
+  // Without makeCurrent (`hpd build --no-switch`) the build is published beside the current one, for
+  // `hpd builds diff` before `hpd builds use`; current only moves when it names a damaged copy.
+  const point = (): void => {
+    if (makeCurrent) switchCurrent(buildsRoot, year, hash);
+  };
   const yd = yearDir(buildsRoot, year);
   const final = join(yd, hash);
   // SIGKILL keeps the page cache, but a power loss would not: the files and directory entries reach the
@@ -131,7 +136,7 @@ export function publishBuild(tmpDir: string, buildsRoot: string, year: number, h
     active.delete(tmpDir);
     syncPath(yd);
     step('renamed');
-    switchCurrent(buildsRoot, year, hash);
+    point();
     step('current-switched');
     return { dir: final, action: 'new', damage: null };
   }
@@ -145,14 +150,15 @@ export function publishBuild(tmpDir: string, buildsRoot: string, year: number, h
     damage = err.message;
   }
   if (damage === null) {
-    if (currentHash(buildsRoot, year) !== hash) switchCurrent(buildsRoot, year, hash);
+    if (currentHash(buildsRoot, year) !== hash) point();
     step('current-switched');
     discardTmpBuildDir(tmpDir);
     step('staging-removed');
     return { dir: final, action: 'kept', damage: null };
   }
 
-  if (currentHash(buildsRoot, year) === hash) {
+  const currentWasDamaged = currentHash(buildsRoot, year) === hash;
+  if (currentWasDamaged) {
     active.delete(tmpDir);
     switchCurrent(buildsRoot, year, basename(tmpDir));
     step('current-on-staging');
@@ -175,7 +181,8 @@ export function publishBuild(tmpDir: string, buildsRoot: string, year: number, h
   active.delete(linked);
   syncPath(yd);
   step('renamed');
-  switchCurrent(buildsRoot, year, hash);
+  if (currentWasDamaged) switchCurrent(buildsRoot, year, hash);
+  else point();
   step('current-switched');
   discardTmpBuildDir(tmpDir);
   step('staging-removed');

@@ -26,6 +26,8 @@ Options:
   --fetch-optional       also download optional inputs (Rate PUF, crosswalk, benefits) when missing
   --force                recompile even if an identical build exists (an intact published build is
                          kept and made current; a damaged one is moved aside and replaced)
+  --no-switch            publish the build without making it current: compare it first with
+                         hpd builds diff YEAR:HASH YEAR, then switch with hpd builds use YEAR HASH
   --sources FILE         sources file (default data/sources/YEAR.json)
   --json                 print the summary as JSON on stdout
   --quiet                no progress output`;
@@ -51,6 +53,7 @@ export async function buildCommand(argv: readonly string[]): Promise<number> {
         offline: { type: 'boolean' },
         'fetch-optional': { type: 'boolean' },
         force: { type: 'boolean' },
+        'no-switch': { type: 'boolean' },
         sources: { type: 'string' },
         json: { type: 'boolean' },
         quiet: { type: 'boolean' },
@@ -87,6 +90,7 @@ export async function buildCommand(argv: readonly string[]): Promise<number> {
     offline: v.offline === true,
     fetchOptional: v['fetch-optional'] === true,
     force: v.force === true,
+    makeCurrent: v['no-switch'] !== true,
     sourcesFile,
     progress,
   });
@@ -116,6 +120,10 @@ export async function buildCommand(argv: readonly string[]): Promise<number> {
   }
   lines.push(`  warnings       ${m.warnings.count}${m.warnings.kept.length > 0 ? ' (see manifest.json; first below)' : ''}`);
   for (const w of m.warnings.kept.slice(0, 5)) lines.push(`    ${w}`);
+  if (v['no-switch'] === true) {
+    const h = m.build_hash.slice(0, 12);
+    lines.push(`  not current    compare: hpd builds diff ${m.year}:${h} ${m.year}; switch: hpd builds use ${m.year} ${h}`);
+  }
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;
 }
