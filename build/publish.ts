@@ -13,12 +13,14 @@
  * takes its name. At every instant `current` names a complete, verified directory (the previous build,
  * the staged new one, or the published new one): see {@link publishBuild}.
  */
-import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { BuildIntegrityError, checkBuild } from '../src/engine/build-integrity.ts';
-import { LMDB_FILE } from '../src/engine/build-format.ts';
+import { CURRENT_LINK, currentHash, LMDB_FILE } from '../src/engine/build-format.ts';
 
-export const CURRENT_LINK = 'current';
+// Where `current` points is read by the server too: the function lives with the build layout.
+export { CURRENT_LINK, currentHash };
+
 const TMP_PREFIX = '.tmp-';
 const CORRUPT_PREFIX = '.corrupt-';
 
@@ -197,15 +199,6 @@ export function switchCurrent(buildsRoot: string, year: number, target: string):
   symlinkSync(target, tmpLink, 'dir');
   renameSync(tmpLink, join(dir, CURRENT_LINK));
   syncPath(dir);
-}
-
-/** The directory name `<year>/current` points at (normally a build hash), or null. */
-export function currentHash(buildsRoot: string, year: number): string | null {
-  try {
-    return readlinkSync(join(yearDir(buildsRoot, year), CURRENT_LINK));
-  } catch {
-    return null;
-  }
 }
 
 function syncPath(path: string): void {

@@ -6,8 +6,10 @@
  * (a directory created and filled before it is watched, network filesystems); a poll of the `current`
  * links every `pollMs` is the floor. Both only signal: what changed is read by the live registry.
  */
-import { readdirSync, readlinkSync, watch, type FSWatcher } from 'node:fs';
+import { watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
+import { catalogYears } from '../../build/build-catalog.ts';
+import { currentHash } from '../engine/build-format.ts';
 
 export interface BuildWatcher {
   close(): void;
@@ -22,20 +24,8 @@ export interface WatchOptions {
 
 /** What a publication changes: the years and where each `current` points. */
 export function buildsSignature(buildsRoot: string): string {
-  let names: string[];
-  try {
-    names = readdirSync(buildsRoot).filter((n) => /^\d{4}$/.test(n)).sort();
-  } catch {
-    return '';
-  }
-  return names
-    .map((y) => {
-      try {
-        return `${y}=${readlinkSync(join(buildsRoot, y, 'current'))}`;
-      } catch {
-        return `${y}=`;
-      }
-    })
+  return catalogYears(buildsRoot)
+    .map((y) => `${y}=${currentHash(buildsRoot, y) ?? ''}`)
     .join(',');
 }
 
@@ -71,11 +61,7 @@ export function watchBuilds(buildsRoot: string, onChange: () => void, opts: Watc
     }
   };
   const watchYears = (): void => {
-    try {
-      for (const n of readdirSync(buildsRoot)) if (/^\d{4}$/.test(n)) watchDir(join(buildsRoot, n));
-    } catch {
-      // The root may not exist yet.
-    }
+    for (const year of catalogYears(buildsRoot)) watchDir(join(buildsRoot, String(year)));
   };
   watchDir(buildsRoot);
   watchYears();

@@ -5,9 +5,11 @@
  * stray copy) are only found by checking again, which is what this command is for (e.g. from cron).
  * It reads only: a damaged build is reported, never repaired here (`hpd build` repairs it).
  */
-import { existsSync, readdirSync, readlinkSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { catalogYears, matchBuilds } from '../../build/build-catalog.ts';
+import { currentHash } from '../engine/build-format.ts';
 import { BuildIntegrityError, checkBuild } from '../engine/build-integrity.ts';
 import { buildsRoot } from './paths.ts';
 import { CliError, UsageError } from './usage-error.ts';
@@ -26,7 +28,6 @@ Options:
   --out DIR     builds directory (default data/builds, or $HPD_DATA_DIR), as for hpd build
   --json        print a JSON array on stdout: { year, hash, current, ok, error, bytes, seconds } per build`;
 
-const HASH_RE = /^[0-9a-f]{64}$/;
 
 interface Target {
   readonly year: number;
@@ -63,21 +64,16 @@ export async function verifyCommand(argv: readonly string[]): Promise<number> {
   if (values.hash !== undefined && values.all === true) throw new UsageError('--hash and --all exclude each other');
   const root = values.out !== undefined ? resolve(values.out) : buildsRoot();
 
-  const years = year !== undefined ? [year] : existsSync(root) ? readdirSync(root).filter((n) => /^\d{4}$/.test(n)).map(Number).sort((a, b) => a - b) : [];
+  const years = year !== undefined ? [year] : catalogYears(root);
   const targets: Target[] = [];
   const dangling: Outcome[] = [];
   for (const y of years) {
     const dir = join(root, String(y));
     if (!existsSync(dir)) continue;
-    let current: string | null = null;
-    try {
-      current = readlinkSync(join(dir, 'current'));
-    } catch {
-      // no current build for this year
-    }
-    const names = readdirSync(dir).filter((n) => HASH_RE.test(n));
+    const current = currentHash(root, y);
+    const names = matchBuilds(root, y, '');
     let chosen: string[];
-    if (values.hash !== undefined) chosen = names.filter((n) => n.startsWith(values.hash!));
+    if (values.hash !== undefined) chosen = matchBuilds(root, y, values.hash);
     else if (values.all === true) chosen = current !== null && !names.includes(current) ? [...names, current] : names;
     else chosen = current === null ? [] : [current];
     for (const name of chosen) {

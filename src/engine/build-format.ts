@@ -7,7 +7,20 @@
  * lists per location pre-sorted by every sort key, SLCSP per rating area × age. The container is a
  * magic, a JSON directory (names, types, offsets, small string tables) and 8-byte aligned arrays.
  */
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The symlink in `<builds root>/<year>/` naming the directory of the build being served. */
+export const CURRENT_LINK = 'current';
+
+/** The directory name `<year>/current` points at (normally a build hash), or null when there is none. */
+export function currentHash(buildsRoot: string, year: number): string | null {
+  try {
+    return readlinkSync(join(buildsRoot, String(year), CURRENT_LINK));
+  } catch {
+    return null;
+  }
+}
 
 export const MANIFEST_FILE = 'manifest.json';
 export const LMDB_FILE = 'data.mdb';

@@ -11,6 +11,7 @@ import { open as openLmdb, type Database, type RootDatabase } from 'lmdb';
 import { AGE_BAND_COUNT, ageBand } from './age-bands.ts';
 import { BuildIntegrityError, checkBuildForOpen } from './build-integrity.ts';
 import {
+  CURRENT_LINK,
   DB,
   LMDB_FILE,
   LMDB_OPTIONS,
@@ -159,7 +160,7 @@ export interface OpenOptions {
 
 /** Opens the build `year/current` under `buildsRoot`. */
 export function openCurrentDataset(buildsRoot: string, year: number, opts: OpenOptions = {}): Dataset {
-  const link = join(buildsRoot, String(year), 'current');
+  const link = join(buildsRoot, String(year), CURRENT_LINK);
   let dir: string;
   try {
     dir = realpathSync(link);

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { CURRENT_LINK } from '../engine/build-format.ts';
 import { openCurrentDataset, type Dataset, type ZipLocation } from '../engine/dataset.ts';
 import { loadRules } from '../engine/rules.ts';
 import type { TaxYearRules } from '../engine/rules-types.ts';
@@ -46,12 +47,17 @@ export interface DataRegistry {
 export function yearsWithBuilds(buildsRoot: string): number[] {
   if (!existsSync(buildsRoot)) return [];
   return readdirSync(buildsRoot)
-    .filter((n) => /^\d{4}$/.test(n) && existsSync(join(buildsRoot, n, 'current')))
+    .filter((n) => /^\d{4}$/.test(n) && existsSync(join(buildsRoot, n, CURRENT_LINK)))
     .map(Number)
     .sort((a, b) => a - b);
 }
 
 export function openRegistry(buildsRoot: string, baseUrl: string, years: readonly number[] = yearsWithBuilds(buildsRoot)): DataRegistry {
+  return registryOf(openYears(buildsRoot, baseUrl, years), true);
+}
+
+/** Opens the current build of each year; none stays open if one fails. */
+export function openYears(buildsRoot: string, baseUrl: string, years: readonly number[]): Map<number, YearData> {
   if (years.length === 0) throw new Error(`no build under ${buildsRoot}: run \`hpd build --year <year>\` first`);
   const byYear = new Map<number, YearData>();
   try {
@@ -60,7 +66,7 @@ export function openRegistry(buildsRoot: string, baseUrl: string, years: readonl
     for (const y of byYear.values()) y.ds.close();
     throw err;
   }
-  return registryOf(byYear, true);
+  return byYear;
 }
 
 /**

@@ -10,9 +10,8 @@
  * A build that fails to open (checksums, sizes, a missing file) is never adopted: its year keeps the
  * build it had, and one line says why.
  */
-import { readlinkSync } from 'node:fs';
-import { join } from 'node:path';
-import { openYearData, registryOf, yearsWithBuilds, type DataRegistry, type YearData } from './data-registry.ts';
+import { currentHash } from '../engine/build-format.ts';
+import { openYearData, openYears, registryOf, yearsWithBuilds, type DataRegistry, type YearData } from './data-registry.ts';
 
 export interface ReloadResult {
   /** Years that now serve another build: year, old hash (null for a new year), new hash. */
@@ -39,15 +38,10 @@ interface OpenYear {
 
 /** Opens every year with a current build; throws (the server does not start) if one cannot be opened. */
 export function createLiveRegistry(buildsRoot: string, baseUrl: string, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): LiveRegistry {
-  const years = new Map<number, OpenYear>();
   const found = yearsWithBuilds(buildsRoot);
-  if (found.length === 0) throw new Error(`no build under ${buildsRoot}: run \`hpd build --year <year>\` first`);
-  try {
-    for (const year of found) years.set(year, { data: openYearData(buildsRoot, year, baseUrl), link: linkOf(buildsRoot, year) ?? '' });
-  } catch (err) {
-    for (const y of years.values()) y.data.ds.close();
-    throw err;
-  }
+  // Links first: if one moves while the builds open, the next reload sees the difference and adopts it.
+  const links = new Map(found.map((year) => [year, currentHash(buildsRoot, year) ?? '']));
+  const years = new Map<number, OpenYear>([...openYears(buildsRoot, baseUrl, found)].map(([year, data]) => [year, { data, link: links.get(year)! }]));
   let snapshot = snapshotOf(years);
   let closed = false;
   const listeners: Array<(next: DataRegistry) => void> = [];
@@ -63,7 +57,7 @@ export function createLiveRegistry(buildsRoot: string, baseUrl: string, log: (li
       const refused: Array<{ year: number; reason: string }> = [];
       const retired: YearData[] = [];
       for (const year of yearsWithBuilds(buildsRoot)) {
-        const link = linkOf(buildsRoot, year);
+        const link = currentHash(buildsRoot, year);
         const had = years.get(year);
         if (link === null || link === had?.link) continue;
         let data: YearData;
@@ -106,14 +100,6 @@ export function createLiveRegistry(buildsRoot: string, baseUrl: string, log: (li
 
 function snapshotOf(years: ReadonlyMap<number, OpenYear>): DataRegistry {
   return registryOf(new Map([...years].map(([y, o]) => [y, o.data])), false);
-}
-
-function linkOf(buildsRoot: string, year: number): string | null {
-  try {
-    return readlinkSync(join(buildsRoot, String(year), 'current'));
-  } catch {
-    return null;
-  }
 }
 
 /** A registry opened once (tests, benchmarks) seen as a live one that never changes. */
