@@ -85,7 +85,8 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
   const store = openLmdbStateStore(c.stateDir);
   const workers = c.workers ?? 0;
   // With REST workers, every thread counts in one shared table this thread owns and persists.
-  const quota: Quota = workers > 0 ? SharedDailyQuota.open(store, c.limits, c.clock) : DailyQuota.open(store, c.limits, c.clock);
+  const shared = workers > 0 ? SharedDailyQuota.open(store, c.limits, c.clock) : null;
+  const quota: Quota = shared ?? DailyQuota.open(store, c.limits, c.clock);
   let pool: RestPool | null = null;
   const reload = (): ReloadResult => {
     void pool?.reload();
@@ -107,11 +108,11 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
   try {
     let rest: { drain(): void };
     let restPort: number;
-    if (quota instanceof SharedDailyQuota) {
+    if (shared !== null) {
       pool = await startRestPool({
         workers,
         maxConnections: c.restMaxConnections ?? DEFAULT_REST_MAX_CONNECTIONS,
-        worker: { buildsRoot: c.buildsRoot, stateDir: c.stateDir, baseUrl: c.baseUrl, upgradeUrl: c.upgradeUrl, limits: c.limits, responseCacheBytes: c.responseCacheBytes, quota: quota.descriptor() },
+        worker: { buildsRoot: c.buildsRoot, stateDir: c.stateDir, baseUrl: c.baseUrl, upgradeUrl: c.upgradeUrl, limits: c.limits, responseCacheBytes: c.responseCacheBytes, quota: shared.descriptor() },
       });
       const p = pool;
       opened.push(() => p.close());

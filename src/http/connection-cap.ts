@@ -9,22 +9,15 @@
 export const CAP_LOG_INTERVAL_MS = 10_000;
 
 export interface ConnectionCap {
-  /** Connections refused since start. */
-  readonly refused: number;
   /** Records a refused connection (and logs, at most once per period). */
   refuse(): void;
 }
 
 export function createConnectionCap(name: string, max: number, log: (line: string) => void = (l) => process.stderr.write(l)): ConnectionCap {
   if (!Number.isSafeInteger(max) || max <= 0) throw new Error(`${name}: the connection cap must be a positive integer, got ${max}`);
-  let refused = 0;
   let lastLog = Number.NEGATIVE_INFINITY;
   return {
-    get refused() {
-      return refused;
-    },
     refuse() {
-      refused++;
       const now = performance.now();
       if (now - lastLog >= CAP_LOG_INTERVAL_MS) {
         lastLog = now;

@@ -42,8 +42,6 @@ export const DEFAULT_DRAIN_MS = 10_000;
 
 export interface NodeListener {
   readonly server: Server;
-  /** Connections refused because the cap was reached, since start. */
-  readonly dropped: number;
   /**
    * Stops accepting, closes every connection with no request in progress, lets requests in flight
    * finish (their responses carry `Connection: close`) for up to `graceMs`, then closes whatever is
@@ -129,9 +127,6 @@ export function createNodeListener(name: string, handler: Handler, overrides: Pa
   let closing: Promise<void> | undefined;
   return {
     server,
-    get dropped() {
-      return cap.refused;
-    },
     close(graceMs) {
       closing ??= new Promise<void>((resolve) => {
         draining = true;

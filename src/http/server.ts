@@ -66,8 +66,6 @@ export interface RestServer {
   close(): Promise<void>;
   /** What the response cache holds: canonical requests and the bytes counted for them. */
   responseCacheStats(): { readonly entries: number; readonly bytes: number };
-  /** Open connections, and those refused at the cap since start. */
-  connectionStats(): { readonly open: number; readonly refused: number };
 }
 
 const EXPOSED = 'ETag, Link, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, WWW-Authenticate';
@@ -154,17 +152,17 @@ const B = {
   notModified: Buffer.from(STATUS_LINE_NOT_MODIFIED),
 } as const;
 
-/**
- * Percent-decodes a path parameter. A malformed escape (`%ZZ`) is kept as sent, so validation answers
- * it (400 for a ZIP, 404 for a plan id); decodeURIComponent would throw inside the uWS handler and
- * take the whole process down.
- */
 /** Whether a GET or HEAD request announces a body (any Transfer-Encoding, a Content-Length other than 0). */
 function hasBody(req: HttpRequest): boolean {
   const length = req.getHeader('content-length');
   return req.getHeader('transfer-encoding') !== '' || (length !== '' && length !== '0');
 }
 
+/**
+ * Percent-decodes a path parameter. A malformed escape (`%ZZ`) is kept as sent, so validation answers
+ * it (400 for a ZIP, 404 for a plan id); decodeURIComponent would throw inside the uWS handler and
+ * take the whole process down.
+ */
 function decodePathParam(raw: string): string {
   try {
     return decodeURIComponent(raw);
@@ -436,9 +434,6 @@ export function createRestServer(config: ServerConfig): RestServer {
     },
     responseCacheStats() {
       return { entries: cache.size, bytes: cache.bytes };
-    },
-    connectionStats() {
-      return { open: openConnections, refused: cap.refused };
     },
     drain() {
       draining = true;

@@ -54,9 +54,20 @@ export interface DailyQuotaOptions {
 /** Bounds the counts a crash can lose; at ~30k req/s a flush every 50 ms writes a few hundred users at most. */
 export const DEFAULT_FLUSH_DELAY_MS = 50;
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
-function defaultOnFlushError(err: unknown): void {
+/** What a quota reports for one request: shared by DailyQuota and SharedDailyQuota. */
+export function quotaDecision(allowed: boolean, limit: number, used: number, now: number, dayEndMs: number): QuotaDecision {
+  return {
+    allowed,
+    limit,
+    remaining: Math.max(0, limit - used),
+    resetEpochSeconds: dayEndMs / 1000,
+    retryAfterSeconds: Math.ceil((dayEndMs - now) / 1000),
+  };
+}
+
+export function defaultOnFlushError(err: unknown): void {
   process.emitWarning(`could not save quota counters (will retry): ${err instanceof Error ? err.message : String(err)}`, 'HpdPolicyWarning');
 }
 
@@ -144,13 +155,7 @@ export class DailyQuota implements Quota {
   }
 
   #decision(allowed: boolean, limit: number, used: number, now: number): QuotaDecision {
-    return {
-      allowed,
-      limit,
-      remaining: Math.max(0, limit - used),
-      resetEpochSeconds: this.#dayEndMs / 1000,
-      retryAfterSeconds: Math.ceil((this.#dayEndMs - now) / 1000),
-    };
+    return quotaDecision(allowed, limit, used, now, this.#dayEndMs);
   }
 
   /** Switches to the UTC day containing `now` when it is not the current one (midnight, or a clock jump). */

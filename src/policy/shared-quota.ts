@@ -15,12 +15,10 @@
  * on either day.
  */
 import { CounterTable, type CounterTableBuffers } from './shared-counters.ts';
-import type { Quota, QuotaDecision } from './quota.ts';
+import { DAY_MS, DEFAULT_FLUSH_DELAY_MS, defaultOnFlushError, quotaDecision, type Quota, type QuotaDecision } from './quota.ts';
 import type { StateStore } from './state-store.ts';
 import { TIERS, type Tier } from './tiers.ts';
 
-const DAY_MS = 86_400_000;
-export const SHARED_FLUSH_DELAY_MS = 50;
 
 /** What a worker needs to count in the owner's tables; cloned by postMessage, buffers shared. */
 export interface SharedQuotaDescriptor {
@@ -65,8 +63,8 @@ export class SharedDailyQuota implements Quota {
     this.#clock = clock;
     this.#store = store;
     this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
-    this.#flushDelayMs = options.flushDelayMs ?? SHARED_FLUSH_DELAY_MS;
-    this.#onFlushError = options.onFlushError ?? ((err) => process.emitWarning(`could not save quota counters (will retry): ${err instanceof Error ? err.message : String(err)}`, 'HpdPolicyWarning'));
+    this.#flushDelayMs = options.flushDelayMs ?? DEFAULT_FLUSH_DELAY_MS;
+    this.#onFlushError = options.onFlushError ?? defaultOnFlushError;
   }
 
   /** The owner: creates the tables, loads today's counts, saves changes every `flushDelayMs`. */
@@ -189,8 +187,7 @@ export class SharedDailyQuota implements Quota {
 }
 
 function decision(allowed: boolean, limit: number, used: number, now: number, day: number): QuotaDecision {
-  const end = (day + 1) * DAY_MS;
-  return { allowed, limit, remaining: Math.max(0, limit - used), resetEpochSeconds: end / 1000, retryAfterSeconds: Math.ceil((end - now) / 1000) };
+  return quotaDecision(allowed, limit, used, now, (day + 1) * DAY_MS);
 }
 
 /** A worker's quota from the descriptor it was started with (checked: it crossed a thread boundary). */
