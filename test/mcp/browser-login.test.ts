@@ -5,7 +5,7 @@
  * in the same browser, a second authorization by logging in, and a third approved with one "Allow" click
  * on the consent page of the remembered session.
  *
- * Needs /usr/bin/chromium (`.ci/run` installs it). Without it the test fails rather than skips, so a
+ * Needs /usr/bin/chromium (`npm test` installs it: bin/test-prerequisites.js). Without it the test fails rather than skips, so a
  * missing browser cannot pass unnoticed.
  */
 import { test } from 'node:test';
@@ -47,7 +47,7 @@ function pkce(): { verifier: string; challenge: string } {
 test('a person signs up and logs in on the authorization page in Chromium; the codes exchange for RS256 access tokens the MCP server accepts', { timeout: 90_000 }, async (t) => {
   assert.ok(
     existsSync(CHROMIUM),
-    `${CHROMIUM} is missing: this test needs Debian's chromium (CI installs it in .ci/run; locally: apt-get install chromium)`,
+    `${CHROMIUM} is missing: this test needs Debian's chromium (npm test installs it when run as root; otherwise: apt-get install chromium)`,
   );
 
   // One cleanup stack, run last-in first-out: the browser closes before the servers, the servers before
