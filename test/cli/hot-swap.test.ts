@@ -5,12 +5,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { currentHash, switchCurrent } from '../../build/publish.ts';
 import { createKey } from '../../src/policy/api-keys.ts';
 import { buildFixtureVariant } from '../helpers/fixture-variant.ts';
-import { HPD, prepareServe } from '../helpers/serve-fixture.ts';
+import { HPD, prepareServe, spawnServe } from '../helpers/serve-fixture.ts';
 import { startTestServices } from '../helpers/services.ts';
 
 interface Ready {
@@ -82,20 +82,10 @@ test('builds published under load are adopted within 2 s, every response wholly 
 
 test('with watching off, hpd reload makes hpd serve adopt a published build; hpd reload without a server fails in one line', { timeout: 120_000 }, async (t) => {
   const f = await prepareServe('hpd-reload-', { tier: 'pro', userId: 'user-reload' }, { HPD_WATCH_BUILDS: '0' });
-  const child = spawn(process.execPath, [HPD, 'serve'], { env: f.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  t.after(() => rmSync(f.dir, { recursive: true, force: true }));
+  const { child, stderr, exited } = await spawnServe(f.env);
   t.after(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
-    rmSync(f.dir, { recursive: true, force: true });
-  });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('MCP on')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
   });
   const base = `http://127.0.0.1:${f.restPort}`;
   const root = f.env.HPD_DATA_DIR!;
@@ -107,9 +97,8 @@ test('with watching off, hpd reload makes hpd serve adopt a published build; hpd
   assert.equal(reload.status, 0, reload.stderr);
   assert.match(reload.stdout, new RegExp(`asked hpd serve \\(pid ${child.pid}\\) to reload`));
   await waitForBuild(base, b, 2000);
-  assert.match(stderr, new RegExp(`hpd: reload: serving 2025/${b.slice(0, 12)} \\(was ${a.slice(0, 12)}\\)`));
+  assert.match(stderr(), new RegExp(`hpd: reload: serving 2025/${b.slice(0, 12)} \\(was ${a.slice(0, 12)}\\)`));
 
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.kill('SIGTERM');
   assert.equal(await exited, 0);
   const none = spawnSync(process.execPath, [HPD, 'reload'], { env: f.env, encoding: 'utf8' });

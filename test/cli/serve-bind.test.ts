@@ -5,10 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { rmSync } from 'node:fs';
-import { HPD, prepareServe } from '../helpers/serve-fixture.ts';
+import { HPD, prepareServe, spawnServe } from '../helpers/serve-fixture.ts';
 
 function occupy(port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
@@ -25,18 +25,10 @@ function ownLines(stderr: string): string[] {
 
 test('a second hpd serve on the same REST port fails with EADDRINUSE instead of sharing the port', { timeout: 90_000 }, async (t) => {
   const f = await prepareServe('hpd-bind-', { tier: 'pro', userId: 'user-bind' });
-  const first = spawn(process.execPath, [HPD, 'serve'], { env: f.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => rmSync(f.dir, { recursive: true, force: true }));
+  const { child: first } = await spawnServe(f.env);
   t.after(() => {
     if (first.exitCode === null) first.kill('SIGKILL');
-    rmSync(f.dir, { recursive: true, force: true });
-  });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    first.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('MCP on')) resolve();
-    });
-    first.once('exit', (code) => reject(new Error(`first server exited ${code}`)));
   });
   // The second one gets its own MCP and auth ports, so only the REST port is contested.
   const [, mcpPort, authPort] = [0, f.mcpPort + 1000, f.authPort + 1000];

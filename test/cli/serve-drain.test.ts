@@ -5,13 +5,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HPD, prepareServe } from '../helpers/serve-fixture.ts';
+import { HPD, prepareServe, spawnServe } from '../helpers/serve-fixture.ts';
 
 const DRAIN_MS = 1000;
 /** Process start-up of the signal handler, closing the stores, exit. */
@@ -51,23 +51,13 @@ async function holdKeepAlive(label: string, port: number, path: string): Promise
 
 test('SIGTERM with connections held open on every port: /readyz 503 during the drain, exit 0 within the drain time', { timeout: 120_000 }, async (t) => {
   const { dir, key, restPort, mcpPort, authPort, env } = await prepareServe('hpd-drain-', { tier: 'pro', userId: 'user-drain' }, { HPD_DRAIN_SECONDS: String(DRAIN_MS / 1000) });
-  const child = spawn(process.execPath, [HPD, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const held: Held[] = [];
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const served = await spawnServe(env);
+  const { child, exited } = served;
   t.after(() => {
     for (const h of held) h.socket.destroy();
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      if (/MCP on /.test(stdout)) resolve();
-    });
-    void exited.then((code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
   });
   const rest = `http://127.0.0.1:${restPort}`;
   assert.equal((await fetch(`${rest}/readyz`)).status, 200);
@@ -100,11 +90,11 @@ test('SIGTERM with connections held open on every port: /readyz 503 during the d
   }
   const result = await Promise.race([exited, sleep(DRAIN_MS + MARGIN_MS - (Date.now() - signalled)).then(() => 'timeout' as const)]);
   const took = Date.now() - signalled;
-  assert.notEqual(result, 'timeout', `still running ${took} ms after SIGTERM; held: ${held.filter((h) => !h.closed).map((h) => h.label).join(', ')}\n${stderr}`);
-  assert.equal(result, 0, stderr);
+  assert.notEqual(result, 'timeout', `still running ${took} ms after SIGTERM; held: ${held.filter((h) => !h.closed).map((h) => h.label).join(', ')}\n${served.stderr()}`);
+  assert.equal(result, 0, served.stderr());
   assert.ok(took < DRAIN_MS + MARGIN_MS, `exited after ${took} ms`);
-  assert.match(stderr, /SIGTERM: draining/);
-  assert.match(stderr, /stopped/);
+  assert.match(served.stderr(), /SIGTERM: draining/);
+  assert.match(served.stderr(), /stopped/);
 
   const firstFailing = statuses.indexOf(503);
   assert.ok(firstFailing >= 0, `/readyz answered 503 during the drain (saw ${statuses.join(', ')})`);

@@ -5,11 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { Agent, get } from 'node:http';
 import { openLmdbStateStore } from '../../src/policy/lmdb-store.ts';
-import { HPD, prepareServe } from '../helpers/serve-fixture.ts';
+import { prepareServe, spawnServe } from '../helpers/serve-fixture.ts';
 
 const LOAD_MS = 1500;
 const CONCURRENCY = 32;
@@ -19,23 +18,14 @@ const WINDOW_MS = 100;
 
 test('SIGKILL under load loses at most 100 ms of quota counts', { timeout: 120_000 }, async (t) => {
   const { dir, stateDir, key, restPort, env } = await prepareServe('hpd-crash-', { tier: 'pro', userId: USER }, { HPD_QUOTA_PRO: '100000000' });
-  const child = spawn(process.execPath, [HPD, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  t.after(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  t.after(() => {
     agent.destroy();
     rmSync(dir, { recursive: true, force: true });
   });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      if (/MCP on /.test(stdout)) resolve();
-    });
-    void exited.then(() => reject(new Error(`serve exited: ${stderr}`)));
+  const { child, exited } = await spawnServe(env);
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
 
   const url = `http://127.0.0.1:${restPort}/v1/health/years`;

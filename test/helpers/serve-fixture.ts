@@ -2,9 +2,11 @@
  * @module What a test needs to run `hpd serve` as a child process on the fixture dataset: a build, a
  * state directory holding one API key, free ports and the environment naming them.
  */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { createKey } from '../../src/policy/api-keys.ts';
 import { openLmdbStateStore } from '../../src/policy/lmdb-store.ts';
@@ -47,4 +49,29 @@ export async function prepareServe(prefix: string, user: { userId: string; tier:
   // A child must not report into this test run.
   delete env.NODE_TEST_CONTEXT;
   return { dir, stateDir, key, restPort, mcpPort, authPort, env };
+}
+
+export interface ServeChild {
+  readonly child: ChildProcessByStdio<null, Readable, Readable>;
+  /** Everything the server wrote to stderr so far. */
+  stderr(): string;
+  /** Resolves with the exit code when the process ends. */
+  readonly exited: Promise<number | null>;
+}
+
+/** Spawns `hpd serve` with `env`; resolves once it printed its MCP line (every listener is up). */
+export async function spawnServe(env: NodeJS.ProcessEnv): Promise<ServeChild> {
+  const child = spawn(process.execPath, [HPD, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      if (/MCP on /.test(stdout)) resolve();
+    });
+    void exited.then((code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+  return { child, stderr: () => stderr, exited };
 }
