@@ -126,8 +126,10 @@ try {
     let flips = 0;
     let flipping = true;
     const flipper = (async () => {
+      // Deadlines from the start, not sleeps between flips: each `hpd builds use` takes ~0.4 s itself.
+      const start = Date.now();
       for (let i = 0; i < 10 && flipping; i++) {
-        await sleep((SWAP_S * 1000) / 11);
+        await sleep(start + ((i + 1) * SWAP_S * 1000) / 11 - Date.now());
         const r = spawnSync(process.execPath, [HPD, 'builds', 'use', '2025', i % 2 === 0 ? b : a], { encoding: 'utf8', env: childEnv({ HPD_DATA_DIR: root }) });
         if (r.status === 0) flips++;
         else log(`flip failed: ${r.stderr.trim()}`);

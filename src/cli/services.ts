@@ -11,7 +11,7 @@ import { createRestServer, DEFAULT_REST_MAX_CONNECTIONS, type RestServer } from 
 import { createCredentialVerifier } from '../mcp/credentials.ts';
 import { createMcpServer, type McpHttpServer } from '../mcp/server.ts';
 import type { DataRegistry } from '../operations/data-registry.ts';
-import { createLiveRegistry, type LiveRegistry, type ReloadResult } from '../operations/live-registry.ts';
+import { createLiveRegistry, imagesOf, type LiveRegistry, type ReloadResult } from '../operations/live-registry.ts';
 import { openLmdbStateStore } from '../policy/lmdb-store.ts';
 import { DailyQuota, type Quota } from '../policy/quota.ts';
 import { SharedDailyQuota } from '../policy/shared-quota.ts';
@@ -88,9 +88,11 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
   const shared = workers > 0 ? SharedDailyQuota.open(store, c.limits, c.clock) : null;
   const quota: Quota = shared ?? DailyQuota.open(store, c.limits, c.clock);
   let pool: RestPool | null = null;
+  // The main thread opens and verifies a new build once; REST workers attach to what it opened.
   const reload = (): ReloadResult => {
-    void pool?.reload();
-    return live.reload();
+    const r = live.reload();
+    if (r.adopted.length > 0) void pool?.follow(imagesOf(live.current()));
+    return r;
   };
   // Newly published builds are adopted within about a second (tests that publish may turn it off).
   const watcher = c.watchBuilds === false ? null : watchBuilds(c.buildsRoot, () => reload());
@@ -112,7 +114,8 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
       pool = await startRestPool({
         workers,
         maxConnections: c.restMaxConnections ?? DEFAULT_REST_MAX_CONNECTIONS,
-        worker: { buildsRoot: c.buildsRoot, stateDir: c.stateDir, baseUrl: c.baseUrl, upgradeUrl: c.upgradeUrl, limits: c.limits, responseCacheBytes: c.responseCacheBytes, quota: shared.descriptor() },
+        years: () => imagesOf(live.current()),
+        worker: { stateDir: c.stateDir, baseUrl: c.baseUrl, upgradeUrl: c.upgradeUrl, limits: c.limits, responseCacheBytes: c.responseCacheBytes, quota: shared.descriptor() },
       });
       const p = pool;
       opened.push(() => p.close());

@@ -7,7 +7,7 @@
  * lists per location pre-sorted by every sort key, SLCSP per rating area × age. The container is a
  * magic, a JSON directory (names, types, offsets, small string tables) and 8-byte aligned arrays.
  */
-import { closeSync, openSync, readFileSync, readlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readlinkSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The symlink in `<builds root>/<year>/` naming the directory of the build being served. */
@@ -158,29 +158,49 @@ export function writeTables(path: string, meta: TablesMeta, arrays: Readonly<Rec
 export interface LoadedTables {
   readonly meta: TablesMeta;
   readonly bytes: number;
-  get<T extends TypedArray>(name: string, kind: new (buffer: ArrayBuffer, byteOffset: number, length: number) => T): T;
+  /** The whole container: shared, so REST worker threads attach to the one copy instead of reading their own. */
+  readonly buffer: SharedArrayBuffer;
+  get<T extends TypedArray>(name: string, kind: new (buffer: SharedArrayBuffer, byteOffset: number, length: number) => T): T;
 }
 
-/** Reads the container into one buffer and returns typed-array views on it. */
+/** Reads the container into one shared buffer and returns typed-array views on it. */
 export function readTables(path: string): LoadedTables {
-  let buf = readFileSync(path);
-  if (buf.length < MAGIC.length + 4 || !buf.subarray(0, MAGIC.length).equals(MAGIC)) {
-    throw new Error(`${path}: not a tables container (bad magic)`);
+  const fd = openSync(path, 'r');
+  let buffer: SharedArrayBuffer;
+  try {
+    const size = fstatSync(fd).size;
+    buffer = new SharedArrayBuffer(size);
+    const bytes = new Uint8Array(buffer);
+    for (let at = 0; at < size; ) {
+      const n = readSync(fd, bytes, at, size - at, at);
+      if (n === 0) throw new Error(`${path}: file shrank while it was read`);
+      at += n;
+    }
+  } finally {
+    closeSync(fd);
   }
-  if (buf.byteOffset % 8 !== 0) buf = Buffer.from(buf); // views need 8-byte alignment
+  return attachTables(buffer, path);
+}
+
+/** Typed-array views on a container already in memory (`label` names it in errors). */
+export function attachTables(buffer: SharedArrayBuffer, label: string): LoadedTables {
+  const buf = Buffer.from(buffer);
+  if (buf.length < MAGIC.length + 4 || !buf.subarray(0, MAGIC.length).equals(MAGIC)) {
+    throw new Error(`${label}: not a tables container (bad magic)`);
+  }
   const jsonLen = buf.readUInt32LE(MAGIC.length);
   const dir = JSON.parse(buf.toString('utf8', MAGIC.length + 4, MAGIC.length + 4 + jsonLen)) as Directory;
-  const base = buf.byteOffset + align8(MAGIC.length + 4 + jsonLen);
-  const ab = buf.buffer as ArrayBuffer;
+  const base = align8(MAGIC.length + 4 + jsonLen);
   return {
     meta: dir.meta,
     bytes: buf.length,
+    buffer,
     get(name, kind) {
       const e = dir.arrays[name];
-      if (e === undefined) throw new Error(`${path}: no table ${name}`);
+      if (e === undefined) throw new Error(`${label}: no table ${name}`);
       const Ctor = TYPES[e.type];
-      if ((Ctor as unknown) !== kind) throw new Error(`${path}: table ${name} is ${e.type}`);
-      return new kind(ab, base + e.offset, e.length);
+      if ((Ctor as unknown) !== kind) throw new Error(`${label}: table ${name} is ${e.type}`);
+      return new kind(buffer, base + e.offset, e.length);
     },
   };
 }

@@ -19,9 +19,11 @@ import {
   NO_LIST,
   NULL_MONEY,
   PLAN_TYPE_CODES,
+  attachTables,
   readTables,
   SLCSP_SOURCE,
   TABLES_FILE,
+  type LoadedTables,
   type TablesMeta,
 } from './build-format.ts';
 import type { BuildManifest } from './manifest.ts';
@@ -114,6 +116,8 @@ export interface Dataset {
   readonly zipCount: number;
   /** Resident bytes of the columnar tables. */
   readonly tableBytes: number;
+  /** What another thread needs to attach to this build without reading or deriving anything again. */
+  readonly image: DatasetImage;
   readonly columns: ListColumns;
   /** Locations of a ZIP, primary first; null for an unknown ZIP. */
   resolveZip(zip: string): ZipLocation[] | null;
@@ -146,6 +150,21 @@ export interface Dataset {
   /** Any ZIP of the build (for smoke checks). */
   sampleZip(): string | null;
   close(): void;
+}
+
+/**
+ * An opened build as it travels to REST worker threads: the tables and the columns derived from them
+ * live in SharedArrayBuffers, so every thread reads the one copy the opening thread made, and a worker
+ * adopts a build without hashing, reading or deriving anything (only LMDB is opened per thread).
+ */
+export interface DatasetImage {
+  readonly dir: string;
+  readonly manifest: BuildManifest;
+  readonly integrityWarning: string | null;
+  /** The tables container, as read from tables.bin. */
+  readonly tables: SharedArrayBuffer;
+  /** The list columns derived from the tables (see {@link deriveColumns}). */
+  readonly derived: SharedArrayBuffer;
 }
 
 export interface OpenOptions {
@@ -185,10 +204,91 @@ export function openDataset(dir: string, opts: OpenOptions = {}): Dataset {
   const check = checkBuildForOpen(dir, opts.checksums ?? 'first-open', opts.expectedHash);
   const manifest = check.manifest;
   const tables = readTables(join(dir, TABLES_FILE));
-  const meta: TablesMeta = tables.meta;
-  if (meta.buildHash !== manifest.build_hash) {
-    throw new Error(`${dir}: tables belong to build ${meta.buildHash.slice(0, 12)}, manifest to ${manifest.build_hash.slice(0, 12)}`);
+  if (tables.meta.buildHash !== manifest.build_hash) {
+    throw new Error(`${dir}: tables belong to build ${tables.meta.buildHash.slice(0, 12)}, manifest to ${manifest.build_hash.slice(0, 12)}`);
   }
+  const image: DatasetImage = { dir, manifest, integrityWarning: check.legacy, tables: tables.buffer, derived: deriveColumns(tables) };
+  return datasetOver(image, tables);
+}
+
+/**
+ * Attaches to a build another thread opened and verified ({@link Dataset.image}): the tables and derived
+ * columns are the shared ones; this thread opens its own read-only LMDB handle.
+ */
+export function attachDataset(image: DatasetImage): Dataset {
+  return datasetOver(image, attachTables(image.tables, join(image.dir, TABLES_FILE)));
+}
+
+interface DerivedColumns {
+  readonly entryCents: Uint32Array;
+  readonly nameKey: Uint32Array;
+  /** Per plan, its first premium pair: plan `p`'s pairs span [planPairStart[p], planPairStart[p + 1]). */
+  readonly planPairStart: Uint32Array;
+  readonly entryMetal: Uint8Array;
+  readonly entryType: Uint8Array;
+  readonly entryFlags: Uint8Array;
+}
+
+/** Views of the derived columns in their shared buffer: the u32 columns first, then the u8 ones. */
+function derivedViews(buffer: SharedArrayBuffer, entryCount: number, planCount: number): DerivedColumns {
+  const cents = entryCount * AGE_BAND_COUNT;
+  const u8At = (cents + 2 * planCount + 1) * 4;
+  return {
+    entryCents: new Uint32Array(buffer, 0, cents),
+    nameKey: new Uint32Array(buffer, cents * 4, planCount),
+    planPairStart: new Uint32Array(buffer, (cents + planCount) * 4, planCount + 1),
+    entryMetal: new Uint8Array(buffer, u8At, entryCount),
+    entryType: new Uint8Array(buffer, u8At + entryCount, entryCount),
+    entryFlags: new Uint8Array(buffer, u8At + 2 * entryCount, entryCount),
+  };
+}
+
+/**
+ * The per-entry columns a search walks (see {@link ListColumns}), copied out of the plan and premium
+ * tables once per build, and the name-sort keys.
+ */
+function deriveColumns(tables: LoadedTables): SharedArrayBuffer {
+  const entryPlan = tables.get('entry.plan', Uint32Array);
+  const entryPair = tables.get('entry.pair', Uint32Array);
+  const pairCents = tables.get('pair.cents', Uint32Array);
+  const planMetal = tables.get('plan.metal', Uint8Array);
+  const planType = tables.get('plan.type', Uint8Array);
+  const planFlags = tables.get('plan.flags', Uint8Array);
+  const entryCount = entryPlan.length;
+  const names = tables.meta.planNames;
+  const buffer = new SharedArrayBuffer((entryCount * AGE_BAND_COUNT + 2 * names.length + 1) * 4 + 3 * entryCount);
+  const d = derivedViews(buffer, entryCount, names.length);
+  // The compiler writes pairs in plan order: each plan's pairs are one run.
+  const pairPlan = tables.get('pair.plan', Uint32Array);
+  for (let i = 0, p = 0; p <= names.length; p++) {
+    while (i < pairPlan.length && pairPlan[i]! < p) i++;
+    d.planPairStart[p] = i;
+  }
+  for (let i = 1; i < pairPlan.length; i++) {
+    if (pairPlan[i]! < pairPlan[i - 1]!) throw new Error(`tables: premium pairs out of plan order at row ${i}`);
+  }
+  for (let e = 0; e < entryCount; e++) {
+    const p = entryPlan[e]!;
+    const row = entryPair[e]! * AGE_BAND_COUNT;
+    for (let b = 0; b < AGE_BAND_COUNT; b++) d.entryCents[b * entryCount + e] = pairCents[row + b]!;
+    d.entryMetal[e] = planMetal[p]!;
+    d.entryType[e] = planType[p]!;
+    d.entryFlags[e] = planFlags[p]!;
+  }
+  // Equal keys exactly when the lower-cased names are equal (name sort runs).
+  const keys = new Map<string, number>();
+  for (let i = 0; i < names.length; i++) {
+    const lower = names[i]!.toLowerCase();
+    let k = keys.get(lower);
+    if (k === undefined) keys.set(lower, (k = keys.size));
+    d.nameKey[i] = k;
+  }
+  return buffer;
+}
+
+function datasetOver(image: DatasetImage, tables: LoadedTables): Dataset {
+  const { dir, manifest } = image;
+  const meta: TablesMeta = tables.meta;
   const root: RootDatabase = openLmdb({ path: join(dir, LMDB_FILE), ...LMDB_OPTIONS, readOnly: true, cache: false });
   const db = (name: string): Database => root.openDB({ name });
   const plansDb = db(DB.plans);
@@ -215,7 +315,6 @@ export function openDataset(dir: string, opts: OpenOptions = {}): Dataset {
   const planFlags = u8('plan.flags');
   const planDeductible = f64('plan.deductible');
   const planMoop = f64('plan.moop');
-  const pairPlan = u32('pair.plan');
   const pairArea = u16('pair.area');
   const pairCents = u32('pair.cents');
   const listStart = u32('list.start');
@@ -232,9 +331,6 @@ export function openDataset(dir: string, opts: OpenOptions = {}): Dataset {
   const areaIndexMap = new Map<string, number>();
   for (let i = 0; i < areaNumber.length; i++) areaIndexMap.set(`${meta.states[areaState[i]!]}:${areaNumber[i]}`, i);
   const planIndexMap = new Map(meta.plans.map((s, i) => [s, i]));
-  // (plan, area) → pair row; built once at open, a few thousand entries per state.
-  const pairIndex = new Map<number, number>();
-  for (let i = 0; i < pairPlan.length; i++) pairIndex.set(pairPlan[i]! * 4096 + pairArea[i]!, i);
   let zipCount = 0;
   for (let z = 0; z < 100_000; z++) if (zipStart[z + 1]! > zipStart[z]!) zipCount++;
   const summaries: PlanSummaryFields[] = meta.plans.map((scid, i) => {
@@ -256,26 +352,12 @@ export function openDataset(dir: string, opts: OpenOptions = {}): Dataset {
     };
   });
   const entryCount = entryPlan.length;
-  const entryCents = new Uint32Array(entryCount * AGE_BAND_COUNT);
-  const entryMetal = new Uint8Array(entryCount);
-  const entryType = new Uint8Array(entryCount);
-  const entryFlags = new Uint8Array(entryCount);
-  for (let e = 0; e < entryCount; e++) {
-    const p = entryPlan[e]!;
-    const row = entryPair[e]! * AGE_BAND_COUNT;
-    for (let b = 0; b < AGE_BAND_COUNT; b++) entryCents[b * entryCount + e] = pairCents[row + b]!;
-    entryMetal[e] = planMetal[p]!;
-    entryType[e] = planType[p]!;
-    entryFlags[e] = planFlags[p]!;
-  }
-  const nameKey = new Uint32Array(summaries.length);
-  const nameKeys = new Map<string, number>();
-  for (const s of summaries) {
-    const lower = s.name.toLowerCase();
-    let k = nameKeys.get(lower);
-    if (k === undefined) nameKeys.set(lower, (k = nameKeys.size));
-    nameKey[s.index] = k;
-  }
+  const { entryCents, nameKey, entryMetal, entryType, entryFlags, planPairStart } = derivedViews(image.derived, entryCount, meta.plans.length);
+  /** The pair row of (plan, area), or -1: a plan is priced in a few dozen areas at most. */
+  const pairOf = (plan: number, area: number): number => {
+    for (let i = planPairStart[plan]!, end = planPairStart[plan + 1]!; i < end; i++) if (pairArea[i] === area) return i;
+    return -1;
+  };
   const statesWithPlans = [...new Set(summaries.map((s) => s.state))].sort();
 
   // ZIP locations are immutable: each is made on first use and shared by later requests (a request
@@ -289,7 +371,8 @@ export function openDataset(dir: string, opts: OpenOptions = {}): Dataset {
     year: manifest.year,
     buildHash: manifest.build_hash,
     manifest,
-    integrityWarning: check.legacy,
+    integrityWarning: image.integrityWarning,
+    image,
     planCount: meta.plans.length,
     zipCount,
     tableBytes: tables.bytes,
@@ -339,8 +422,8 @@ export function openDataset(dir: string, opts: OpenOptions = {}): Dataset {
       if (p === undefined) return null;
       const ai = areaIndexMap.get(`${summaries[p]!.state}:${ratingArea}`);
       if (ai === undefined) return null;
-      const pair = pairIndex.get(p * 4096 + ai);
-      if (pair === undefined) return null;
+      const pair = pairOf(p, ai);
+      if (pair < 0) return null;
       const c = pairCents[pair * AGE_BAND_COUNT + ageBand(age)]!;
       return c === 0 ? null : c / 100;
     },

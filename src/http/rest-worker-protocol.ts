@@ -2,12 +2,14 @@
  * @module The messages between the REST acceptor (main thread, src/http/rest-pool.ts) and its worker
  * threads (src/http/rest-worker.ts). Kept in one place so both sides agree at compile time.
  */
+import type { YearImage } from '../operations/data-registry.ts';
 import type { Tier } from '../policy/tiers.ts';
 
-/** What a worker needs to serve REST on its own: everything is re-opened in its thread. */
+/** What a worker needs to serve REST: the builds the main thread opened, and its own state store handle. */
 export interface RestWorkerData {
   readonly index: number;
-  readonly buildsRoot: string;
+  /** The years to serve, opened and verified by the main thread (shared memory). */
+  readonly years: readonly YearImage[];
   readonly stateDir: string;
   readonly baseUrl: string;
   readonly upgradeUrl: string;
@@ -20,8 +22,8 @@ export interface RestWorkerData {
 }
 
 export type ToWorker =
-  /** Adopt newly published builds (the main thread's watcher or SIGHUP saw one). */
-  | { readonly type: 'reload' }
+  /** Serve these builds from now on (the main thread adopted a newly published one). */
+  | { readonly type: 'follow'; readonly years: readonly YearImage[] }
   /** Fail readiness; keep serving. */
   | { readonly type: 'drain' }
   /** Close the app and end the thread. */
@@ -32,7 +34,7 @@ export type ToWorker =
 export type FromWorker =
   /** Serving: hand connections to this app descriptor. */
   | { readonly type: 'ready'; readonly descriptor: unknown }
-  /** Done with a 'reload' (adopted or not): the next worker may start its own. */
-  | { readonly type: 'reloaded' }
+  /** Serving the builds of the last 'follow'. */
+  | { readonly type: 'followed' }
   /** About to close its app after an unexpected error: stop handing it connections now. */
   | { readonly type: 'fatal'; readonly message: string };

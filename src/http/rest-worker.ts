@@ -1,14 +1,14 @@
 /**
- * @module One REST worker thread: the uWS app of src/http/server.ts over this thread's own handles to
- * the builds (LMDB maps the same files, so the page cache is shared) and the state store, counting
- * against the quota table shared by every thread. The acceptor in the main thread hands it connections.
+ * @module One REST worker thread: the uWS app of src/http/server.ts over the builds the main thread
+ * opened (their tables and catalog are shared memory; this thread has its own LMDB handle, which maps
+ * the same files) and its own state store handle, counting against the quota table shared by every thread. The acceptor in the main thread hands it connections.
  *
  * A worker must close its app before its thread ends: uWS's poll handle left open makes Node abort the
  * whole process. An unexpected error therefore asks the acceptor to stop handing it connections, waits
  * for the answer (or a second), then closes the app and ends; the acceptor starts a replacement.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createLiveRegistry } from '../operations/live-registry.ts';
+import { createFollowerRegistry } from '../operations/live-registry.ts';
 import { openLmdbStateStore } from '../policy/lmdb-store.ts';
 import { attachSharedQuota } from '../policy/shared-quota.ts';
 import type { FromWorker, RestWorkerData, ToWorker } from './rest-worker-protocol.ts';
@@ -19,7 +19,7 @@ const port = parentPort;
 const data = workerData as RestWorkerData;
 const post = (m: FromWorker): void => port.postMessage(m);
 
-const live = createLiveRegistry(data.buildsRoot, data.baseUrl, (line) => process.stderr.write(`${line} [worker ${data.index}]\n`));
+const live = createFollowerRegistry(data.years, (line) => process.stderr.write(`${line} [worker ${data.index}]\n`));
 const store = openLmdbStateStore(data.stateDir);
 const quota = attachSharedQuota(data.quota);
 const server = createRestServer({
@@ -45,9 +45,9 @@ async function shutdown(code: number): Promise<void> {
 }
 
 port.on('message', (m: ToWorker) => {
-  if (m.type === 'reload') {
-    live.reload();
-    post({ type: 'reloaded' });
+  if (m.type === 'follow') {
+    live.follow(m.years);
+    post({ type: 'followed' });
   }
   else if (m.type === 'drain') server.drain();
   else if (m.type === 'close') void shutdown(0);

@@ -9,10 +9,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CURRENT_LINK } from '../engine/build-format.ts';
-import { openCurrentDataset, type Dataset, type ZipLocation } from '../engine/dataset.ts';
+import { attachDataset, openCurrentDataset, type Dataset, type DatasetImage, type ZipLocation } from '../engine/dataset.ts';
 import { loadRules } from '../engine/rules.ts';
 import type { TaxYearRules } from '../engine/rules-types.ts';
-import { buildPlanCatalog, type PlanCatalog } from './plan-catalog.ts';
+import { attachPlanCatalog, buildPlanCatalog, type CatalogImage, type PlanCatalog } from './plan-catalog.ts';
 
 /** States with their own marketplace platform (api-contract §1.9): labelled `state_exchange`. */
 export const STATE_EXCHANGE_STATES: ReadonlySet<string> = new Set(['CA', 'CO', 'CT', 'DC', 'GA', 'ID', 'IL', 'KY', 'MA', 'MD', 'ME', 'MN', 'NJ', 'NM', 'NV', 'NY', 'PA', 'RI', 'VA', 'VT', 'WA']);
@@ -26,6 +26,16 @@ export interface YearData {
   /** `data_source` for a response about `state` (null state: the build's own label). */
   dataSource(state: string | null): string;
   readonly dataFreshness: string;
+  /** What a REST worker thread attaches to (shared memory; see {@link attachYearData}). */
+  readonly image: YearImage;
+}
+
+/** One opened year as it travels to worker threads: SharedArrayBuffers travel by reference. */
+export interface YearImage {
+  readonly year: number;
+  readonly baseUrl: string;
+  readonly dataset: DatasetImage;
+  readonly catalog: CatalogImage;
 }
 
 export interface DataRegistry {
@@ -77,22 +87,41 @@ export function openYears(buildsRoot: string, baseUrl: string, years: readonly n
 export function openYearData(buildsRoot: string, year: number, baseUrl: string): YearData {
   const ds = openCurrentDataset(buildsRoot, year);
   try {
-    const rules = loadRules(ds.manifest.rules_year);
-    const statesWithPlans = new Set(ds.statesWithPlans());
-    const label = ds.manifest.data_source;
-    return {
-      year,
-      ds,
-      rules,
-      catalog: buildPlanCatalog(ds, baseUrl, year),
-      statesWithPlans,
-      dataSource: (state) => (state === null || statesWithPlans.has(state) ? label : STATE_EXCHANGE_STATES.has(state) ? 'state_exchange' : label),
-      dataFreshness: ds.manifest.data_freshness,
-    };
+    return yearDataOver(year, ds, buildPlanCatalog(ds, baseUrl, year), baseUrl);
   } catch (err) {
     ds.close();
     throw err;
   }
+}
+
+/**
+ * A year another thread opened and verified: the same tables, derived columns and plan catalog (shared
+ * memory), with this thread's own LMDB handle. Nothing is hashed, read or derived again.
+ */
+export function attachYearData(image: YearImage): YearData {
+  const ds = attachDataset(image.dataset);
+  try {
+    return yearDataOver(image.year, ds, attachPlanCatalog(image.catalog), image.baseUrl);
+  } catch (err) {
+    ds.close();
+    throw err;
+  }
+}
+
+function yearDataOver(year: number, ds: Dataset, catalog: PlanCatalog, baseUrl: string): YearData {
+  const rules = loadRules(ds.manifest.rules_year);
+  const statesWithPlans = new Set(ds.statesWithPlans());
+  const label = ds.manifest.data_source;
+  return {
+    year,
+    ds,
+    rules,
+    catalog,
+    statesWithPlans,
+    dataSource: (state) => (state === null || statesWithPlans.has(state) ? label : STATE_EXCHANGE_STATES.has(state) ? 'state_exchange' : label),
+    dataFreshness: ds.manifest.data_freshness,
+    image: { year, baseUrl, dataset: ds.image, catalog: catalog.image },
+  };
 }
 
 /**

@@ -5,6 +5,7 @@
  * on-exchange standard variant (-01) of every offered plan is here, plus the silver CSR variants
  * (-04/-05/-06) shown to households eligible for cost-sharing reductions.
  */
+import { METAL_CODES } from '../engine/build-format.ts';
 import type { Dataset } from '../engine/dataset.ts';
 import type { MetalLevel, PlanType, PlanVariantRecord } from '../engine/plan-record.ts';
 
@@ -40,74 +41,192 @@ export interface SummaryParts {
 export interface PlanCatalog {
   /** Summary parts of a plan variant, by plan index and variant suffix. */
   get(planIndex: number, variant: string): SummaryParts | undefined;
+  /** What another thread needs to attach to this catalog without reading LMDB again. */
+  readonly image: CatalogImage;
+}
+
+/**
+ * The catalog as REST worker threads share it: every entry's JSON fragments in one shared byte buffer
+ * and its numbers in shared columns, written once by the thread that opened the build. A worker keeps
+ * no copy of them; the national catalog is ~11 MB of fragments and was ~36 MB per thread as objects.
+ */
+export interface CatalogImage {
+  /** UTF-8 fragments: per entry the prefix (to `"premium":`), then the null-credit suffix. */
+  readonly bytes: SharedArrayBuffer;
+  /** Int32 × 3 per slot (plan index × 4 + variant): prefix start, suffix start, end; -1 when no entry. */
+  readonly offsets: SharedArrayBuffer;
+  /** Float64 × 4 per slot: individual and family deductible, individual and family maximum out-of-pocket; NaN for null. */
+  readonly money: SharedArrayBuffer;
+  /** Uint8 per slot: the METAL_CODES index. */
+  readonly metal: SharedArrayBuffer;
 }
 
 const VARIANTS = ['01', '04', '05', '06'] as const;
+const NULL_CREDIT = ',"premium_with_credit":null';
+const NULL_CREDIT_BYTES = Buffer.byteLength(NULL_CREDIT);
 
-/**
- * A class, not a spread object literal: every entry then shares one hidden class, so the per-row reads
- * of a search page stay monomorphic (spread copies ended up with thousands of distinct maps and
- * megamorphic lookups on the hot path).
- */
-class CatalogEntry implements SummaryParts {
-  readonly [SUMMARY_JSON]: SummaryJson;
+/** The two fragments of a summary around its premiums, in the plan summary schema's member order. */
+function fragments(rec: PlanVariantRecord, baseUrl: string, year: number): { prefix: string; nullCreditSuffix: string } {
+  const head = JSON.stringify({
+    _links: { self: { href: `${baseUrl}/v1/health/plans/${rec.id}?year=${year}` } },
+    id: rec.id,
+    name: rec.name,
+    issuer: rec.issuer,
+    state: rec.state,
+    metal_level: rec.metal_level,
+    plan_type: rec.plan_type,
+  });
+  const tail = JSON.stringify({
+    deductible: { individual: rec.deductible.individual_tier1, family: rec.deductible.family_tier1 },
+    max_out_of_pocket: { individual: rec.max_out_of_pocket.individual_tier1, family: rec.max_out_of_pocket.family_tier1 },
+    hsa_eligible: rec.hsa_eligible,
+    national_network: rec.national_network,
+    links: rec.links,
+  });
+  return { prefix: `${head.slice(0, -1)},"premium":`, nullCreditSuffix: `${NULL_CREDIT},${tail.slice(1)}` };
+}
+
+/** The members of a summary that are not premiums, as parsed back from its fragments. */
+interface ParsedSummary {
   readonly _links: SummaryParts['_links'];
   readonly id: string;
   readonly name: string;
   readonly issuer: string;
   readonly state: string;
-  readonly metal_level: MetalLevel;
   readonly plan_type: PlanType;
-  readonly deductible: SummaryParts['deductible'];
-  readonly max_out_of_pocket: SummaryParts['max_out_of_pocket'];
   readonly hsa_eligible: boolean;
   readonly national_network: boolean;
   readonly links: PlanVariantRecord['links'];
+}
 
-  constructor(rec: PlanVariantRecord, baseUrl: string, year: number) {
-    this._links = { self: { href: `${baseUrl}/v1/health/plans/${rec.id}?year=${year}` } };
-    this.id = rec.id;
-    this.name = rec.name;
-    this.issuer = rec.issuer;
-    this.state = rec.state;
-    this.metal_level = rec.metal_level;
-    this.plan_type = rec.plan_type;
-    this.deductible = { individual: rec.deductible.individual_tier1, family: rec.deductible.family_tier1 };
-    this.max_out_of_pocket = { individual: rec.max_out_of_pocket.individual_tier1, family: rec.max_out_of_pocket.family_tier1 };
-    this.hsa_eligible = rec.hsa_eligible;
-    this.national_network = rec.national_network;
-    this.links = rec.links;
-    // Field order of the plan summary schema; the two premiums are spliced in per request.
-    const head = JSON.stringify({ _links: this._links, id: this.id, name: this.name, issuer: this.issuer, state: this.state, metal_level: this.metal_level, plan_type: this.plan_type });
-    const tail = JSON.stringify({ deductible: this.deductible, max_out_of_pocket: this.max_out_of_pocket, hsa_eligible: this.hsa_eligible, national_network: this.national_network, links: this.links });
-    const suffix = `,${tail.slice(1)}`;
-    this[SUMMARY_JSON] = {
-      prefixBytes: Buffer.from(`${head.slice(0, -1)},"premium":`),
-      suffixBytes: Buffer.from(suffix),
-      nullCreditSuffixBytes: Buffer.from(`,"premium_with_credit":null${suffix}`),
-    };
+/**
+ * A class, not a spread object literal: every entry then shares one hidden class, so the per-row reads
+ * of a search page stay monomorphic. What a REST search reads per row (fragments, metal level,
+ * deductibles) is set at construction; the other members are parsed from the fragments on first use
+ * (MCP, compare, JSON.stringify), so a REST worker holds no string of them.
+ */
+class CatalogEntry implements SummaryParts {
+  readonly [SUMMARY_JSON]: SummaryJson;
+  readonly metal_level: MetalLevel;
+  readonly deductible: SummaryParts['deductible'];
+  readonly max_out_of_pocket: SummaryParts['max_out_of_pocket'];
+  #parsed: ParsedSummary | undefined;
+
+  constructor(json: SummaryJson, metal: MetalLevel, money: Float64Array, at: number) {
+    this[SUMMARY_JSON] = json;
+    this.metal_level = metal;
+    this.deductible = { individual: orNull(money[at]!), family: orNull(money[at + 1]!) };
+    this.max_out_of_pocket = { individual: orNull(money[at + 2]!), family: orNull(money[at + 3]!) };
+  }
+
+  get #fields(): ParsedSummary {
+    const j = this[SUMMARY_JSON];
+    return (this.#parsed ??= JSON.parse(`${j.prefixBytes.toString('utf8')}0${j.nullCreditSuffixBytes.toString('utf8')}`) as ParsedSummary);
+  }
+  get _links(): SummaryParts['_links'] {
+    return this.#fields._links;
+  }
+  get id(): string {
+    return this.#fields.id;
+  }
+  get name(): string {
+    return this.#fields.name;
+  }
+  get issuer(): string {
+    return this.#fields.issuer;
+  }
+  get state(): string {
+    return this.#fields.state;
+  }
+  get plan_type(): PlanType {
+    return this.#fields.plan_type;
+  }
+  get hsa_eligible(): boolean {
+    return this.#fields.hsa_eligible;
+  }
+  get national_network(): boolean {
+    return this.#fields.national_network;
+  }
+  get links(): PlanVariantRecord['links'] {
+    return this.#fields.links;
   }
 }
 
-export function summaryParts(rec: PlanVariantRecord, baseUrl: string, year: number): SummaryParts {
-  return new CatalogEntry(rec, baseUrl, year);
+function orNull(n: number): number | null {
+  return Number.isNaN(n) ? null : n;
 }
 
+/** Builds the catalog of an opened build from its LMDB detail records, in shared memory. */
 export function buildPlanCatalog(ds: Dataset, baseUrl: string, year: number): PlanCatalog {
-  // Slot planIndex × 4 + variant: an array read per row of a page instead of a hash lookup.
-  const slots: Array<SummaryParts | undefined> = new Array<SummaryParts | undefined>(ds.planCount * VARIANTS.length).fill(undefined);
+  const slotCount = ds.planCount * VARIANTS.length;
+  const found: Array<{ slot: number; rec: PlanVariantRecord; prefix: string; nullCreditSuffix: string }> = [];
+  let size = 0;
   const ids = ds.planIds();
   for (let i = 0; i < ids.length; i++) {
     for (let v = 0; v < VARIANTS.length; v++) {
       if (v > 0 && ds.plan(i).metal !== 'silver') break;
       const rec = ds.planRecord(`${ids[i]}-${VARIANTS[v]}`);
-      if (rec !== undefined) slots[i * VARIANTS.length + v] = summaryParts(rec, baseUrl, year);
+      if (rec === undefined) continue;
+      const f = fragments(rec, baseUrl, year);
+      size += Buffer.byteLength(f.prefix) + Buffer.byteLength(f.nullCreditSuffix);
+      found.push({ slot: i * VARIANTS.length + v, rec, ...f });
     }
   }
+  const image: CatalogImage = {
+    bytes: new SharedArrayBuffer(size),
+    offsets: new SharedArrayBuffer(slotCount * 3 * 4),
+    money: new SharedArrayBuffer(slotCount * 4 * 8),
+    metal: new SharedArrayBuffer(slotCount),
+  };
+  const bytes = Buffer.from(image.bytes);
+  const offsets = new Int32Array(image.offsets).fill(-1);
+  const money = new Float64Array(image.money);
+  const metal = new Uint8Array(image.metal);
+  let at = 0;
+  for (const { slot, rec, prefix, nullCreditSuffix } of found) {
+    offsets[slot * 3] = at;
+    at += bytes.write(prefix, at, 'utf8');
+    offsets[slot * 3 + 1] = at;
+    at += bytes.write(nullCreditSuffix, at, 'utf8');
+    offsets[slot * 3 + 2] = at;
+    const m = [rec.deductible.individual_tier1, rec.deductible.family_tier1, rec.max_out_of_pocket.individual_tier1, rec.max_out_of_pocket.family_tier1];
+    for (let k = 0; k < 4; k++) money[slot * 4 + k] = m[k] ?? Number.NaN;
+    const code = METAL_CODES.indexOf(rec.metal_level);
+    if (code < 0) throw new Error(`plan ${rec.id}: unknown metal level ${rec.metal_level}`);
+    metal[slot] = code;
+  }
+  return attachPlanCatalog(image);
+}
+
+/**
+ * A catalog over shared fragments (built here or by another thread). Entries are made on first use
+ * and kept: a page's rows then cost an array read each, and a thread holds objects only for plans it served.
+ */
+export function attachPlanCatalog(image: CatalogImage): PlanCatalog {
+  const bytes = Buffer.from(image.bytes);
+  const offsets = new Int32Array(image.offsets);
+  const money = new Float64Array(image.money);
+  const metal = new Uint8Array(image.metal);
+  const slots: Array<CatalogEntry | undefined> = new Array<CatalogEntry | undefined>(offsets.length / 3).fill(undefined);
+  const entry = (slot: number): CatalogEntry | undefined => {
+    const made = slots[slot];
+    if (made !== undefined) return made;
+    const start = offsets[slot * 3]!;
+    if (start < 0) return undefined;
+    const mid = offsets[slot * 3 + 1]!;
+    const nullCreditSuffixBytes = bytes.subarray(mid, offsets[slot * 3 + 2]!);
+    const json: SummaryJson = {
+      prefixBytes: bytes.subarray(start, mid),
+      suffixBytes: nullCreditSuffixBytes.subarray(NULL_CREDIT_BYTES),
+      nullCreditSuffixBytes,
+    };
+    return (slots[slot] = new CatalogEntry(json, METAL_CODES[metal[slot]!]!, money, slot * 4));
+  };
   return {
+    image,
     get(planIndex, variant) {
       const v = variant === '01' ? 0 : VARIANTS.indexOf(variant as (typeof VARIANTS)[number]);
-      return v < 0 ? undefined : slots[planIndex * VARIANTS.length + v];
+      return v < 0 ? undefined : entry(planIndex * VARIANTS.length + v);
     },
   };
 }
