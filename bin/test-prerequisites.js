@@ -1,5 +1,6 @@
 // `npm test` runs this first (the `pretest` script): the Debian programs the tests drive — chromium
-// (test/mcp/browser-login.test.ts) and wrk (test/bench/harness.test.ts) — are installed when missing,
+// (test/mcp/browser-login.test.ts), wrk (test/bench/harness.test.ts), redis-server and haproxy (the
+// cluster tests, test/cluster/) — are installed when missing,
 // so the README's test command passes on a fresh machine. Without root it says in one line what to
 // install and stops before any test runs.
 import { spawnSync } from 'node:child_process';
@@ -8,6 +9,8 @@ import { existsSync } from 'node:fs';
 const NEEDED = [
   { pkg: 'chromium', present: () => existsSync('/usr/bin/chromium') },
   { pkg: 'wrk', present: () => spawnSync('wrk', ['-v']).error === undefined },
+  { pkg: 'redis-server', present: () => existsSync('/usr/bin/redis-server') },
+  { pkg: 'haproxy', present: () => existsSync('/usr/sbin/haproxy') },
 ];
 
 const missing = NEEDED.filter((n) => !n.present()).map((n) => n.pkg);

@@ -1,0 +1,89 @@
+/**
+ * @module A real Debian `redis-server` for tests: started on a free loopback port with its own temporary
+ * directory (append-only file on, so a stop and restart keeps the data, as a production Redis would),
+ * stopped and restarted on the same port by the outage tests, removed afterwards.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePorts } from '../../bench/lib/processes.ts';
+
+export const REDIS_SERVER = '/usr/bin/redis-server';
+
+export interface TestRedis {
+  readonly port: number;
+  /** redis://127.0.0.1:PORT/0 */
+  readonly url: string;
+  /** Stops the server (SIGTERM: it writes its data first); resolves once the process ended. */
+  stop(): Promise<void>;
+  /** SIGKILL: no chance to write anything. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port and directory; resolves once it accepts connections. */
+  start(): Promise<void>;
+  /** Stops it and removes its directory. */
+  close(): Promise<void>;
+}
+
+export async function startTestRedis(): Promise<TestRedis> {
+  const [port] = (await freePorts(1)) as [number];
+  const dir = mkdtempSync(join(tmpdir(), 'hpd-redis-'));
+  let child: ChildProcess | null = null;
+  let log = '';
+  const start = async (): Promise<void> => {
+    log = '';
+    const c = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--protected-mode', 'no', '--loglevel', 'warning'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    c.stdout!.on('data', (d: Buffer) => (log += d.toString()));
+    c.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+    child = c;
+    const deadline = Date.now() + 10_000;
+    while (!(await answersPing(port))) {
+      if (c.exitCode !== null || Date.now() > deadline) throw new Error(`redis-server did not start on ${port}: ${log.trim()}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  const end = async (signal: NodeJS.Signals): Promise<void> => {
+    const c = child;
+    child = null;
+    if (c === null || c.exitCode !== null) return;
+    const gone = new Promise<void>((resolve) => c.once('exit', () => resolve()));
+    c.kill(signal);
+    await gone;
+  };
+  await start();
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}/0`,
+    stop: () => end('SIGTERM'),
+    kill: () => end('SIGKILL'),
+    start,
+    async close() {
+      await end('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Whether a Redis on `port` answers PING with +PONG (a loading Redis answers -LOADING). */
+function answersPing(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    let got = '';
+    s.setTimeout(500, () => {
+      s.destroy();
+      resolve(false);
+    });
+    s.on('connect', () => s.write('PING\r\n'));
+    s.on('data', (d) => {
+      got += d.toString();
+      if (got.includes('\r\n')) {
+        s.destroy();
+        resolve(got.startsWith('+PONG'));
+      }
+    });
+    s.on('error', () => resolve(false));
+  });
+}
