@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { OPERATIONS } from '../operations/index.ts';
 import { etagFor, execute, TIER_RANK, type Operation, type OperationContext } from '../operations/operation.ts';
 import { PROBLEM_TYPES, toProblemBody, type ProblemSpec } from '../operations/problems.ts';
+import type { Tier } from '../policy/tiers.ts';
 import type { DataRegistry } from '../operations/data-registry.ts';
 import { asLiveRegistry, type LiveRegistry } from '../operations/live-registry.ts';
 import { AuthCache } from '../policy/auth-cache.ts';
@@ -74,6 +75,9 @@ const JSON_TYPE = 'application/json';
 const PROBLEM_TYPE = 'application/problem+json';
 const REALM = 'Bearer realm="health-api"';
 const INVALID_TOKEN = `${REALM}, error="invalid_token", error_description="The API key is missing, malformed, unknown or revoked"`;
+/** The shared state store lost its backend (Redis) and cannot vouch for this credential (state-store.ts). */
+const STATE_UNAVAILABLE: ProblemSpec = { kind: 'unavailable', detail: 'The service cannot verify this API key right now (its shared state store is unreachable). Retry shortly.' };
+const STATE_RETRY_AFTER = '5';
 
 interface Reply {
   status: number;
@@ -289,15 +293,30 @@ export function createRestServer(config: ServerConfig): RestServer {
     route.op.pathParams.forEach((name, i) => {
       pathParams[name] = decodePathParam(req.getParameter(i) ?? '');
     });
-    let reply: Reply | OkReply;
+    const internal = (err: unknown): Reply => {
+      onError(err, requestId);
+      return problemReply({ kind: 'internal', detail: 'An unexpected error occurred. Quote the X-Request-Id when contacting support.' }, path);
+    };
+    const send = (reply: Reply | OkReply): void => {
+      if ('response' in reply) writeOk(res, reply, head, requestId);
+      else write(res, reply, head, requestId);
+    };
+    let reply: Reply | OkReply | Promise<Reply | OkReply>;
     try {
       reply = respond(route, path, rawQuery, authorization, accept, ifNoneMatch, pathParams);
     } catch (err) {
-      onError(err, requestId);
-      reply = problemReply({ kind: 'internal', detail: 'An unexpected error occurred. Quote the X-Request-Id when contacting support.' }, path);
+      reply = internal(err);
     }
-    if ('response' in reply) writeOk(res, reply, head, requestId);
-    else write(res, reply, head, requestId);
+    if (!(reply instanceof Promise)) return send(reply);
+    // The quota had to ask Redis (leased-quota.ts): answer later, unless the client left meanwhile
+    // (writing to an aborted response would crash uWS).
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    reply.catch(internal).then((r) => {
+      if (!aborted) send(r);
+    });
   };
 
   const respond = (
@@ -308,14 +327,21 @@ export function createRestServer(config: ServerConfig): RestServer {
     accept: string,
     ifNoneMatch: string,
     pathParams: Record<string, string>,
-  ): Reply | OkReply => {
+  ): Reply | OkReply | Promise<Reply | OkReply> => {
     if (!acceptsJson(accept)) return problemReply({ kind: 'notAcceptable', detail: 'This resource is available as application/json only.' }, path);
     const now = clock();
     const who = auth.authenticate(authorization, now);
     if (!who.ok) {
+      if (who.reason === 'unavailable') return problemReply(STATE_UNAVAILABLE, path, [['retry-after', STATE_RETRY_AFTER]]);
       return problemReply({ kind: 'unauthorized', detail: 'Missing or invalid API key.' }, path, [['www-authenticate', who.reason === 'missing' ? REALM : INVALID_TOKEN]]);
     }
-    const decision = config.quota.consume(who.userId, who.tier);
+    const counted = config.quota.consume(who.userId, who.tier);
+    const proceed = (decision: QuotaDecision): Reply | OkReply => answer(route, path, rawQuery, ifNoneMatch, pathParams, who.tier, decision);
+    return counted instanceof Promise ? counted.then(proceed) : proceed(counted);
+  };
+
+  /** A request past authentication and counting: the operation's answer (from the cache when it can). */
+  const answer = (route: Route, path: string, rawQuery: string, ifNoneMatch: string, pathParams: Record<string, string>, tier: Tier, decision: QuotaDecision): Reply | OkReply => {
     if (!decision.allowed) {
       return problemReply({ kind: 'rateLimited', detail: 'Daily request limit reached. Resets at midnight UTC.', upgrade: true }, path, rateLimitHeaders(decision));
     }
@@ -324,10 +350,10 @@ export function createRestServer(config: ServerConfig): RestServer {
     // skips validation; any other is validated and then found by its canonical form.
     const spelling = route.cached ? `${route.pattern}\u0000${rawQuery}\u0000${route.op.pathParams.length === 0 ? '' : Object.values(pathParams).join('\u0000')}` : '';
     const hit = route.cached ? cache.bySpelling(spelling) : undefined;
-    if (hit !== undefined && TIER_RANK[who.tier] >= TIER_RANK[route.op.tier]) return okReply(hit, ifNoneMatch, decision);
+    if (hit !== undefined && TIER_RANK[tier] >= TIER_RANK[route.op.tier]) return okReply(hit, ifNoneMatch, decision);
     // One snapshot for the whole request (src/operations/live-registry.ts).
     const c = ctx;
-    const result = execute(route.op, c, who.tier, queryPairs(rawQuery), pathParams);
+    const result = execute(route.op, c, tier, queryPairs(rawQuery), pathParams);
     if (!result.ok) return problemReply(result.problem, path, rateLimitHeaders(decision));
     if (route.cached) {
       const known = cache.get(result.canonical, spelling);

@@ -26,7 +26,7 @@ export interface Principal {
   readonly expiresAt: number;
 }
 
-export type CredentialResult = { ok: true; principal: Principal } | { ok: false; reason: 'missing' | 'invalid'; description: string };
+export type CredentialResult = { ok: true; principal: Principal } | { ok: false; reason: 'missing' | 'invalid' | 'unavailable'; description: string };
 
 export interface TokenVerifierOptions {
   /** Issuer identifier of the authorization server (the `iss` of its tokens). */
@@ -89,6 +89,7 @@ export function createCredentialVerifier(opts: TokenVerifierOptions): Credential
       const kind = classifyBearer(token);
       if (kind === 'api_key') {
         const who = apiKeys.authenticate(header, clock());
+        if (!who.ok && who.reason === 'unavailable') return { ok: false, reason: 'unavailable', description: 'The service cannot verify this API key right now (its shared state store is unreachable)' };
         if (!who.ok) return { ok: false, reason: 'invalid', description: 'The API key is unknown or revoked' };
         return { ok: true, principal: { userId: who.userId, tier: who.tier, kind: 'api_key', token, clientId: who.keyId, scopes: [], expiresAt: Math.floor(clock() / 1000) + 3600 } };
       }

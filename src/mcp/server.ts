@@ -100,10 +100,10 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
   const problem = (spec: ProblemSpec, instance: string): Record<string, unknown> => ({ ...toProblemBody(spec, config.baseUrl, instance, config.upgradeUrl) });
   const toolError = (doc: Record<string, unknown>): CallToolResult => ({ isError: true, content: [{ type: 'text', text: JSON.stringify(doc) }] });
 
-  const callTool = (tool: ToolDefinition, args: Record<string, unknown>, who: Principal): CallToolResult => {
+  const callTool = async (tool: ToolDefinition, args: Record<string, unknown>, who: Principal): Promise<CallToolResult> => {
     const req = toolArgsToRequest(tool, args);
     const instance = req.ok ? req.restPath : tool.operation.path;
-    const decision = config.quota.consume(who.userId, who.tier);
+    const decision = await config.quota.consume(who.userId, who.tier);
     if (!decision.allowed) return toolError(problem({ kind: 'rateLimited', detail: 'Daily request limit reached. Resets at midnight UTC.', upgrade: true }, instance));
     if (!req.ok) return toolError(problem({ kind: 'validation', detail: req.errors.length === 1 ? `Invalid ${req.errors[0]!.field}: ${req.errors[0]!.message}.` : 'Invalid input.', errors: req.errors }, instance));
     // A tool call runs synchronously from here: one snapshot answers all of it.
@@ -203,6 +203,7 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
       return problemResponse(res, { kind: 'methodNotAllowed', detail: `Method ${method} is not allowed. Allowed: GET, POST, DELETE.` }, path, { allow: 'GET, POST, DELETE' });
     }
     const cred = await config.verifier.verify(req.headers.authorization);
+    if (!cred.ok && cred.reason === 'unavailable') return problemResponse(res, { kind: 'unavailable', detail: `${cred.description}. Retry shortly.` }, path, { 'retry-after': '5' });
     if (!cred.ok) {
       const challenge =
         cred.reason === 'missing'

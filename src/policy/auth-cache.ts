@@ -9,7 +9,7 @@
  * millisecond when another process commits it. Failures are never cached: a key created a moment
  * ago works at once.
  */
-import { authenticate, touch, LAST_USED_RESOLUTION_MS, type AuthResult } from './authenticate.ts';
+import { authenticate, touch, LAST_USED_RESOLUTION_MS, UNAVAILABLE, type AuthResult } from './authenticate.ts';
 import type { StateStore } from './state-store.ts';
 
 const MAX_ENTRIES = 10_000;
@@ -36,6 +36,8 @@ export class AuthCache {
     }
     const key = header ?? '';
     const hit = this.#entries.get(key);
+    // A networked store past its grace without its backend answers nobody, remembered or not.
+    if (hit !== undefined && this.#store.health() === 'unavailable') return UNAVAILABLE;
     if (hit !== undefined) {
       // Keeps last_used_at within its one-minute resolution without a read per request.
       if (now - hit.usedAt >= LAST_USED_RESOLUTION_MS) {

@@ -8,14 +8,15 @@
  * 60 s cache; not having one is strictly fresher.)
  *
  * The two failure reasons map to the two 401 variants of §2.3: `missing` → a bare challenge,
- * `invalid` → `error="invalid_token"`. JWTs are recognised only to be refused: REST takes API keys
+ * `invalid` → `error="invalid_token"`. A third, `unavailable`, is a 503: a networked store that lost
+ * its backend cannot tell an unknown key from one created elsewhere meanwhile (state-store.ts). JWTs are recognised only to be refused: REST takes API keys
  * only, and the MCP front verifies JWTs itself before falling back to this function.
  */
 import { hashKey, KEY_PATTERN } from './api-keys.ts';
 import type { StateStore } from './state-store.ts';
 import type { Tier } from './tiers.ts';
 
-export type AuthResult = { ok: true; userId: string; tier: Tier; keyId: string } | { ok: false; reason: 'missing' | 'invalid' };
+export type AuthResult = { ok: true; userId: string; tier: Tier; keyId: string } | { ok: false; reason: 'missing' | 'invalid' | 'unavailable' };
 
 /** Three base64url segments, the first starting with `eyJ` (`{"` encoded): a JWT (contract §2.2). */
 export const JWT_PATTERN = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -25,6 +26,7 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 
 const MISSING: AuthResult = Object.freeze({ ok: false, reason: 'missing' });
 const INVALID: AuthResult = Object.freeze({ ok: false, reason: 'invalid' });
+export const UNAVAILABLE: AuthResult = Object.freeze({ ok: false, reason: 'unavailable' });
 
 /** Keys with a last_used_at write in flight, so a burst of requests queues one write, not hundreds. */
 const touching = new Set<string>();
@@ -62,11 +64,14 @@ export function authenticate(authorizationHeader: string | undefined, store: Sta
   if (token === undefined) return MISSING;
   // Malformed values (JWTs included) never reach the store: no hashing, no lookup (contract §2.1).
   if (!KEY_PATTERN.test(token)) return INVALID;
+  const health = store.health();
+  if (health === 'unavailable') return UNAVAILABLE;
   const key = store.getKeyByHash(hashKey(token));
-  if (key === undefined || key.revoked_at !== null) return INVALID;
+  if (key === undefined) return health === 'ok' ? INVALID : UNAVAILABLE;
+  if (key.revoked_at !== null) return INVALID;
   const user = store.getUser(key.user_id);
   // A key whose owner is gone belongs to no account: fail closed rather than guess a tier.
-  if (user === undefined) return INVALID;
+  if (user === undefined) return health === 'ok' ? INVALID : UNAVAILABLE;
   if (key.last_used_at === null || Date.parse(key.last_used_at) <= now - LAST_USED_RESOLUTION_MS) touch(store, key.id, now);
   return { ok: true, userId: user.id, tier: user.tier, keyId: key.id };
 }

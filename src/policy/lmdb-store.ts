@@ -73,6 +73,10 @@ class LmdbStateStore implements StateStore {
     this.#meta = this.#root.openDB<Buffer, string>({ name: 'meta', encoding: 'binary' });
   }
 
+  health(): 'ok' {
+    return 'ok';
+  }
+
   generation(): number {
     const t = performance.now();
     if (t - this.#generationReadAt < GENERATION_REFRESH_MS) return this.#generation;

@@ -34,11 +34,16 @@ export interface QuotaDecision {
 }
 
 /**
- * What the fronts count requests against: this module's DailyQuota (one thread) or SharedDailyQuota
- * (src/policy/shared-quota.ts: every thread of the process, for REST worker threads).
+ * What the fronts count requests against: this module's DailyQuota (one thread), SharedDailyQuota
+ * (src/policy/shared-quota.ts: every thread of the process, for REST worker threads) or LeasedQuota
+ * (src/policy/leased-quota.ts: every instance sharing a Redis).
  */
 export interface Quota {
-  consume(userId: string, tier: Tier): QuotaDecision;
+  /**
+   * Counts one request. Synchronous whenever the answer is known locally; a promise only when it is
+   * not (a LeasedQuota that must lease more allowance from Redis first), which the fronts await.
+   */
+  consume(userId: string, tier: Tier): QuotaDecision | Promise<QuotaDecision>;
   peek(userId: string, tier: Tier): QuotaDecision;
   flush(): Promise<void>;
   close(): Promise<void>;

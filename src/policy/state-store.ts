@@ -48,8 +48,16 @@ export const KEY_ID_PATTERN = /^key_[0-9a-f]{16}$/;
  */
 export const USER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@:+-]{0,127}$/;
 
+/**
+ * Whether a store answers authoritatively: 'ok'; 'degraded' when a networked store lost its backend
+ * and answers from its last known state (known keys keep working; an unknown key may have been created
+ * elsewhere, so it is not refused as invalid); 'unavailable' once that has lasted too long.
+ */
+export type StoreHealth = 'ok' | 'degraded' | 'unavailable';
+
 export interface StateStore {
-  /** The key whose plaintext hashes to `hash`, revoked or not; undefined when none. */
+  /** See {@link StoreHealth}; the embedded store is always 'ok'. */
+  health(): StoreHealth;
   /**
    * A number that changes whenever a write could change the outcome of an authentication (a key
    * created, revoked or moved, a user created or re-tiered), in any process. Caches of authentication
@@ -57,6 +65,7 @@ export interface StateStore {
    * (an implementation may take up to a millisecond to see another process's change).
    */
   generation(): number;
+  /** The key whose plaintext hashes to `hash`, revoked or not; undefined when none. */
   getKeyByHash(hash: string): ApiKeyRecord | undefined;
   getKey(id: string): ApiKeyRecord | undefined;
   /** Inserts or replaces a key record and its hash index entry in one transaction. */

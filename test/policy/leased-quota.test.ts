@@ -1,0 +1,108 @@
+/**
+ * The daily quota across instances on a real redis-server: several lease holders (as instances and
+ * worker threads are) never let a user's successes exceed the limit, never refuse below the limit minus
+ * the slack (0 under 1,000), give back what they did not use, and count locally while Redis is down,
+ * adding those counts when it is back.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { LeasedQuota } from '../../src/policy/leased-quota.ts';
+import { connectRedis, type RedisLink } from '../../src/policy/redis-link.ts';
+import { quotaKey } from '../../src/policy/redis-store.ts';
+import type { Tier } from '../../src/policy/tiers.ts';
+import { startTestRedis, type TestRedis } from '../helpers/redis-server.ts';
+
+const LIMITS: Record<Tier, number> = { free: 100, pro: 10_000, enterprise: 100_000 };
+const today = (): string => new Date().toISOString().slice(0, 10);
+
+async function holders(redis: TestRedis, n: number): Promise<{ quotas: LeasedQuota[]; links: RedisLink[]; close(): Promise<void> }> {
+  const links: RedisLink[] = [];
+  for (let i = 0; i < n; i++) links.push(await connectRedis(redis.url, { log: () => {} }));
+  const quotas = links.map((l) => new LeasedQuota(l, LIMITS));
+  return {
+    quotas,
+    links,
+    async close() {
+      for (const q of quotas) await q.close();
+      for (const l of links) await l.close();
+    },
+  };
+}
+
+test('Free across 3 holders: 150 concurrent requests, exactly 100 succeed, spread over the holders', { timeout: 60_000 }, async (t) => {
+  const redis = await startTestRedis();
+  t.after(() => redis.close());
+  const h = await holders(redis, 3);
+  t.after(() => h.close());
+  const results = await Promise.all(Array.from({ length: 150 }, (_, i) => Promise.resolve(h.quotas[i % 3]!.consume('usr_free', 'free'))));
+  const allowed = results.filter((d) => d.allowed);
+  assert.equal(allowed.length, 100);
+  const perHolder = [0, 1, 2].map((k) => results.filter((d, i) => d.allowed && i % 3 === k).length);
+  assert.ok(perHolder.every((n) => n > 0), `spread: ${perHolder}`);
+  assert.equal(Number(await h.links[0]!.client.hget(quotaKey(today()), 'usr_free')), 100);
+  // Refused afterwards everywhere, with the reset time.
+  const after = await h.quotas[1]!.consume('usr_free', 'free');
+  assert.equal(after.allowed, false);
+  assert.ok(after.retryAfterSeconds > 0);
+});
+
+test('Pro across 4 holders until refused: never above the limit, never refused below limit − 0.5 %; blocks mostly local', { timeout: 60_000 }, async (t) => {
+  const redis = await startTestRedis();
+  t.after(() => redis.close());
+  const h = await holders(redis, 4);
+  t.after(() => h.close());
+  const limit = LIMITS.pro;
+  const slack = limit * 0.005;
+  let allowed = 0;
+  let waited = 0;
+  const refusedAt: number[] = [];
+  const active = new Set([0, 1, 2, 3]);
+  while (active.size > 0) {
+    for (const k of [...active]) {
+      const r = h.quotas[k]!.consume('usr_pro', 'pro');
+      if (r instanceof Promise) waited++;
+      const d = await r;
+      if (d.allowed) allowed++;
+      else {
+        refusedAt.push(allowed);
+        active.delete(k);
+      }
+    }
+  }
+  assert.ok(allowed <= limit, `${allowed} > ${limit}`);
+  assert.ok(Math.min(...refusedAt) >= limit - slack, `first refusal after ${Math.min(...refusedAt)} successes (limit ${limit}, slack ${slack})`);
+  assert.ok(waited < allowed / 5, `${waited} of ${allowed} requests waited on Redis`);
+});
+
+test('closing gives back the unused lease: the counter then holds only what was used', { timeout: 60_000 }, async (t) => {
+  const redis = await startTestRedis();
+  t.after(() => redis.close());
+  const h = await holders(redis, 2);
+  t.after(() => h.close());
+  for (let i = 0; i < 3; i++) assert.equal((await h.quotas[0]!.consume('usr_e', 'enterprise')).allowed, true);
+  const leased = Number(await h.links[0]!.client.hget(quotaKey(today()), 'usr_e'));
+  assert.ok(leased > 3, `a block was leased (${leased})`);
+  await h.quotas[0]!.close();
+  assert.equal(Number(await h.links[0]!.client.hget(quotaKey(today()), 'usr_e')), 3);
+});
+
+test('Redis down: requests counted locally from the last count, added to Redis when it is back', { timeout: 60_000 }, async (t) => {
+  const redis = await startTestRedis();
+  t.after(() => redis.close());
+  const h = await holders(redis, 1);
+  t.after(() => h.close());
+  const q = h.quotas[0]!;
+  for (let i = 0; i < 40; i++) assert.equal((await q.consume('usr_f', 'free')).allowed, true);
+  await redis.stop();
+  while (h.links[0]!.up()) await new Promise((r) => setTimeout(r, 10));
+  const during = [];
+  for (let i = 0; i < 80; i++) during.push(await q.consume('usr_f', 'free'));
+  assert.equal(during.filter((d) => d.allowed).length, 60, 'the last known count (40) plus local counting stops at the limit');
+  await redis.start();
+  const deadline = Date.now() + 5000;
+  while (Number(await h.links[0]!.client.hget(quotaKey(today()), 'usr_f').catch(() => 0)) !== 100) {
+    if (Date.now() > deadline) assert.fail(`not reconciled: ${await h.links[0]!.client.hget(quotaKey(today()), 'usr_f').catch(() => '?')}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.equal((await q.consume('usr_f', 'free')).allowed, false);
+});
