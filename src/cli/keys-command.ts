@@ -8,11 +8,12 @@
  */
 import { parseArgs } from 'node:util';
 import { createKey, KEY_PATTERN, listKeys, MAX_LABEL_LENGTH, revokeKey, UnknownKeyError } from '../policy/api-keys.ts';
-import { openLmdbStateStore } from '../policy/lmdb-store.ts';
+import { openStateBackend } from '../policy/state-backend.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import { USER_ID_PATTERN } from '../policy/state-store.ts';
 import { isTier, TIERS, type Tier } from '../policy/tiers.ts';
 import { stateDir } from './paths.ts';
+import { redisConfig } from './redis-config.ts';
 import { CliError, UsageError } from './usage-error.ts';
 
 export const KEYS_USAGE = `Usage: hpd keys <command>
@@ -43,13 +44,17 @@ export function checkUserId(userId: string): string {
   return userId;
 }
 
-/** Opens the store for one command and always closes it, so writes are flushed before exit. */
+/**
+ * Opens the store for one command (Redis when HPD_REDIS_URL is set, as for `hpd serve`) and always
+ * closes it, so writes are committed before exit.
+ */
 export async function withStore<T>(fn: (store: StateStore) => Promise<T> | T): Promise<T> {
-  const store = openLmdbStateStore(stateDir());
+  const redis = redisConfig(process.env);
+  const backend = await openStateBackend({ stateDir: stateDir(), redisUrl: redis.url, redisGraceMs: redis.graceMs, log: () => {} });
   try {
-    return await fn(store);
+    return await fn(backend.store);
   } finally {
-    await store.close();
+    await backend.close();
   }
 }
 

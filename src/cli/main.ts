@@ -6,6 +6,7 @@
 import { FatalBuildError } from '../../build/read/diagnostics.ts';
 import { BuildIntegrityError } from '../engine/build-integrity.ts';
 import { ListenError } from '../http/listen-error.ts';
+import { RedisUnreachableError } from '../policy/redis-unreachable-error.ts';
 import { CliError, UsageError } from './usage-error.ts';
 
 const USAGE = `Usage: hpd <command> [options]
@@ -69,7 +70,7 @@ try {
   if (err instanceof UsageError) {
     process.stderr.write(`hpd: ${err.message} (see hpd --help)\n`);
     process.exitCode = 2;
-  } else if (err instanceof FatalBuildError || err instanceof CliError || err instanceof BuildIntegrityError || err instanceof ListenError) {
+  } else if (err instanceof FatalBuildError || err instanceof CliError || err instanceof BuildIntegrityError || err instanceof ListenError || err instanceof RedisUnreachableError) {
     process.stderr.write(`hpd: ${err.message}\n`);
     process.exitCode = 1;
   } else {

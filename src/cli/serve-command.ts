@@ -20,10 +20,13 @@ import { DEFAULT_DRAIN_MS, DEFAULT_LISTENER_LIMITS } from '../http/node-listener
 import { DEFAULT_REST_MAX_CONNECTIONS, DEFAULT_RESPONSE_CACHE_BYTES } from '../http/server.ts';
 import { UWS_PACKAGE, uwsVersion } from '../http/uws.ts';
 import { yearsWithBuilds } from '../operations/data-registry.ts';
+import { redactRedisUrl } from '../policy/redis-link.ts';
+import { DEFAULT_REDIS_GRACE_MS } from '../policy/state-backend.ts';
 import { dailyLimits } from '../policy/tiers.ts';
 import { fdBudgetWarning, openFileLimit } from './fd-budget.ts';
 import { removePidFile, writePidFile } from './pid-file.ts';
 import { PACKAGE_VERSION } from './package-version.ts';
+import { redisConfig } from './redis-config.ts';
 import { startServices } from './services.ts';
 import { buildsRoot, cacheRoot, REPO_ROOT, stateDir } from './paths.ts';
 import { UsageError } from './usage-error.ts';
@@ -45,7 +48,9 @@ HPD_AUTH_PORT, HPD_AUTH_URL, HPD_AUTH_ISSUER, HPD_MAX_CONNECTIONS (per MCP / aut
 default ${DEFAULT_LISTENER_LIMITS.maxConnections}), HPD_REST_MAX_CONNECTIONS (REST listener, default ${DEFAULT_REST_MAX_CONNECTIONS}),
 HPD_RESPONSE_CACHE_MB (REST response cache, default ${DEFAULT_RESPONSE_CACHE_BYTES / 1024 / 1024}), HPD_DRAIN_SECONDS (longest shutdown
 drain, default ${DEFAULT_DRAIN_MS / 1000}), HPD_WATCH_BUILDS (1: adopt newly published builds within ~1 s; 0: only on
-SIGHUP or hpd reload).`;
+SIGHUP or hpd reload), HPD_REDIS_URL (shared state for several instances, e.g. redis://127.0.0.1:6379/0;
+default: the embedded store in HPD_STATE_DIR), HPD_REDIS_GRACE_SECONDS (how long known keys are served while
+Redis is unreachable, default ${DEFAULT_REDIS_GRACE_MS / 1000}).`;
 
 /** `--workers N` or HPD_WORKERS; the cores by default. */
 function parseWorkers(argv: readonly string[], env: NodeJS.ProcessEnv): number {
@@ -102,6 +107,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   const drainSeconds = Number(env.HPD_DRAIN_SECONDS ?? DEFAULT_DRAIN_MS / 1000);
   if (!Number.isFinite(drainSeconds) || drainSeconds < 0 || drainSeconds > 3600) throw new UsageError(`HPD_DRAIN_SECONDS must be a number of seconds from 0 to 3600, got "${env.HPD_DRAIN_SECONDS}"`);
   const drainMs = Math.round(drainSeconds * 1000);
+  const redis = redisConfig(env);
 
   const budget = fdBudgetWarning({ HPD_REST_MAX_CONNECTIONS: restMaxConnections, 'HPD_MAX_CONNECTIONS (MCP)': maxConnections, 'HPD_MAX_CONNECTIONS (auth)': externalIssuer === undefined ? maxConnections : 0 }, openFileLimit());
   if (budget !== null) process.stderr.write(`${budget}\n`);
@@ -139,11 +145,13 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     watchBuilds: watch === '1',
     responseCacheBytes: Math.round(cacheMb * 1024 * 1024),
     drainMs,
+    redisUrl: redis.url,
+    redisGraceMs: redis.graceMs,
   });
   for (const w of services.registry.warnings) process.stderr.write(`hpd: warning: ${w}\n`);
   process.stdout.write(
     `hpd: serving years ${services.registry.years.join(', ')} (data ${services.registry.version}) on http://${host}:${services.restPort} with ${UWS_PACKAGE} ${uwsVersion()}, ${workers === 0 ? 'REST in the main thread' : `${workers} REST worker thread${workers === 1 ? '' : 's'}`}; links use ${baseUrl}\n` +
-      `hpd: MCP on http://${host}:${services.mcpPort} as ${mcpUrl}; authorization server ${externalIssuer === undefined ? `embedded at ${authUrl}` : `external: ${externalIssuer}`}\n`,
+      `hpd: MCP on http://${host}:${services.mcpPort} as ${mcpUrl}; authorization server ${externalIssuer === undefined ? `embedded at ${authUrl}` : `external: ${externalIssuer}`}; state ${redis.url === undefined ? `embedded in ${stateDir(env)}` : `on Redis at ${redactRedisUrl(redis.url)}`}\n`,
   );
   // `hpd reload` finds this process here; SIGHUP adopts newly published builds at once (the watcher
   // adopts them within about a second anyway).

@@ -12,9 +12,9 @@ import { createCredentialVerifier } from '../mcp/credentials.ts';
 import { createMcpServer, type McpHttpServer } from '../mcp/server.ts';
 import type { DataRegistry } from '../operations/data-registry.ts';
 import { createLiveRegistry, imagesOf, type LiveRegistry, type ReloadResult } from '../operations/live-registry.ts';
-import { openLmdbStateStore } from '../policy/lmdb-store.ts';
 import { DailyQuota, type Quota } from '../policy/quota.ts';
 import { SharedDailyQuota } from '../policy/shared-quota.ts';
+import { openStateBackend, type StateBackend } from '../policy/state-backend.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import type { Tier } from '../policy/tiers.ts';
 import { watchBuilds } from './build-watcher.ts';
@@ -52,6 +52,10 @@ export interface ServicesConfig {
   readonly watchBuilds?: boolean;
   /** REST worker threads; 0 (the default here) serves REST from this thread. `hpd serve` defaults to the cores. */
   readonly workers?: number;
+  /** Shared state on Redis (several instances); absent: the embedded store in `stateDir`. */
+  readonly redisUrl?: string;
+  /** How long known keys are served while Redis is unreachable (default 5 min). */
+  readonly redisGraceMs?: number;
 }
 
 export interface Services {
@@ -82,11 +86,19 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
   // The data first: a damaged build is refused before the state store and the quota's timers exist,
   // so the process exits with the integrity error instead of lingering on open handles.
   const live = createLiveRegistry(c.buildsRoot, c.baseUrl);
-  const store = openLmdbStateStore(c.stateDir);
+  let backend: StateBackend;
+  try {
+    backend = await openStateBackend({ stateDir: c.stateDir, redisUrl: c.redisUrl, redisGraceMs: c.redisGraceMs, clock: c.clock, name: 'main thread' });
+  } catch (err) {
+    live.close();
+    throw err;
+  }
+  const store = backend.store;
   const workers = c.workers ?? 0;
-  // With REST workers, every thread counts in one shared table this thread owns and persists.
-  const shared = workers > 0 ? SharedDailyQuota.open(store, c.limits, c.clock) : null;
-  const quota: Quota = shared ?? DailyQuota.open(store, c.limits, c.clock);
+  // On Redis, every thread (this one, each REST worker) leases its own blocks of each user's allowance.
+  // Embedded, with REST workers, every thread counts in one shared table this thread owns and persists.
+  const shared = backend.redis === null && workers > 0 ? SharedDailyQuota.open(store, c.limits, c.clock) : null;
+  const quota: Quota = backend.leasedQuota(c.limits, c.clock) ?? shared ?? DailyQuota.open(store, c.limits, c.clock);
   let pool: RestPool | null = null;
   // The main thread opens and verifies a new build once; REST workers attach to what it opened.
   const reload = (): ReloadResult => {
@@ -101,7 +113,7 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
       watcher?.close();
       await quota.close();
       live.close();
-      await store.close();
+      await backend.close();
     },
   ];
   const closeAll = async (): Promise<void> => {
@@ -110,12 +122,12 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
   try {
     let rest: { drain(): void };
     let restPort: number;
-    if (shared !== null) {
+    if (workers > 0) {
       pool = await startRestPool({
         workers,
         maxConnections: c.restMaxConnections ?? DEFAULT_REST_MAX_CONNECTIONS,
         years: () => imagesOf(live.current()),
-        worker: { stateDir: c.stateDir, baseUrl: c.baseUrl, upgradeUrl: c.upgradeUrl, limits: c.limits, responseCacheBytes: c.responseCacheBytes, quota: shared.descriptor() },
+        worker: { stateDir: c.stateDir, baseUrl: c.baseUrl, upgradeUrl: c.upgradeUrl, limits: c.limits, responseCacheBytes: c.responseCacheBytes, quota: shared?.descriptor() ?? null, redisUrl: c.redisUrl, redisGraceMs: c.redisGraceMs },
       });
       const p = pool;
       opened.push(() => p.close());

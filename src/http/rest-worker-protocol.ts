@@ -17,8 +17,11 @@ export interface RestWorkerData {
   /** This worker's share of the REST connection cap. */
   readonly maxConnections: number;
   readonly responseCacheBytes?: number;
-  /** The shared quota table (SharedArrayBuffers travel by reference). */
+  /** The shared quota table (SharedArrayBuffers travel by reference); null when the state is on Redis. */
   readonly quota: unknown;
+  /** Shared state on Redis: the worker opens its own link, replica and leased quota. */
+  readonly redisUrl?: string;
+  readonly redisGraceMs?: number;
 }
 
 export type ToWorker =

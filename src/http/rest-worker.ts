@@ -9,7 +9,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createFollowerRegistry } from '../operations/live-registry.ts';
-import { openLmdbStateStore } from '../policy/lmdb-store.ts';
+import type { Quota } from '../policy/quota.ts';
+import { openStateBackend } from '../policy/state-backend.ts';
 import { attachSharedQuota } from '../policy/shared-quota.ts';
 import type { FromWorker, RestWorkerData, ToWorker } from './rest-worker-protocol.ts';
 import { createRestServer } from './server.ts';
@@ -19,9 +20,11 @@ const port = parentPort;
 const data = workerData as RestWorkerData;
 const post = (m: FromWorker): void => port.postMessage(m);
 
-const live = createFollowerRegistry(data.years, (line) => process.stderr.write(`${line} [worker ${data.index}]\n`));
-const store = openLmdbStateStore(data.stateDir);
-const quota = attachSharedQuota(data.quota);
+const log = (line: string): void => void process.stderr.write(`${line} [worker ${data.index}]\n`);
+const live = createFollowerRegistry(data.years, log);
+const backend = await openStateBackend({ stateDir: data.stateDir, redisUrl: data.redisUrl, redisGraceMs: data.redisGraceMs, name: `rest worker ${data.index}` });
+const store = backend.store;
+const quota: Quota = backend.leasedQuota(data.limits) ?? attachSharedQuota(data.quota);
 const server = createRestServer({
   registry: live,
   store,
@@ -39,7 +42,8 @@ async function shutdown(code: number): Promise<void> {
   closing = true;
   await server.close();
   live.close();
-  await store.close();
+  await quota.close();
+  await backend.close();
   port.close();
   process.exitCode = code;
 }

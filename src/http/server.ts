@@ -425,9 +425,17 @@ export function createRestServer(config: ServerConfig): RestServer {
   };
   plain('/v1/openapi.json', () => 200, JSON_TYPE, () => openapiBody);
   plain('/healthz', () => 200, JSON_TYPE, () => healthBody);
-  plain('/readyz', () => (draining ? 503 : 200), JSON_TYPE, () => {
+  // 'degraded': the shared state store lost Redis and serves known keys from its last state; still
+  // ready (taking every instance out of a load balancer would turn an outage of Redis into a total one).
+  // 'unavailable': past that grace, nothing can be verified.
+  const readiness = (): 'draining' | 'ready' | 'degraded' | 'unavailable' => {
+    if (draining) return 'draining';
+    const health = config.store.health();
+    return health === 'ok' ? 'ready' : health;
+  };
+  plain('/readyz', () => (readiness() === 'ready' || readiness() === 'degraded' ? 200 : 503), JSON_TYPE, () => {
     const r = ctx.registry;
-    return JSON.stringify({ status: draining ? 'draining' : 'ready', years: r.years, build: r.version, builds: r.builds });
+    return JSON.stringify({ status: readiness(), years: r.years, build: r.version, builds: r.builds });
   });
   const problemPage = (head: boolean) => (res: HttpResponse, req: HttpRequest) => {
     const slug = req.getParameter(0) ?? '';

@@ -8,6 +8,7 @@
  * each change of state is logged in one line, never once per request.
  */
 import { Redis } from 'ioredis';
+import { RedisUnreachableError } from './redis-unreachable-error.ts';
 
 /** A Redis command that does not answer within this is a failure (the link counts as down). */
 export const COMMAND_TIMEOUT_MS = 1000;
@@ -50,7 +51,7 @@ export function redactRedisUrl(url: string): string {
 export async function connectRedis(url: string, opts: RedisLinkOptions = {}, startTimeoutMs = 5000): Promise<RedisLink> {
   const parsed = URL.parse(url);
   if (parsed === null || (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')) {
-    throw new Error(`HPD_REDIS_URL must be a redis:// or rediss:// URL, got "${url}"`);
+    throw new RedisUnreachableError(`HPD_REDIS_URL must be a redis:// or rediss:// URL, got "${url}"`);
   }
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const clock = opts.clock ?? Date.now;
@@ -78,7 +79,7 @@ export async function connectRedis(url: string, opts: RedisLinkOptions = {}, sta
   } catch (err) {
     client.disconnect();
     subscriber.disconnect();
-    throw new Error(`cannot reach Redis at ${shown}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new RedisUnreachableError(`cannot reach Redis at ${shown}: ${err instanceof Error ? err.message : String(err)}`);
   }
   let downAt: number | null = null;
   const listeners: Array<(up: boolean) => void> = [];

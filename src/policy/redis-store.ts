@@ -22,6 +22,7 @@
  */
 import type { Redis } from 'ioredis';
 import { REDIS_PREFIX, type RedisLink } from './redis-link.ts';
+import { DEFAULT_REDIS_GRACE_MS } from './state-backend.ts';
 import type { ApiKeyRecord, StateStore, StoreHealth, UserRecord } from './state-store.ts';
 
 const KEYS = `${REDIS_PREFIX}keys`;
@@ -33,8 +34,6 @@ export const CHANGES_CHANNEL = `${REDIS_PREFIX}changes`;
 export const quotaKey = (day: string): string => `${REDIS_PREFIX}quota:${day}`;
 /** Safety net for lost change messages: the generation is compared this often. */
 export const CHECK_MS = 500;
-/** Default time a replica answers for known keys while Redis is unreachable. */
-export const DEFAULT_GRACE_MS = 5 * 60_000;
 const MAX_CAS_TRIES = 20;
 
 /**
@@ -102,7 +101,7 @@ class RedisStateStore implements StateStore {
   constructor(link: RedisLink, opts: RedisStoreOptions) {
     this.#link = link;
     this.#redis = link.client;
-    this.#graceMs = opts.graceMs ?? DEFAULT_GRACE_MS;
+    this.#graceMs = opts.graceMs ?? DEFAULT_REDIS_GRACE_MS;
     this.#clock = opts.clock ?? Date.now;
   }
 

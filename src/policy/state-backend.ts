@@ -5,9 +5,13 @@
  * link is exposed for what must share it (the leased quota, the authorization server's storage).
  */
 import { openLmdbStateStore } from './lmdb-store.ts';
-import { connectRedis, type RedisLink } from './redis-link.ts';
-import { DEFAULT_GRACE_MS, openRedisStateStore } from './redis-store.ts';
+import type { Quota } from './quota.ts';
+import type { RedisLink } from './redis-link.ts';
 import type { StateStore } from './state-store.ts';
+import type { Tier } from './tiers.ts';
+
+/** Default time known keys are served while Redis is unreachable (redis-store.ts). */
+export const DEFAULT_REDIS_GRACE_MS = 5 * 60_000;
 
 export interface StateBackendConfig {
   readonly stateDir: string;
@@ -25,21 +29,24 @@ export interface StateBackend {
   readonly store: StateStore;
   /** The Redis link when the store is on Redis. */
   readonly redis: RedisLink | null;
+  /** On Redis: this thread's lease holder of the daily quota (leased-quota.ts); null when embedded. */
+  leasedQuota(limits: Readonly<Record<Tier, number>>, clock?: () => number): Quota | null;
   /** Closes the store, then the link. */
   close(): Promise<void>;
 }
 
-export { DEFAULT_GRACE_MS as DEFAULT_REDIS_GRACE_MS };
-
 export async function openStateBackend(c: StateBackendConfig): Promise<StateBackend> {
   if (c.redisUrl === undefined || c.redisUrl === '') {
     const store = openLmdbStateStore(c.stateDir);
-    return { store, redis: null, close: () => store.close() };
+    return { store, redis: null, leasedQuota: () => null, close: () => store.close() };
   }
+  // Loaded only here: an instance on the embedded store (and each of its REST workers) never loads
+  // the Redis client.
+  const [{ connectRedis }, { openRedisStateStore }, { LeasedQuota }] = await Promise.all([import('./redis-link.ts'), import('./redis-store.ts'), import('./leased-quota.ts')]);
   const link = await connectRedis(c.redisUrl, { log: c.log, name: c.name, clock: c.clock });
   let store: StateStore;
   try {
-    store = await openRedisStateStore(link, { graceMs: c.redisGraceMs, clock: c.clock });
+    store = await openRedisStateStore(link, { graceMs: c.redisGraceMs ?? DEFAULT_REDIS_GRACE_MS, clock: c.clock });
   } catch (err) {
     await link.close();
     throw err;
@@ -47,6 +54,7 @@ export async function openStateBackend(c: StateBackendConfig): Promise<StateBack
   return {
     store,
     redis: link,
+    leasedQuota: (limits, clock) => new LeasedQuota(link, limits, { clock }),
     async close() {
       await store.close();
       await link.close();
