@@ -26,6 +26,8 @@ export interface Principal {
   readonly expiresAt: number;
 }
 
+const UNAVAILABLE_KEY: CredentialResult = { ok: false, reason: 'unavailable', description: 'The service cannot verify this API key right now (its shared state store is unreachable)' };
+
 export type CredentialResult = { ok: true; principal: Principal } | { ok: false; reason: 'missing' | 'invalid' | 'unavailable'; description: string };
 
 export interface TokenVerifierOptions {
@@ -89,7 +91,7 @@ export function createCredentialVerifier(opts: TokenVerifierOptions): Credential
       const kind = classifyBearer(token);
       if (kind === 'api_key') {
         const who = apiKeys.authenticate(header, clock());
-        if (!who.ok && who.reason === 'unavailable') return { ok: false, reason: 'unavailable', description: 'The service cannot verify this API key right now (its shared state store is unreachable)' };
+        if (!who.ok && who.reason === 'unavailable') return UNAVAILABLE_KEY;
         if (!who.ok) return { ok: false, reason: 'invalid', description: 'The API key is unknown or revoked' };
         return { ok: true, principal: { userId: who.userId, tier: who.tier, kind: 'api_key', token, clientId: who.keyId, scopes: [], expiresAt: Math.floor(clock() / 1000) + 3600 } };
       }
@@ -104,6 +106,8 @@ export function createCredentialVerifier(opts: TokenVerifierOptions): Credential
           requiredClaims: ['exp', 'sub'],
         });
         const userId = String(payload.sub);
+        // The token is valid, but the tier comes from the store, which past its grace without Redis knows nothing reliable.
+        if (opts.store.health() === 'unavailable') return { ok: false, reason: 'unavailable', description: 'The service cannot look up this account right now (its shared state store is unreachable)' };
         const user = opts.store.getUser(userId);
         return {
           ok: true,
