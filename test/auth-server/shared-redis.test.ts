@@ -139,7 +139,7 @@ async function authorizeThroughBalancer(c: Cluster, clientId: string, email: str
   const jar = new CookieJar();
   const { verifier, challenge } = pkcePair();
   const { url } = await openInteraction(jar, c.balancer.url, { clientId, challenge });
-  const form = mode === 'signup' ? { email, password: PASSWORD, confirm: PASSWORD } : { email, password: PASSWORD };
+  const form: Record<string, string> = mode === 'signup' ? { email, password: PASSWORD, confirm: PASSWORD } : { email, password: PASSWORD };
   const callback = await submitAndFollow(jar, c.balancer.url, url, mode, form);
   const code = callback.searchParams.get('code');
   if (code === null) throw new Error(`no code in ${callback.href}`);
