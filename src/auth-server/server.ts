@@ -50,6 +50,7 @@ import { OAUTH_FILE, openOAuthStore, type OAuthStore } from './lmdb-adapter.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { PAGE_HEADERS, renderErrorPage, renderRefusedRequestPage } from './pages.ts';
 import { openRedisOAuthStore } from './redis-adapter.ts';
+import { RedisLoginThrottle } from './redis-login-throttle.ts';
 import { redirectUrisProblem } from './redirect-uris.ts';
 import { loadOrCreateRedisAuthSecrets } from './redis-secrets.ts';
 import { loadOrCreateAuthSecrets, SIGNING_ALG, type AuthSecrets } from './secrets.ts';
@@ -111,7 +112,8 @@ export interface AuthServerOptions {
   /**
    * Keep the provider's storage (redis-adapter.ts) and the signing and cookie keys (redis-secrets.ts)
    * in this Redis instead of the state directory, so several instances behind one load balancer (with
-   * the same `issuer`) share clients, grants, refresh tokens and one JWKS. Not closed by this server.
+   * the same `issuer`) share clients, grants, refresh tokens and one JWKS; the log-in throttle's
+   * counters live there too (redis-login-throttle.ts). Not closed by this server.
    */
   redis?: Redis;
   /** Access-token lifetime; default 900 s. */
@@ -416,7 +418,8 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
       supportedScopes: scopes,
       isMcpResource,
       clock,
-      throttle: new LoginThrottle(clock),
+      // Shared with the other instances when they share a Redis: else each would grant its own tries.
+      throttle: redis === undefined ? new LoginThrottle(clock) : new RedisLoginThrottle(redis, { clock, onError }),
       trustProxy: opts.trustProxy === true,
       onError,
     };

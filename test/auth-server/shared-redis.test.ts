@@ -20,7 +20,7 @@ import { DEFAULT_SECRETS_KEY } from '../../src/auth-server/redis-secrets.ts';
 import { openLmdbStateStore } from '../../src/policy/lmdb-store.ts';
 import type { StateStore } from '../../src/policy/state-store.ts';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.ts';
-import { cleanup, CookieJar, jwtPart, MCP_RESOURCE, openInteraction, pkcePair, REDIRECT_URI, registerClient, submitAndFollow, tokenRequest, type TokenResponse } from './oauth-test-client.ts';
+import { browse, cleanup, CookieJar, jwtPart, MCP_RESOURCE, openInteraction, pkcePair, REDIRECT_URI, registerClient, submitAndFollow, tokenRequest, type TokenResponse } from './oauth-test-client.ts';
 
 const PASSWORD = 'correct horse battery';
 
@@ -231,4 +231,31 @@ test('two instances, one Redis: refresh tokens expire after 30 days on the injec
   const late = await tokenRequest(c.direct.B, { grant_type: 'refresh_token', refresh_token: ok.body.refresh_token ?? '', client_id: client.client_id });
   assert.equal(late.status, 400);
   assert.equal(late.body.error, 'invalid_grant');
+});
+
+test('two instances, one Redis: the log-in throttle is shared — 5 wrong passwords on A, the 6th on B is refused', async (t) => {
+  let now = Date.now();
+  const c = await startCluster(t, { clock: () => now });
+  const client = await registerClient(c.direct.A);
+  c.balancer.route = 'A';
+  await authorizeThroughBalancer(c, client.client_id, 'dee@example.org', 'signup');
+
+  const jar = new CookieJar();
+  const { url } = await openInteraction(jar, c.balancer.url, { clientId: client.client_id, challenge: pkcePair().challenge });
+  const wrong = { email: 'dee@example.org', password: 'not it' };
+  for (let i = 0; i < 5; i += 1) {
+    const res = await browse(jar, `${url}/login`, { form: wrong });
+    assert.equal(res.status, 200, `attempt ${i + 1}`);
+    await res.arrayBuffer();
+  }
+  c.balancer.route = 'B';
+  const hitsBefore = c.balancer.hits.B;
+  const throttled = await browse(jar, `${url}/login`, { form: wrong });
+  assert.equal(c.balancer.hits.B, hitsBefore + 1, 'answered by B');
+  assert.equal(throttled.status, 429);
+  assert.equal(throttled.headers.get('retry-after'), '1');
+  await throttled.arrayBuffer();
+  now += 1000;
+  const callback = await submitAndFollow(jar, c.balancer.url, url, 'login', { email: 'dee@example.org', password: PASSWORD });
+  assert.ok(callback.searchParams.get('code') !== null, 'after the back-off the right password works on B');
 });
