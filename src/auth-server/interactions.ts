@@ -24,7 +24,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errors, type Grant, type Interaction, type Provider } from 'oidc-provider';
 import type { StateStore } from '../policy/state-store.ts';
-import type { LoginThrottle } from './login-throttle.ts';
+import type { AttemptThrottle } from './login-throttle.ts';
 import { PAGE_HEADERS, renderErrorPage, renderInteractionPage, type InteractionPageOptions } from './pages.ts';
 import { verifyNothing, verifyPassword } from './passwords.ts';
 import { createUser, findUserByEmail, normalizeEmail, SignupError } from './users.ts';
@@ -52,7 +52,7 @@ export interface InteractionContext {
   isMcpResource(indicator: string): boolean;
   clock: () => number;
   /** Back-off for the log-in and sign-up forms (login-throttle.ts). */
-  throttle: LoginThrottle;
+  throttle: AttemptThrottle;
   /** Take the client address from X-Forwarded-For (set when a TLS-terminating proxy is trusted). */
   trustProxy: boolean;
   onError(err: unknown): void;
@@ -186,7 +186,7 @@ async function login(req: IncomingMessage, res: ServerResponse, interaction: Int
   const email = form.get('email') ?? '';
   const password = form.get('password') ?? '';
   // Before anything is hashed: a refused guess must cost a Map lookup, not a scrypt run.
-  const reservation = ctx.throttle.login(normalizeEmail(email), clientAddress(req, ctx.trustProxy));
+  const reservation = await ctx.throttle.login(normalizeEmail(email), clientAddress(req, ctx.trustProxy));
   if (!reservation.allowed) return sendThrottled(res, interaction, ctx, 'login', email, reservation.retryAfterSeconds);
   const { attempt } = reservation;
   try {
@@ -211,7 +211,7 @@ async function signup(req: IncomingMessage, res: ServerResponse, interaction: In
   const email = form.get('email') ?? '';
   const password = form.get('password') ?? '';
   const confirm = form.get('confirm') ?? '';
-  const reservation = ctx.throttle.signup(clientAddress(req, ctx.trustProxy));
+  const reservation = await ctx.throttle.signup(clientAddress(req, ctx.trustProxy));
   if (!reservation.allowed) return sendThrottled(res, interaction, ctx, 'signup', email, reservation.retryAfterSeconds);
   // Every sign-up attempt counts, refused or not: "already exists" answers an enumeration question.
   reservation.attempt.failed();

@@ -31,7 +31,7 @@ export const OAUTH_FILE = 'oauth.mdb';
 export const CLOCK_TOLERANCE_SECONDS = 15;
 
 /** Models whose instances belong to a grant and die with it (as in oidc-provider's memory adapter). */
-const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest', 'PreAuthorizedCode']);
+export const GRANTABLE: ReadonlySet<string> = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest', 'PreAuthorizedCode']);
 
 interface StoredRecord {
   payload: AdapterPayload;

@@ -28,7 +28,8 @@
  * out and so reset its counter; the per-address table makes that flood itself slow from one address.
  *
  * State lives in this process only: a restart forgets it, and several processes behind one name
- * would each allow their own share. One authorization server process is what this service runs.
+ * would each allow their own share. Several instances sharing a Redis use RedisLoginThrottle
+ * (redis-login-throttle.ts) instead: same figures, same AttemptThrottle interface.
  */
 
 export interface ThrottlePolicy {
@@ -199,8 +200,16 @@ export function addressKey(address: string | undefined): string {
   return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
+/** What the interaction pages reserve attempts from; the Redis version answers asynchronously. */
+export interface AttemptThrottle {
+  /** Reserves a log-in attempt for the (already normalised) e-mail from a client address, or says how long to wait. */
+  login(normalizedEmail: string, address: string | undefined): ThrottleResult | Promise<ThrottleResult>;
+  /** Reserves a sign-up attempt from a client address; its `succeeded()` counts like `failed()`. */
+  signup(address: string | undefined): ThrottleResult | Promise<ThrottleResult>;
+}
+
 /** The three tables of the log-in page and one clock. */
-export class LoginThrottle {
+export class LoginThrottle implements AttemptThrottle {
   readonly #account: BackoffTable;
   readonly #address: BackoffTable;
   readonly #signup: BackoffTable;

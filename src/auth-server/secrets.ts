@@ -29,13 +29,15 @@ export interface AuthSecrets {
   cookieKeys: string[];
 }
 
-interface SecretsFileV1 {
+/** The stored form (file or Redis value), as JSON. */
+export interface SecretsFileV1 {
   version: 1;
   signing_keys: JWK[];
   cookie_keys: string[];
 }
 
-async function generate(): Promise<SecretsFileV1> {
+/** Fresh secrets in their stored form: one RSA signing key, one cookie key. */
+export async function generateAuthSecrets(): Promise<SecretsFileV1> {
   const { privateKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
   const jwk = await exportJWK(privateKey);
   // The RFC 7638 thumbprint as kid: stable for the key, unique in practice, nothing secret in it.
@@ -53,7 +55,11 @@ function isRsaPrivateJwk(value: unknown): value is JWK {
   return jwk.kty === 'RSA' && typeof jwk.d === 'string' && typeof jwk.n === 'string' && typeof jwk.kid === 'string';
 }
 
-function parse(text: string, path: string): AuthSecrets {
+/**
+ * Parses and validates stored secrets; `path` names where they came from (a file path, a Redis key) in
+ * the error, which is thrown rather than answered with new secrets (see the module notes).
+ */
+export function parseAuthSecrets(text: string, path: string): AuthSecrets {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -78,11 +84,11 @@ export async function loadOrCreateAuthSecrets(stateDir: string): Promise<AuthSec
   mkdirSync(stateDir, { recursive: true });
   const path = join(stateDir, SECRETS_FILE);
   try {
-    return parse(readFileSync(path, 'utf8'), path);
+    return parseAuthSecrets(readFileSync(path, 'utf8'), path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  const fresh = await generate();
+  const fresh = await generateAuthSecrets();
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   // 'wx' + mode: the file is never readable by others, not even between create and chmod.
   writeFileSync(temp, `${JSON.stringify(fresh, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
@@ -93,5 +99,5 @@ export async function loadOrCreateAuthSecrets(stateDir: string): Promise<AuthSec
   } finally {
     unlinkSync(temp);
   }
-  return parse(readFileSync(path, 'utf8'), path);
+  return parseAuthSecrets(readFileSync(path, 'utf8'), path);
 }

@@ -1,7 +1,8 @@
 /**
  * @module The embedded OAuth 2.1 authorization server for the MCP endpoint (contract §8): oidc-provider
  * 9 on node:http, with this project's user registry as the account store, its own log-in / sign-up
- * page, and LMDB persistence in the state directory.
+ * page, and LMDB persistence in the state directory (or, with the `redis` option, Redis shared by
+ * several instances behind one load balancer).
  *
  * Why embedded rather than a hosted IdP: the service must run from one checkout with one command, the
  * accounts and tiers already live in the StateStore, and MCP clients need dynamic registration,
@@ -37,6 +38,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { Redis } from 'ioredis';
 import Provider, { errors, type ClientMetadata, type Configuration, type KoaContext } from 'oidc-provider';
 import { toListenError } from '../http/listen-error.ts';
 import { createNodeListener, DEFAULT_DRAIN_MS, type ListenerLimits } from '../http/node-listener.ts';
@@ -44,11 +46,14 @@ import { requestPath } from '../http/request-target.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import { ErrorRedirectGuard } from './error-redirects.ts';
 import { handleInteraction, INTERACTION_PATH, type InteractionAction, type InteractionContext } from './interactions.ts';
-import { OAUTH_FILE, openOAuthStore } from './lmdb-adapter.ts';
+import { OAUTH_FILE, openOAuthStore, type OAuthStore } from './lmdb-adapter.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { PAGE_HEADERS, renderErrorPage, renderRefusedRequestPage } from './pages.ts';
+import { openRedisOAuthStore } from './redis-adapter.ts';
+import { RedisLoginThrottle } from './redis-login-throttle.ts';
 import { redirectUrisProblem } from './redirect-uris.ts';
-import { loadOrCreateAuthSecrets, SIGNING_ALG } from './secrets.ts';
+import { loadOrCreateRedisAuthSecrets } from './redis-secrets.ts';
+import { loadOrCreateAuthSecrets, SIGNING_ALG, type AuthSecrets } from './secrets.ts';
 
 /** Scopes published and accepted (contract §8; the PRM's scopes_supported lists the same four). */
 export const OAUTH_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
@@ -99,8 +104,18 @@ export interface AuthServerOptions {
   mcpResource: string;
   /** The user registry: accounts, e-mails, password hashes, tiers. Not closed by this server. */
   store: StateStore;
-  /** Where auth-keys.json and oauth.mdb live (the same directory as the state store is fine). */
+  /**
+   * Where auth-keys.json and oauth.mdb live (the same directory as the state store is fine). Unused
+   * when `redis` is given.
+   */
   stateDir: string;
+  /**
+   * Keep the provider's storage (redis-adapter.ts) and the signing and cookie keys (redis-secrets.ts)
+   * in this Redis instead of the state directory, so several instances behind one load balancer (with
+   * the same `issuer`) share clients, grants, refresh tokens and one JWKS; the log-in throttle's
+   * counters live there too (redis-login-throttle.ts). Not closed by this server.
+   */
+  redis?: Redis;
   /** Access-token lifetime; default 900 s. */
   accessTokenTtlSeconds?: number;
   /**
@@ -124,7 +139,8 @@ export interface AuthServer {
   readonly port: number;
   /**
    * Stops listening, closes connections with nothing in flight, lets requests in flight finish for up
-   * to `graceMs` (default DEFAULT_DRAIN_MS), closes the rest and oauth.mdb (not the user store).
+   * to `graceMs` (default DEFAULT_DRAIN_MS), closes the rest and oauth.mdb (not the user store, nor a
+   * Redis connection passed in).
    */
   close(graceMs?: number): Promise<void>;
 }
@@ -235,8 +251,9 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
   const host = opts.host ?? '127.0.0.1';
   const { store, mcpResource } = opts;
 
-  const secrets = await loadOrCreateAuthSecrets(opts.stateDir);
-  const oauth = openOAuthStore(join(opts.stateDir, OAUTH_FILE), clock);
+  const { redis } = opts;
+  const secrets: AuthSecrets = redis === undefined ? await loadOrCreateAuthSecrets(opts.stateDir) : await loadOrCreateRedisAuthSecrets(redis);
+  const oauth: OAuthStore = redis === undefined ? openOAuthStore(join(opts.stateDir, OAUTH_FILE), clock) : openRedisOAuthStore(redis, { clock });
 
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const listener = createNodeListener(
@@ -260,7 +277,8 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
   let sweepTimer: NodeJS.Timeout | undefined;
 
   try {
-    await oauth.sweep();
+    // Redis expires records itself.
+    if (redis === undefined) await oauth.sweep();
     await new Promise<void>((resolve, reject) => {
       const failed = (err: Error): void => reject(toListenError('auth', host, opts.port, err));
       server.once('error', failed);
@@ -400,7 +418,8 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
       supportedScopes: scopes,
       isMcpResource,
       clock,
-      throttle: new LoginThrottle(clock),
+      // Shared with the other instances when they share a Redis: else each would grant its own tries.
+      throttle: redis === undefined ? new LoginThrottle(clock) : new RedisLoginThrottle(redis, { clock, onError }),
       trustProxy: opts.trustProxy === true,
       onError,
     };
@@ -441,10 +460,12 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
       });
     };
 
-    sweepTimer = setInterval(() => {
-      oauth.sweep().catch(onError);
-    }, SWEEP_INTERVAL_MS);
-    sweepTimer.unref();
+    if (redis === undefined) {
+      sweepTimer = setInterval(() => {
+        oauth.sweep().catch(onError);
+      }, SWEEP_INTERVAL_MS);
+      sweepTimer.unref();
+    }
 
     let closing: Promise<void> | undefined;
     return {
