@@ -152,7 +152,7 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
     let auth: AuthServer | null = null;
     const issuer = c.externalIssuer ?? c.authUrl;
     if (c.externalIssuer === undefined) {
-      auth = await startAuthServer({ issuer: c.authUrl, port: c.authPort, host: c.host, mcpResource: c.mcpUrl, store, stateDir: c.stateDir, clock: c.clock, listenerLimits: c.listenerLimits });
+      auth = await startAuthServer({ issuer: c.authUrl, port: c.authPort, host: c.host, mcpResource: c.mcpUrl, store, stateDir: c.stateDir, clock: c.clock, listenerLimits: c.listenerLimits, redis: backend.redis?.client });
       opened.push(() => auth!.close());
     }
     const verifier = createCredentialVerifier({ issuer, resource: c.mcpUrl, store, clock: c.clock });

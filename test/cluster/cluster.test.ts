@@ -209,7 +209,7 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
     const key = c.createKey('enterprise');
     let stopLoad!: () => void;
     const running = load(`${c.lb.restUrl}${SEARCH}`, key, 4, new Promise<void>((r) => (stopLoad = r)));
-    const hashes = [];
+    const hashes: string[] = [];
     for (const inst of c.instances) hashes.push(await buildFixtureVariant(`${c.dir}/variant-${inst.name}`, inst.buildsRoot, '2024-12-01'));
     assert.equal(hashes[0], hashes[1], 'the same inputs give the same build on every host');
     const deadline = Date.now() + 5000;
