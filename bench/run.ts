@@ -13,7 +13,9 @@
  * --connections N, --workloads search,detail,years,aptc (a subset), --profile DIR (run `hpd serve` under
  * --cpu-prof and write its profile there), --no-micro (skip the micro-benchmarks), --report FILE.json
  * (only rewrite the markdown and SVG of an earlier run), --no-workers (skip bench/workers.bench.ts, which a
- * complete full run otherwise runs last: `npm run bench:workers` alone).
+ * complete full run otherwise runs after the suite: `npm run bench:workers` alone), --no-redis (skip
+ * bench/redis.bench.ts, the Redis state store vs the embedded one, which a complete full run otherwise
+ * runs last: `npm run bench:redis` alone; it needs /usr/bin/redis-server).
  * Exit status: 0 when the run completed (and, in full mode, every target of the issue was met); 1 when
  * a target was missed; 2 when the harness failed (a server did not start, bodies differ, wrk missing).
  */
@@ -82,12 +84,19 @@ try {
   const files = writeResults(result, outDir, complete && value('--out') === undefined);
   process.stdout.write(`\n${markdownReport(result, null)}\n`);
   process.stdout.write(`results: ${files.json}\n         ${files.markdown}\n         ${files.svg}\nwall time ${result.wall_seconds.toFixed(0)} s\n`);
-  if (complete && !flag('--no-workers')) {
-    // The worker-thread figures (issue #10) run their own servers: after the suite, so they never
-    // share the machine with its load runs.
-    const workers = spawnSync(process.execPath, ['--import', fileURLToPath(new URL('../bin/register-typescript.js', import.meta.url)), fileURLToPath(new URL('./workers.bench.ts', import.meta.url))], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    process.stdout.write(`\n${workers.stdout}`);
-    if (workers.status !== 0) process.exitCode = 2;
+  // The worker-thread figures (issue #10) and the Redis state store's (issue #11) run their own
+  // servers: after the suite, one after the other, so they never share the machine with its load runs.
+  const companion = (file: string): number | null => {
+    const r = spawnSync(process.execPath, ['--import', fileURLToPath(new URL('../bin/register-typescript.js', import.meta.url)), fileURLToPath(new URL(file, import.meta.url))], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    process.stdout.write(`\n${r.stdout}`);
+    return r.status;
+  };
+  if (complete && !flag('--no-workers') && companion('./workers.bench.ts') !== 0) process.exitCode = 2;
+  if (complete && !flag('--no-redis')) {
+    // 1: its target (Redis ≥ 0.9× the embedded store's requests/s) was missed; anything else: it failed.
+    const status = companion('./redis.bench.ts');
+    if (status === 1 && process.exitCode !== 2) process.exitCode = 1;
+    else if (status !== 0 && status !== 1) process.exitCode = 2;
   }
   const missed = result.checks.filter((c) => !c.met);
   if (!short && missed.length > 0) {

@@ -10,12 +10,12 @@
  * data, another input checksum, so another build hash); both live in a temporary builds root.
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRegistry } from '../src/operations/data-registry.ts';
-import { childEnv, detectPinning, freePorts, memoryOf, spawnServer, type ServerProcess } from './lib/processes.ts';
+import { childEnv, cpuSeconds, detectPinning, freePorts, memoryOf, spawnServer, type ServerProcess } from './lib/processes.ts';
 import { ensureBuild } from './lib/suite.ts';
 import { fmtMs, fmtRate, MIB, sleep } from './lib/util.ts';
 import { runWrk, wrkVersion, type WrkRun } from './lib/wrk.ts';
@@ -77,12 +77,6 @@ async function serve(workers: number): Promise<{ server: ServerProcess; key: str
     readyUrl: `http://127.0.0.1:${port}/readyz`,
   });
   return { server, key, origin: `http://127.0.0.1:${port}` };
-}
-
-/** User + system CPU seconds of a process so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 const load = (origin: string, key: string, connections: number, durationS: number, paceMs = 0, urlsFile = urls): Promise<WrkRun> =>

@@ -136,3 +136,9 @@ export function memoryOf(pid: number): Memory | null {
     return null;
   }
 }
+
+/** User + system CPU seconds of a process so far (Linux /proc; clock ticks of 1/100 s). */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
