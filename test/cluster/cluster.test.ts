@@ -19,7 +19,7 @@ import { startCluster, type TestCluster } from '../helpers/cluster.ts';
 import { buildFixtureVariant } from '../helpers/fixture-variant.ts';
 
 const YEARS = '/v1/health/years';
-const SEARCH = '/v1/health/plans?zip=27601&age=40&year=2025';
+const SEARCH = '/v1/health/plans?zip=77002&age=40&year=2025';
 const today = (): string => new Date().toISOString().slice(0, 10);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -107,7 +107,13 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
     process.stderr.write(`# revocation reached the other instance after ${Date.now() - start} ms\n`);
   });
 
-  test('kill -9 of one instance under load: HAProxy stops routing to it; only requests in flight fail; the survivor’s count stays exact', async () => {
+  test('kill -9 of one instance under load: HAProxy stops routing to it; only requests in flight fail; the survivor’s count stays exact', async (t) => {
+    t.after(async () => {
+      if (c.instances[1].serve === null) {
+        await c.restart(1);
+        await c.waitUp();
+      }
+    });
     const key = c.createKey('free');
     let kill!: () => void;
     const killed = new Promise<void>((r) => (kill = r));
@@ -121,27 +127,37 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
     kill();
     const outcomes = await running;
     const counts = statuses(outcomes);
+    process.stderr.write(`# kill -9 under load: ${JSON.stringify(counts)}\n`);
     const failed = (counts.error ?? 0) + Object.entries(counts).filter(([s]) => s !== '200' && s !== '429' && s !== 'error').reduce((n, [, v]) => n + v, 0);
     // At most one request per connection was in flight on the killed instance.
     assert.ok(failed <= 6, `failures: ${JSON.stringify(counts)}`);
-    const stats = await c.lb.stats();
-    assert.match(stats.find((s) => s.backend === 'be_rest' && s.server === 'hpd2')!.status, /^DOWN/);
+    const down = Date.now() + 3000;
+    for (;;) {
+      const stats = await c.lb.stats();
+      const status = stats.find((s) => s.backend === 'be_rest' && s.server === 'hpd2')!.status;
+      if (status.startsWith('DOWN')) break;
+      assert.ok(Date.now() < down, `hpd2 still ${status} 2.5 s + 3 s after the kill`);
+      await sleep(50);
+    }
     // Requests that succeeded never exceed the limit; each unit a failed request had leased is lost, no more.
     const ok = counts['200'] ?? 0;
     assert.ok(ok <= 100 && ok >= 100 - failed, `200s: ${ok}, failures ${failed}`);
     const after = await get(`${c.lb.restUrl}${YEARS}`, key);
     assert.equal((after as Outcome).status, 429);
-    await c.restart(1);
-    await c.waitUp();
   });
 
-  test('Redis stopped under load: known keys keep working (readyz degraded), unknown keys 503 with Retry-After; counts reconciled when it is back', async () => {
+  test('Redis stopped under load: known keys keep working (readyz degraded), unknown keys 503 with Retry-After; counts reconciled when it is back', async (t) => {
+    let redisDown = false;
+    t.after(async () => {
+      if (redisDown) await c.redis.start();
+    });
     const key = c.createKey('pro');
     const user = await keyUser(c, key);
     let stopLoad!: () => void;
     const running = load(`${c.lb.restUrl}${SEARCH}`, key, 4, new Promise<void>((r) => (stopLoad = r)));
     await sleep(300);
     await c.redis.stop();
+    redisDown = true;
     await sleep(500);
     for (const inst of c.instances) {
       const ready = (await get(`${inst.restUrl}/readyz`)) as Outcome;
@@ -154,6 +170,7 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
     assert.equal(unknown.headers.get('content-type'), 'application/problem+json');
     await sleep(500);
     await c.redis.start();
+    redisDown = false;
     await sleep(1500);
     stopLoad();
     const outcomes = await running;
@@ -167,7 +184,7 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
     // One line per change of state and thread, not one per request.
     for (const inst of c.instances) {
       const lines = inst.serve!.stderr().split('\n');
-      assert.equal(lines.filter((l) => l.includes('unreachable:')).length, 2, inst.serve!.stderr());
+      assert.equal(lines.filter((l) => / unreachable \(/.test(l)).length, 2, inst.serve!.stderr());
       assert.equal(lines.filter((l) => l.includes('reachable again')).length, 2);
     }
   });
@@ -182,8 +199,8 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${access}` },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
       });
-      assert.equal(res.status, 200, `${inst.name} refused the token: ${await res.text()}`);
-      await res.body?.cancel();
+      const text = await res.text();
+      assert.equal(res.status, 200, `${inst.name} refused the token: ${text}`);
     }
     let refresh = tokens.refresh_token!;
     for (const inst of [c.instances[1], c.instances[0]]) {
