@@ -254,17 +254,28 @@ function reserve(keys: ReadonlyArray<readonly [BackoffTable, string]>, successCl
   // All or nothing: a refused attempt reserves no key, so it costs the attacker's targets nothing.
   if (wait > 0) return { allowed: false, retryAfterSeconds: wait };
   for (const [table, key] of keys) table.start(key);
+  return allowedAttempt(successClearsFirstKey, (outcomeFor) => keys.forEach(([table, key], i) => table.finish(key, outcomeFor(i))));
+}
+
+/** How each reserved key ends, by its position in the reservation. */
+export type SettleOutcome = 'failed' | 'reset' | 'released';
+
+/**
+ * An allowed attempt whose outcome is recorded once, whichever of failed / succeeded / released is
+ * called first (shared by the in-memory and Redis throttles). Only the first key (the account) is
+ * cleared by a success; the others just release theirs.
+ */
+export function allowedAttempt(successClearsFirstKey: boolean, record: (outcomeFor: (index: number) => SettleOutcome) => void): ThrottleResult {
   let settled = false;
-  const settle = (outcomeFor: (index: number) => 'failed' | 'reset' | 'released'): void => {
+  const settle = (outcomeFor: (index: number) => SettleOutcome): void => {
     if (settled) return;
     settled = true;
-    keys.forEach(([table, key], i) => table.finish(key, outcomeFor(i)));
+    record(outcomeFor);
   };
   return {
     allowed: true,
     attempt: {
       failed: () => settle(() => 'failed'),
-      // Only the first key (the account) is cleared by a success; the others just release theirs.
       succeeded: () => settle((i) => (!successClearsFirstKey ? 'failed' : i === 0 ? 'reset' : 'released')),
       released: () => settle(() => 'released'),
     },

@@ -20,7 +20,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { addressKey, POLICIES, type AttemptThrottle, type ThrottlePolicy, type ThrottleResult } from './login-throttle.ts';
+import { addressKey, allowedAttempt, POLICIES, type AttemptThrottle, type ThrottlePolicy, type ThrottleResult } from './login-throttle.ts';
 
 export const DEFAULT_THROTTLE_PREFIX = 'hpd:throttle:';
 
@@ -73,7 +73,6 @@ end
 return 1
 `;
 
-type Outcome = 'failed' | 'reset' | 'released';
 
 export interface RedisLoginThrottleOptions {
   prefix?: string;
@@ -120,22 +119,11 @@ export class RedisLoginThrottle implements AttemptThrottle {
     const policyArgs = entries.flatMap(([, p]) => [p.freeFailures, p.windowMs]);
     const wait = Number(await this.#redis.eval(RESERVE, keys.length, ...keys, this.#clock(), id, RESERVATION_TTL_MS, ...policyArgs));
     if (wait > 0) return { allowed: false, retryAfterSeconds: wait };
-    let settled = false;
-    const settle = (outcomeFor: (index: number) => Outcome): void => {
-      if (settled) return;
-      settled = true;
+    return allowedAttempt(successClearsFirstKey, (outcomeFor) => {
       const args = entries.flatMap(([, p], i) => [outcomeFor(i), p.freeFailures, p.baseDelayMs, p.maxDelayMs, p.windowMs]);
       const sent: Promise<unknown> = this.#redis.eval(SETTLE, keys.length, ...keys, this.#clock(), id, ...args).catch(this.#onError);
       this.#pending.add(sent);
       void sent.finally(() => this.#pending.delete(sent));
-    };
-    return {
-      allowed: true,
-      attempt: {
-        failed: () => settle(() => 'failed'),
-        succeeded: () => settle((i) => (!successClearsFirstKey ? 'failed' : i === 0 ? 'reset' : 'released')),
-        released: () => settle(() => 'released'),
-      },
-    };
+    });
   }
 }

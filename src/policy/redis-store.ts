@@ -232,22 +232,15 @@ class RedisStateStore implements StateStore {
   }
 
   async updateKey(id: string, update: (current: ApiKeyRecord) => ApiKeyRecord | undefined): Promise<ApiKeyRecord | undefined> {
-    for (let i = 0; i < MAX_CAS_TRIES; i++) {
-      const json = await this.#redis.hget(KEYS, id);
-      if (json === null) return undefined;
-      const current = JSON.parse(json) as ApiKeyRecord;
+    return this.#compareAndSet<ApiKeyRecord>(KEYS, id, (current) => {
+      if (current === undefined) return { stop: undefined };
       const next = update(current);
-      if (next === undefined) return current;
+      if (next === undefined) return { stop: current };
       if (next.id !== current.id || next.hash !== current.hash) throw new Error(`updateKey must not change the id or hash of ${id}`);
       // last_used_at touches do not change authentication; revocations and re-ownership do.
       const bump = next.revoked_at !== current.revoked_at || next.user_id !== current.user_id;
-      const g = (await this.#redis.eval(PUT_KEY, 3, KEYS, KEYS_BY_HASH, GENERATION, id, JSON.stringify(next), next.hash, json, bump ? '1' : '0', CHANGES_CHANNEL)) as number;
-      if (g < 0) continue;
-      if (bump) await this.#caughtUp(g, { key: id });
-      else this.#setKey(id, JSON.stringify(next));
-      return next;
-    }
-    throw new Error(`key ${id} kept changing while it was updated`);
+      return { next, bump, write: (json, expected, b) => this.#redis.eval(PUT_KEY, 3, KEYS, KEYS_BY_HASH, GENERATION, id, json, next.hash, expected, b, CHANGES_CHANNEL) as Promise<number> };
+    });
   }
 
   listKeys(): ApiKeyRecord[] {
@@ -264,20 +257,40 @@ class RedisStateStore implements StateStore {
   }
 
   async updateUser(id: string, update: (current: UserRecord | undefined) => UserRecord | undefined): Promise<UserRecord | undefined> {
-    for (let i = 0; i < MAX_CAS_TRIES; i++) {
-      const json = await this.#redis.hget(USERS, id);
-      const current = json === null ? undefined : (JSON.parse(json) as UserRecord);
+    return this.#compareAndSet<UserRecord>(USERS, id, (current) => {
       const next = update(current);
-      if (next === undefined) return current;
+      if (next === undefined) return { stop: current };
       if (next.id !== id) throw new Error(`updateUser must not change the id of ${id}`);
       const bump = current === undefined || next.tier !== current.tier;
-      const g = (await this.#redis.eval(PUT_USER, 2, USERS, GENERATION, id, JSON.stringify(next), json ?? '-', bump ? '1' : '0', CHANGES_CHANNEL)) as number;
+      // '-': the user must still not exist (an insert).
+      return { next, bump, write: (json, expected, b) => this.#redis.eval(PUT_USER, 2, USERS, GENERATION, id, json, expected === '' ? '-' : expected, b, CHANGES_CHANNEL) as Promise<number> };
+    });
+  }
+
+  /**
+   * Read-modify-write of one record of `hash`, retried while another process changes it in between:
+   * `step` sees the record as Redis has it now and either stops (with the value to return) or names
+   * the next record and the script that writes it only if the record is still `expected`.
+   */
+  async #compareAndSet<T extends { id: string }>(
+    hash: string,
+    id: string,
+    step: (current: T | undefined) => { stop: T | undefined } | { next: T; bump: boolean; write: (json: string, expected: string, bump: '1' | '0') => Promise<number> },
+  ): Promise<T | undefined> {
+    for (let i = 0; i < MAX_CAS_TRIES; i++) {
+      const json = await this.#redis.hget(hash, id);
+      const s = step(json === null ? undefined : (JSON.parse(json) as T));
+      if ('stop' in s) return s.stop;
+      const nextJson = JSON.stringify(s.next);
+      const g = await s.write(nextJson, json ?? '', s.bump ? '1' : '0');
       if (g < 0) continue;
-      if (bump) await this.#caughtUp(g, { user: id });
-      else this.#setUser(id, JSON.stringify(next));
-      return next;
+      const change = hash === KEYS ? { key: id } : { user: id };
+      if (s.bump) await this.#caughtUp(g, change);
+      else if (hash === KEYS) this.#setKey(id, nextJson);
+      else this.#setUser(id, nextJson);
+      return s.next;
     }
-    throw new Error(`user ${id} kept changing while it was updated`);
+    throw new Error(`${hash === KEYS ? 'key' : 'user'} ${id} kept changing while it was updated`);
   }
 
   listUsers(): UserRecord[] {
