@@ -82,6 +82,66 @@ export const PLAN_FLAG = {
   hsaEligible: 8,
 } as const;
 
+/**
+ * Every table of the container with its array type: the compiler must write exactly these (a missing
+ * or mistyped table is a type error in build/tables/assemble.ts) and the engine reads them by name
+ * through {@link LoadedTables.table}, typed from the same declaration.
+ */
+export const TABLES = {
+  'area.state': Uint8Array,
+  'area.number': Uint16Array,
+  'zip.start': Uint32Array,
+  'loc.county': Uint32Array,
+  'loc.area': Uint16Array,
+  'loc.share': Float32Array,
+  'loc.list': Uint32Array,
+  'plan.metal': Uint8Array,
+  'plan.type': Uint8Array,
+  'plan.state': Uint8Array,
+  'plan.issuer': Uint16Array,
+  'plan.flags': Uint8Array,
+  'plan.deductible': Float64Array,
+  'plan.moop': Float64Array,
+  'pair.plan': Uint32Array,
+  'pair.area': Uint16Array,
+  'pair.cents': Uint32Array,
+  'list.start': Uint32Array,
+  'list.area': Uint16Array,
+  'entry.plan': Uint32Array,
+  'entry.pair': Uint32Array,
+  'order.name': Uint16Array,
+  'order.deductible': Uint16Array,
+  'order.moop': Uint16Array,
+  'order.premium-ref': Uint32Array,
+  'order.premium-pool': Uint16Array,
+  'slcsp.cents': Uint32Array,
+  'slcsp.source': Uint8Array,
+} as const;
+
+export type TableName = keyof typeof TABLES;
+/** The array a table constructor makes, over any buffer (the engine's are shared, the compiler's not). */
+type ArrayOf<C> = C extends Uint8ArrayConstructor
+  ? Uint8Array
+  : C extends Uint16ArrayConstructor
+    ? Uint16Array
+    : C extends Uint32ArrayConstructor
+      ? Uint32Array
+      : C extends Float32ArrayConstructor
+        ? Float32Array
+        : C extends Float64ArrayConstructor
+          ? Float64Array
+          : never;
+/** The arrays of a whole container, each of its declared type. */
+export type TableArrays = { readonly [K in TableName]: ArrayOf<(typeof TABLES)[K]> };
+
+/**
+ * Key of a (plan, rating area) premium pair in lookups: a build has fewer than 4,096 areas (500 in
+ * PY2025), so the pair fits one small integer.
+ */
+export function pairKey(plan: number, area: number): number {
+  return plan * 4096 + area;
+}
+
 /** Small string tables carried in the container's JSON directory. */
 export interface TablesMeta {
   readonly year: number;
@@ -125,7 +185,7 @@ interface Directory {
 }
 
 /** Writes the container. */
-export function writeTables(path: string, meta: TablesMeta, arrays: Readonly<Record<string, TypedArray>>): number {
+export function writeTables(path: string, meta: TablesMeta, arrays: TableArrays): number {
   const entries = Object.entries(arrays);
   const dir: Directory = { meta, arrays: {} };
   // Offsets are relative to the end of the directory, so they do not depend on its length.
@@ -161,6 +221,8 @@ export interface LoadedTables {
   /** The whole container: shared, so REST worker threads attach to the one copy instead of reading their own. */
   readonly buffer: SharedArrayBuffer;
   get<T extends TypedArray>(name: string, kind: new (buffer: SharedArrayBuffer, byteOffset: number, length: number) => T): T;
+  /** A declared table ({@link TABLES}), typed from its declaration. */
+  table<K extends TableName>(name: K): TableArrays[K];
 }
 
 /** Reads the container into one shared buffer and returns typed-array views on it. */
@@ -201,6 +263,9 @@ export function attachTables(buffer: SharedArrayBuffer, label: string): LoadedTa
       const Ctor = TYPES[e.type];
       if ((Ctor as unknown) !== kind) throw new Error(`${label}: table ${name} is ${e.type}`);
       return new kind(buffer, base + e.offset, e.length);
+    },
+    table(name) {
+      return this.get(name, TABLES[name] as unknown as new (buffer: SharedArrayBuffer, byteOffset: number, length: number) => TableArrays[typeof name]);
     },
   };
 }

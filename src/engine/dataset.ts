@@ -248,18 +248,18 @@ function derivedViews(buffer: SharedArrayBuffer, entryCount: number, planCount: 
  * tables once per build, and the name-sort keys.
  */
 function deriveColumns(tables: LoadedTables): SharedArrayBuffer {
-  const entryPlan = tables.get('entry.plan', Uint32Array);
-  const entryPair = tables.get('entry.pair', Uint32Array);
-  const pairCents = tables.get('pair.cents', Uint32Array);
-  const planMetal = tables.get('plan.metal', Uint8Array);
-  const planType = tables.get('plan.type', Uint8Array);
-  const planFlags = tables.get('plan.flags', Uint8Array);
+  const entryPlan = tables.table('entry.plan');
+  const entryPair = tables.table('entry.pair');
+  const pairCents = tables.table('pair.cents');
+  const planMetal = tables.table('plan.metal');
+  const planType = tables.table('plan.type');
+  const planFlags = tables.table('plan.flags');
   const entryCount = entryPlan.length;
   const names = tables.meta.planNames;
   const buffer = new SharedArrayBuffer((entryCount * AGE_BAND_COUNT + 2 * names.length + 1) * 4 + 3 * entryCount);
   const d = derivedViews(buffer, entryCount, names.length);
   // The compiler writes pairs in plan order: each plan's pairs are one run.
-  const pairPlan = tables.get('pair.plan', Uint32Array);
+  const pairPlan = tables.table('pair.plan');
   for (let i = 0, p = 0; p <= names.length; p++) {
     while (i < pairPlan.length && pairPlan[i]! < p) i++;
     d.planPairStart[p] = i;
@@ -296,37 +296,32 @@ function datasetOver(image: DatasetImage, tables: LoadedTables): Dataset {
   const issuersDb = db(DB.issuers);
   const crosswalkDb = db(DB.crosswalk);
 
-  const u8 = (n: string): Uint8Array => tables.get(n, Uint8Array);
-  const u16 = (n: string): Uint16Array => tables.get(n, Uint16Array);
-  const u32 = (n: string): Uint32Array => tables.get(n, Uint32Array);
-  const f32 = (n: string): Float32Array => tables.get(n, Float32Array);
-  const f64 = (n: string): Float64Array => tables.get(n, Float64Array);
-  const areaState = u8('area.state');
-  const areaNumber = u16('area.number');
-  const zipStart = u32('zip.start');
-  const locCounty = u32('loc.county');
-  const locArea = u16('loc.area');
-  const locShare = f32('loc.share');
-  const locList = u32('loc.list');
-  const planMetal = u8('plan.metal');
-  const planType = u8('plan.type');
-  const planState = u8('plan.state');
-  const planIssuer = u16('plan.issuer');
-  const planFlags = u8('plan.flags');
-  const planDeductible = f64('plan.deductible');
-  const planMoop = f64('plan.moop');
-  const pairArea = u16('pair.area');
-  const pairCents = u32('pair.cents');
-  const listStart = u32('list.start');
-  const entryPlan = u32('entry.plan');
-  const entryPair = u32('entry.pair');
-  const orderName = u16('order.name');
-  const orderDeductible = u16('order.deductible');
-  const orderMoop = u16('order.moop');
-  const premiumRef = u32('order.premium-ref');
-  const premiumPool = u16('order.premium-pool');
-  const slcspCents = u32('slcsp.cents');
-  const slcspSource = u8('slcsp.source');
+  const areaState = tables.table('area.state');
+  const areaNumber = tables.table('area.number');
+  const zipStart = tables.table('zip.start');
+  const locCounty = tables.table('loc.county');
+  const locArea = tables.table('loc.area');
+  const locShare = tables.table('loc.share');
+  const locList = tables.table('loc.list');
+  const planMetal = tables.table('plan.metal');
+  const planType = tables.table('plan.type');
+  const planState = tables.table('plan.state');
+  const planIssuer = tables.table('plan.issuer');
+  const planFlags = tables.table('plan.flags');
+  const planDeductible = tables.table('plan.deductible');
+  const planMoop = tables.table('plan.moop');
+  const pairArea = tables.table('pair.area');
+  const pairCents = tables.table('pair.cents');
+  const listStart = tables.table('list.start');
+  const entryPlan = tables.table('entry.plan');
+  const entryPair = tables.table('entry.pair');
+  const orderName = tables.table('order.name');
+  const orderDeductible = tables.table('order.deductible');
+  const orderMoop = tables.table('order.moop');
+  const premiumRef = tables.table('order.premium-ref');
+  const premiumPool = tables.table('order.premium-pool');
+  const slcspCents = tables.table('slcsp.cents');
+  const slcspSource = tables.table('slcsp.source');
 
   const areaIndexMap = new Map<string, number>();
   for (let i = 0; i < areaNumber.length; i++) areaIndexMap.set(`${meta.states[areaState[i]!]}:${areaNumber[i]}`, i);
