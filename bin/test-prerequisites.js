@@ -11,6 +11,8 @@ const NEEDED = [
   { pkg: 'wrk', present: () => spawnSync('wrk', ['-v']).error === undefined },
   { pkg: 'redis-server', present: () => existsSync('/usr/bin/redis-server') },
   { pkg: 'haproxy', present: () => existsSync('/usr/sbin/haproxy') },
+  // promtool, which checks the /metrics exposition (test/observability/metrics.test.ts).
+  { pkg: 'prometheus', present: () => existsSync('/usr/bin/promtool') },
 ];
 
 const missing = NEEDED.filter((n) => !n.present()).map((n) => n.pkg);

@@ -54,6 +54,10 @@ import { RedisLoginThrottle } from './redis-login-throttle.ts';
 import { redirectUrisProblem } from './redirect-uris.ts';
 import { loadOrCreateRedisAuthSecrets } from './redis-secrets.ts';
 import { loadOrCreateAuthSecrets, SIGNING_ALG, type AuthSecrets } from './secrets.ts';
+import type { AccessLog } from '../observability/access-log.ts';
+import type { HealthProbes } from '../observability/health-probes.ts';
+import { createNodeRequestObserver } from '../observability/node-request-observer.ts';
+import type { RequestMetrics } from '../observability/request-metrics.ts';
 
 /** Scopes published and accepted (contract §8; the PRM's scopes_supported lists the same four). */
 export const OAUTH_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
@@ -131,6 +135,11 @@ export interface AuthServerOptions {
   onError?: (err: unknown) => void;
   /** Timeouts and connection cap of the listener (defaults: DEFAULT_LISTENER_LIMITS). */
   listenerLimits?: Partial<ListenerLimits>;
+  /** /healthz and /readyz (src/observability/health-probes.ts); absent: the provider answers those paths. */
+  health?: HealthProbes;
+  /** The main thread's request counters (/metrics). */
+  metrics?: RequestMetrics;
+  accessLog?: AccessLog;
 }
 
 export interface AuthServer {
@@ -256,15 +265,19 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
   const oauth: OAuthStore = redis === undefined ? openOAuthStore(join(opts.stateDir, OAUTH_FILE), clock) : openRedisOAuthStore(redis, { clock });
 
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  const observe = createNodeRequestObserver('auth', (p) => p, opts.metrics, opts.accessLog);
   const listener = createNodeListener(
     'auth',
     (req, res) => {
+      observe?.(req, res);
+      const path = requestPath(req.url ?? '/');
       // Koa's URL parser throws on targets such as `http://[`: a 500 and a stack in the log per request.
-      if (requestPath(req.url ?? '/') === undefined) {
+      if (path === undefined) {
         const body = JSON.stringify({ error: 'invalid_request', error_description: 'the request target is not a valid URL' });
         res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' }).end(body);
         return;
       }
+      if (opts.health?.answer(req, res, path) === true) return;
       if (handler !== undefined) {
         handler(req, res);
         return;
@@ -473,6 +486,7 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
       port,
       close(graceMs = DEFAULT_DRAIN_MS): Promise<void> {
         closing ??= (async () => {
+          opts.health?.drain();
           clearInterval(sweepTimer);
           await listener.close(graceMs);
           await oauth.close();

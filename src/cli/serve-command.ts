@@ -30,6 +30,8 @@ import { redisConfig } from './redis-config.ts';
 import { startServices } from './services.ts';
 import { buildsRoot, cacheRoot, REPO_ROOT, stateDir } from './paths.ts';
 import { UsageError } from './usage-error.ts';
+import { createLogger } from '../observability/logger.ts';
+import { observabilityConfig } from '../observability/observability-config.ts';
 
 /** The dataset built when no build exists. */
 export const DEFAULT_YEAR = 2025;
@@ -50,7 +52,9 @@ HPD_RESPONSE_CACHE_MB (REST response cache, default ${DEFAULT_RESPONSE_CACHE_BYT
 drain, default ${DEFAULT_DRAIN_MS / 1000}), HPD_WATCH_BUILDS (1: adopt newly published builds within ~1 s; 0: only on
 SIGHUP or hpd reload), HPD_REDIS_URL (shared state for several instances, e.g. redis://127.0.0.1:6379/0;
 default: the embedded store in HPD_STATE_DIR), HPD_REDIS_GRACE_SECONDS (how long known keys are served while
-Redis is unreachable, default ${DEFAULT_REDIS_GRACE_MS / 1000}).`;
+Redis is unreachable, default ${DEFAULT_REDIS_GRACE_MS / 1000}), HPD_METRICS_PORT (Prometheus /metrics on its own
+listener; unset: off), HPD_METRICS_HOST (default 127.0.0.1), HPD_ACCESS_LOG (off, full or a sampling rate
+such as 0.01; default off), HPD_LOG_LEVEL (JSON logs on stdout, default info; silent: none).`;
 
 /** `--workers N` or HPD_WORKERS; the cores by default. */
 function parseWorkers(argv: readonly string[], env: NodeJS.ProcessEnv): number {
@@ -108,6 +112,13 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   if (!Number.isFinite(drainSeconds) || drainSeconds < 0 || drainSeconds > 3600) throw new UsageError(`HPD_DRAIN_SECONDS must be a number of seconds from 0 to 3600, got "${env.HPD_DRAIN_SECONDS}"`);
   const drainMs = Math.round(drainSeconds * 1000);
   const redis = redisConfig(env);
+  let obs;
+  try {
+    obs = observabilityConfig(env);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const logger = createLogger({ level: obs.logLevel, thread: 'main' });
 
   const budget = fdBudgetWarning({ HPD_REST_MAX_CONNECTIONS: restMaxConnections, 'HPD_MAX_CONNECTIONS (MCP)': maxConnections, 'HPD_MAX_CONNECTIONS (auth)': externalIssuer === undefined ? maxConnections : 0 }, openFileLimit());
   if (budget !== null) process.stderr.write(`${budget}\n`);
@@ -147,10 +158,15 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     drainMs,
     redisUrl: redis.url,
     redisGraceMs: redis.graceMs,
+    metricsPort: obs.metricsPort,
+    metricsHost: obs.metricsHost,
+    logger,
+    accessLog: obs.accessLog,
   });
   for (const w of services.registry.warnings) process.stderr.write(`hpd: warning: ${w}\n`);
   process.stdout.write(
     `hpd: serving years ${services.registry.years.join(', ')} (data ${services.registry.version}) on http://${host}:${services.restPort} with ${UWS_PACKAGE} ${uwsVersion()}, ${workers === 0 ? 'REST in the main thread' : `${workers} REST worker thread${workers === 1 ? '' : 's'}`}; links use ${baseUrl}\n` +
+      (services.metricsPort === null ? '' : `hpd: metrics on http://${obs.metricsHost}:${services.metricsPort}/metrics\n`) +
       `hpd: MCP on http://${host}:${services.mcpPort} as ${mcpUrl}; authorization server ${externalIssuer === undefined ? `embedded at ${authUrl}` : `external: ${externalIssuer}`}; state ${redis.url === undefined ? `embedded in ${stateDir(env)}` : `on Redis at ${redactRedisUrl(redis.url)}`}\n`,
   );
   // `hpd reload` finds this process here; SIGHUP adopts newly published builds at once (the watcher

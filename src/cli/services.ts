@@ -18,6 +18,12 @@ import { openStateBackend, type StateBackend } from '../policy/state-backend.ts'
 import type { StateStore } from '../policy/state-store.ts';
 import type { Tier } from '../policy/tiers.ts';
 import { watchBuilds } from './build-watcher.ts';
+import { createAccessLog } from '../observability/access-log.ts';
+import { createHealthProbes } from '../observability/health-probes.ts';
+import { flushLogger, type Logger, type LogLevel } from '../observability/logger.ts';
+import { createMetricsExposition } from '../observability/metrics-exposition.ts';
+import { startMetricsServer, type MetricsServer } from '../observability/metrics-server.ts';
+import { RequestMetrics } from '../observability/request-metrics.ts';
 
 export interface ServicesConfig {
   readonly buildsRoot: string;
@@ -56,6 +62,14 @@ export interface ServicesConfig {
   readonly redisUrl?: string;
   /** How long known keys are served while Redis is unreachable (default 5 min). */
   readonly redisGraceMs?: number;
+  /** Port of the /metrics listener (0: any free one); absent: no /metrics, and nothing is counted. */
+  readonly metricsPort?: number;
+  /** Interface of the /metrics listener (default 127.0.0.1: metrics stay private unless chosen otherwise). */
+  readonly metricsHost?: string;
+  /** Structured JSON logs (src/observability/logger.ts); absent: none. */
+  readonly logger?: Logger;
+  /** Share of requests in the access log: 0 (default) none, 1 all. Needs `logger`. */
+  readonly accessLog?: number;
 }
 
 export interface Services {
@@ -75,6 +89,8 @@ export interface Services {
   readonly issuer: string;
   /** The embedded authorization server, when running. */
   readonly auth: AuthServer | null;
+  /** The /metrics listener's port, or null when metrics are off. */
+  readonly metricsPort: number | null;
   /**
    * Fails REST readiness, stops accepting on MCP and the authorization server, lets their requests in
    * flight finish for up to `drainMs`, closes every connection left, then REST and the state. Idempotent.
@@ -85,6 +101,7 @@ export interface Services {
 export async function startServices(c: ServicesConfig): Promise<Services> {
   // The data first: a damaged build is refused before the state store and the quota's timers exist,
   // so the process exits with the integrity error instead of lingering on open handles.
+  const logger = c.logger;
   const live = createLiveRegistry(c.buildsRoot, c.baseUrl);
   let backend: StateBackend;
   try {
@@ -103,11 +120,20 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
   // The main thread opens and verifies a new build once; REST workers attach to what it opened.
   const reload = (): ReloadResult => {
     const r = live.reload();
+    // The human lines (stderr) come from the registry itself; these are the same events for log pipelines.
+    for (const a of r.adopted) logger?.info({ event: 'build.adopted', year: a.year, build: a.to, previous: a.from }, `serving ${a.year}/${a.to.slice(0, 12)}`);
+    for (const f of r.refused) logger?.warn({ event: 'build.refused', year: f.year, reason: f.reason }, `not adopting a build of ${f.year}: ${f.reason}`);
     if (r.adopted.length > 0) void pool?.follow(imagesOf(live.current()));
     return r;
   };
   // Newly published builds are adopted within about a second (tests that publish may turn it off).
   const watcher = c.watchBuilds === false ? null : watchBuilds(c.buildsRoot, () => reload());
+  // Row 0 of the counters is this thread's (MCP, authorization server, REST without workers); one row per worker.
+  const metrics = c.metricsPort === undefined ? undefined : RequestMetrics.create(1 + workers);
+  const accessLog = logger === undefined ? undefined : createAccessLog(logger, c.accessLog ?? 0);
+  const onRequestError = (err: unknown, requestId?: string): void => {
+    logger?.error({ reqId: requestId, err }, 'request failed');
+  };
   const opened: Array<() => Promise<void>> = [
     async () => {
       watcher?.close();
@@ -127,7 +153,23 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
         workers,
         maxConnections: c.restMaxConnections ?? DEFAULT_REST_MAX_CONNECTIONS,
         years: () => imagesOf(live.current()),
-        worker: { stateDir: c.stateDir, baseUrl: c.baseUrl, upgradeUrl: c.upgradeUrl, limits: c.limits, responseCacheBytes: c.responseCacheBytes, quota: shared?.descriptor() ?? null, redisUrl: c.redisUrl, redisGraceMs: c.redisGraceMs },
+        worker: {
+          stateDir: c.stateDir,
+          baseUrl: c.baseUrl,
+          upgradeUrl: c.upgradeUrl,
+          limits: c.limits,
+          responseCacheBytes: c.responseCacheBytes,
+          quota: shared?.descriptor() ?? null,
+          redisUrl: c.redisUrl,
+          redisGraceMs: c.redisGraceMs,
+          metrics: metrics?.descriptor,
+          accessLog: c.accessLog,
+          logLevel: logger === undefined ? undefined : (logger.level as LogLevel),
+        },
+        log: (line) => {
+          process.stderr.write(`${line}\n`);
+          logger?.warn({ event: 'rest.worker' }, line.replace(/^hpd: /, ''));
+        },
       });
       const p = pool;
       opened.push(() => p.close());
@@ -143,6 +185,12 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
         clock: c.clock,
         maxConnections: c.restMaxConnections,
         responseCacheBytes: c.responseCacheBytes,
+        metrics,
+        accessLog,
+        onError: (err, requestId) => {
+          process.stderr.write(`request ${requestId} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+          onRequestError(err, requestId);
+        },
       });
       restPort = await server.listen(c.restPort, c.host);
       opened.push(() => server.close());
@@ -151,8 +199,10 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
 
     let auth: AuthServer | null = null;
     const issuer = c.externalIssuer ?? c.authUrl;
+    const mcpHealth = createHealthProbes({ store, registry: () => live.current() });
+    const authHealth = createHealthProbes({ store, registry: () => live.current() });
     if (c.externalIssuer === undefined) {
-      auth = await startAuthServer({ issuer: c.authUrl, port: c.authPort, host: c.host, mcpResource: c.mcpUrl, store, stateDir: c.stateDir, clock: c.clock, listenerLimits: c.listenerLimits, redis: backend.redis?.client });
+      auth = await startAuthServer({ issuer: c.authUrl, port: c.authPort, host: c.host, mcpResource: c.mcpUrl, store, stateDir: c.stateDir, clock: c.clock, listenerLimits: c.listenerLimits, redis: backend.redis?.client, health: authHealth, metrics, accessLog });
       opened.push(() => auth!.close());
     }
     const verifier = createCredentialVerifier({ issuer, resource: c.mcpUrl, store, clock: c.clock });
@@ -169,9 +219,28 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
       clock: c.clock,
       version: c.version,
       listenerLimits: c.listenerLimits,
+      health: mcpHealth,
+      metrics,
+      accessLog,
+      onError: (err) => {
+        process.stderr.write(`mcp request failed: ${err instanceof Error ? err.message : String(err)}\n`);
+        onRequestError(err);
+      },
     });
     const mcpPort = await mcp.listen(c.mcpPort, c.host);
     opened.push(() => mcp.close());
+    let metricsServer: MetricsServer | null = null;
+    if (metrics !== undefined) {
+      const exposition = createMetricsExposition({ requests: metrics, registry: () => live.current(), workers: pool === null ? undefined : () => ({ serving: pool!.serving, replaced: pool!.replaced }) });
+      opened.push(async () => exposition.close());
+      const m = await startMetricsServer(exposition, c.metricsPort ?? 0, c.metricsHost ?? '127.0.0.1');
+      opened.push(() => m.close());
+      metricsServer = m;
+    }
+    logger?.info(
+      { event: 'started', restPort, mcpPort, authPort: auth?.port ?? null, metricsPort: metricsServer?.port ?? null, workers, years: live.current().years, builds: live.current().builds, state: c.redisUrl === undefined ? 'embedded' : 'redis' },
+      'serving',
+    );
     const drainMs = c.drainMs ?? DEFAULT_DRAIN_MS;
     let closing: Promise<void> | undefined;
     // Readiness fails first, so a load balancer moves traffic away while REST still answers; the
@@ -179,8 +248,13 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
     const close = (): Promise<void> =>
       (closing ??= (async () => {
         rest.drain();
+        mcpHealth.drain();
+        authHealth.drain();
+        logger?.info({ event: 'stopping', drainMs }, 'draining');
         await Promise.all([mcp.close(drainMs), auth?.close(drainMs)]);
         await closeAll();
+        logger?.info({ event: 'stopped' }, 'stopped');
+        if (logger !== undefined) flushLogger(logger);
       })());
     return {
       live,
@@ -197,6 +271,7 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
       mcpPort,
       issuer,
       auth,
+      metricsPort: metricsServer?.port ?? null,
       close,
     };
   } catch (err) {

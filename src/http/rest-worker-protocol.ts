@@ -4,6 +4,8 @@
  */
 import type { YearImage } from '../operations/data-registry.ts';
 import type { Tier } from '../policy/tiers.ts';
+import type { LogLevel } from '../observability/logger.ts';
+import type { MetricCellsDescriptor } from '../observability/metric-cells.ts';
 
 /** What a worker needs to serve REST: the builds the main thread opened, and its own state store handle. */
 export interface RestWorkerData {
@@ -22,6 +24,12 @@ export interface RestWorkerData {
   /** Shared state on Redis: the worker opens its own link, replica and leased quota. */
   readonly redisUrl?: string;
   readonly redisGraceMs?: number;
+  /** The request counters every thread adds to (/metrics); absent: nothing is counted. */
+  readonly metrics?: MetricCellsDescriptor;
+  /** Access log rate (src/observability/access-log.ts); 0 or absent: off. */
+  readonly accessLog?: number;
+  /** JSON log level of this thread; absent: no JSON logs. */
+  readonly logLevel?: LogLevel;
 }
 
 export type ToWorker =

@@ -14,6 +14,9 @@ import { openStateBackend } from '../policy/state-backend.ts';
 import { attachSharedQuota } from '../policy/shared-quota.ts';
 import type { FromWorker, RestWorkerData, ToWorker } from './rest-worker-protocol.ts';
 import { createRestServer } from './server.ts';
+import { createAccessLog } from '../observability/access-log.ts';
+import { createLogger, flushLogger } from '../observability/logger.ts';
+import { RequestMetrics } from '../observability/request-metrics.ts';
 
 if (parentPort === null) throw new Error('rest-worker.ts runs as a worker thread');
 const port = parentPort;
@@ -24,6 +27,9 @@ const log = (line: string): void => void process.stderr.write(`${line} [worker $
 const live = createFollowerRegistry(data.years, log);
 const backend = await openStateBackend({ stateDir: data.stateDir, redisUrl: data.redisUrl, redisGraceMs: data.redisGraceMs, name: `rest worker ${data.index}` });
 const store = backend.store;
+const logger = data.logLevel === undefined ? undefined : createLogger({ level: data.logLevel, thread: `rest worker ${data.index}` });
+// Row 0 is the main thread's; a replacement worker takes over its predecessor's row.
+const metrics = data.metrics === undefined ? undefined : RequestMetrics.attach(data.metrics, data.index + 1);
 const quota: Quota = backend.leasedQuota(data.limits) ?? attachSharedQuota(data.quota);
 const server = createRestServer({
   registry: live,
@@ -34,6 +40,12 @@ const server = createRestServer({
   maxConnections: data.maxConnections,
   name: `rest worker ${data.index}`,
   responseCacheBytes: data.responseCacheBytes,
+  metrics,
+  accessLog: logger === undefined ? undefined : createAccessLog(logger, data.accessLog ?? 0),
+  onError: (err, requestId) => {
+    process.stderr.write(`request ${requestId} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    logger?.error({ reqId: requestId, err }, 'request failed');
+  },
 });
 
 let closing = false;
@@ -44,6 +56,7 @@ async function shutdown(code: number): Promise<void> {
   live.close();
   await quota.close();
   await backend.close();
+  if (logger !== undefined) flushLogger(logger);
   port.close();
   process.exitCode = code;
 }
@@ -63,6 +76,7 @@ port.on('message', (m: ToWorker) => {
 
 process.on('uncaughtException', (err) => {
   process.stderr.write(`rest worker ${data.index}: unexpected error: ${err instanceof Error ? err.message : String(err)}\n`);
+  logger?.error({ err }, 'unexpected error: the worker closes and is replaced');
   post({ type: 'fatal', message: err instanceof Error ? err.message : String(err) });
   // The acceptor answers with 'close' once it stopped handing this app connections.
   setTimeout(() => void shutdown(1), 1000).unref();

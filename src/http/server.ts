@@ -20,6 +20,8 @@ import { AuthCache } from '../policy/auth-cache.ts';
 import type { Quota, QuotaDecision } from '../policy/quota.ts';
 import { forEachRateLimitHeader, rateLimitHeaders } from '../policy/rate-limit-headers.ts';
 import type { StateStore } from '../policy/state-store.ts';
+import type { AccessLog } from '../observability/access-log.ts';
+import { OTHER_ROUTE, RequestMetrics } from '../observability/request-metrics.ts';
 import { acceptsJson, ifNoneMatchMatches, linkHeader } from './conditional.ts';
 import { buildOpenApi } from './openapi.ts';
 import { queryPairs } from './query-string.ts';
@@ -47,6 +49,10 @@ export interface ServerConfig {
   readonly maxConnections?: number;
   /** Names this server in log lines ('rest', or 'rest worker N'). */
   readonly name?: string;
+  /** This thread's request counters (/metrics); absent: nothing is counted. */
+  readonly metrics?: RequestMetrics;
+  /** Absent: no access log. */
+  readonly accessLog?: AccessLog;
 }
 
 export const DEFAULT_REST_MAX_CONNECTIONS = 10_000;
@@ -98,6 +104,9 @@ interface Route {
   readonly serializer: (body: Record<string, unknown>) => string | Buffer;
   /** Whether finished 200s are kept in the response cache (the operation is `cacheable`). */
   readonly cached: boolean;
+  /** The path template counted in /metrics and the access log (never the raw path: bounded labels). */
+  readonly template: string;
+  readonly metricId: number;
 }
 
 /** A finished 200 of a cacheable operation: everything but the per-caller headers. */
@@ -221,10 +230,26 @@ export function createRestServer(config: ServerConfig): RestServer {
     op,
     serializer: serializerFor(op),
     cached: op.cacheable === true,
+    template: op.path,
+    metricId: RequestMetrics.routeId('rest', op.path),
   }));
   // The overview table's `/zip/{zip}` spelling serves the same body (api-contract §5.7).
   const zipRoute = routes.find((r) => r.op.id === 'lookupZip');
-  if (zipRoute !== undefined) routes.push({ ...zipRoute, pattern: '/v1/health/zip/:zip' });
+  if (zipRoute !== undefined) routes.push({ ...zipRoute, pattern: '/v1/health/zip/:zip', template: '/v1/health/zip/{zip}', metricId: RequestMetrics.routeId('rest', '/v1/health/zip/{zip}') });
+
+  const metrics = config.metrics;
+  const accessLog = config.accessLog;
+  /** Counts one answered request (and logs it when sampled); `t0` is performance.now() at routing. */
+  const observe = (metricId: number, template: string, status: number, t0: number, requestId: string, method: string, path: string): void => {
+    const seconds = (performance.now() - t0) / 1000;
+    metrics?.request(metricId, status, seconds);
+    if (accessLog?.sampled() === true) accessLog.write({ requestId, method, route: template, path, status, seconds });
+  };
+  /** The metric id and label of a non-operation pattern (`/healthz`, `/problems/:slug`, `/*`). */
+  const labelOf = (pattern: string): { readonly id: number; readonly template: string } => {
+    const template = pattern === '/*' ? OTHER_ROUTE : pattern.replace(/:(\w+)/g, '{$1}');
+    return { id: RequestMetrics.routeId('rest', template), template };
+  };
 
   const problemReply = (spec: ProblemSpec, instance: string, extra: Array<[string, string]> = []): Reply => ({
     status: PROBLEM_TYPES[spec.kind].status,
@@ -276,6 +301,7 @@ export function createRestServer(config: ServerConfig): RestServer {
   };
 
   const handle = (route: Route, res: HttpResponse, req: HttpRequest, head: boolean): void => {
+    const t0 = performance.now();
     const requestId = randomUUID();
     const path = req.getUrl();
     const rawQuery = req.getQuery() ?? '';
@@ -287,6 +313,7 @@ export function createRestServer(config: ServerConfig): RestServer {
       // Content-Length, so this is what keeps such a request from being charged. The connection is
       // closed because the body's framing cannot be trusted.
       write(res, problemReply({ kind: 'validation', detail: 'GET and HEAD requests must not carry a body (Content-Length or Transfer-Encoding).', errors: [{ field: '(body)', message: 'A body is not allowed' }] }, path), head, requestId, true);
+      observe(route.metricId, route.template, 400, t0, requestId, head ? 'HEAD' : 'GET', path);
       return;
     }
     const pathParams: Record<string, string> = {};
@@ -300,6 +327,7 @@ export function createRestServer(config: ServerConfig): RestServer {
     const send = (reply: Reply | OkReply): void => {
       if ('response' in reply) writeOk(res, reply, head, requestId);
       else write(res, reply, head, requestId);
+      observe(route.metricId, route.template, 'response' in reply ? (reply.notModified ? 304 : 200) : reply.status, t0, requestId, head ? 'HEAD' : 'GET', path);
     };
     let reply: Reply | OkReply | Promise<Reply | OkReply>;
     try {
@@ -332,6 +360,7 @@ export function createRestServer(config: ServerConfig): RestServer {
     const now = clock();
     const who = auth.authenticate(authorization, now);
     if (!who.ok) {
+      metrics?.authFailed('rest', who.reason);
       if (who.reason === 'unavailable') return problemReply(STATE_UNAVAILABLE, path, [['retry-after', STATE_RETRY_AFTER]]);
       return problemReply({ kind: 'unauthorized', detail: 'Missing or invalid API key.' }, path, [['www-authenticate', who.reason === 'missing' ? REALM : INVALID_TOKEN]]);
     }
@@ -343,6 +372,7 @@ export function createRestServer(config: ServerConfig): RestServer {
   /** A request past authentication and counting: the operation's answer (from the cache when it can). */
   const answer = (route: Route, path: string, rawQuery: string, ifNoneMatch: string, pathParams: Record<string, string>, tier: Tier, decision: QuotaDecision): Reply | OkReply => {
     if (!decision.allowed) {
+      metrics?.quotaRefused(tier);
       return problemReply({ kind: 'rateLimited', detail: 'Daily request limit reached. Resets at midnight UTC.', upgrade: true }, path, rateLimitHeaders(decision));
     }
     // A cacheable operation's request always gets the same 200 within a build; only the endpoint's
@@ -350,13 +380,17 @@ export function createRestServer(config: ServerConfig): RestServer {
     // skips validation; any other is validated and then found by its canonical form.
     const spelling = route.cached ? `${route.pattern}\u0000${rawQuery}\u0000${route.op.pathParams.length === 0 ? '' : Object.values(pathParams).join('\u0000')}` : '';
     const hit = route.cached ? cache.bySpelling(spelling) : undefined;
-    if (hit !== undefined && TIER_RANK[tier] >= TIER_RANK[route.op.tier]) return okReply(hit, ifNoneMatch, decision);
+    if (hit !== undefined && TIER_RANK[tier] >= TIER_RANK[route.op.tier]) {
+      metrics?.cacheLookup(true);
+      return okReply(hit, ifNoneMatch, decision);
+    }
     // One snapshot for the whole request (src/operations/live-registry.ts).
     const c = ctx;
     const result = execute(route.op, c, tier, queryPairs(rawQuery), pathParams);
     if (!result.ok) return problemReply(result.problem, path, rateLimitHeaders(decision));
     if (route.cached) {
       const known = cache.get(result.canonical, spelling);
+      metrics?.cacheLookup(known !== undefined);
       if (known !== undefined) return okReply(known, ifNoneMatch, decision);
     }
     const etag = etagFor(c.registry.version, result.canonical);
@@ -375,16 +409,22 @@ export function createRestServer(config: ServerConfig): RestServer {
 
   const okReply = (response: CachedResponse, ifNoneMatch: string, quota: QuotaDecision): OkReply => ({ response, quota, notModified: ifNoneMatchMatches(ifNoneMatch, response.etag) });
 
-  const methodNotAllowed = (res: HttpResponse, req: HttpRequest): void => {
+  const methodNotAllowed = (label: { readonly id: number; readonly template: string }) => (res: HttpResponse, req: HttpRequest): void => {
+    const t0 = performance.now();
     const method = req.getCaseSensitiveMethod();
     const path = req.getUrl();
-    write(res, problemReply({ kind: 'methodNotAllowed', detail: `Method ${method} is not allowed. Allowed: GET, HEAD.` }, path, [['allow', 'GET, HEAD']]), false, randomUUID());
+    const requestId = randomUUID();
+    write(res, problemReply({ kind: 'methodNotAllowed', detail: `Method ${method} is not allowed. Allowed: GET, HEAD.` }, path, [['allow', 'GET, HEAD']]), false, requestId);
+    observe(label.id, label.template, 405, t0, requestId, method, path);
   };
 
-  const preflight = (res: HttpResponse): void => {
+  const preflight = (res: HttpResponse, req: HttpRequest, label: { readonly id: number; readonly template: string }): void => {
+    const t0 = performance.now();
+    const requestId = randomUUID();
+    const path = req.getUrl();
     res.cork(() => {
       res.writeStatus('204 No Content');
-      res.writeHeader('x-request-id', randomUUID());
+      res.writeHeader('x-request-id', requestId);
       res.writeHeader('access-control-allow-origin', '*');
       res.writeHeader('access-control-allow-methods', 'GET, HEAD, OPTIONS');
       res.writeHeader('access-control-allow-headers', 'Authorization, Accept, If-None-Match, Content-Type');
@@ -392,6 +432,7 @@ export function createRestServer(config: ServerConfig): RestServer {
       res.writeHeader('access-control-max-age', '86400');
       res.endWithoutBody();
     });
+    observe(label.id, label.template, 204, t0, requestId, 'OPTIONS', path);
   };
 
   /**
@@ -408,20 +449,24 @@ export function createRestServer(config: ServerConfig): RestServer {
   for (const route of routes) {
     on('get', route.pattern, (res, req) => handle(route, res, req, false));
     on('head', route.pattern, (res, req) => handle(route, res, req, true));
-    on('options', route.pattern, (res) => preflight(res));
-    on('any', route.pattern, methodNotAllowed);
+    on('options', route.pattern, (res, req) => preflight(res, req, { id: route.metricId, template: route.template }));
+    on('any', route.pattern, methodNotAllowed({ id: route.metricId, template: route.template }));
   }
 
   // Unauthenticated documents: no quota, no key.
   const plain = (pattern: string, status: () => number, contentType: string, body: () => string | Buffer): void => {
-    const h = (head: boolean) => (res: HttpResponse) => {
+    const label = labelOf(pattern);
+    const h = (head: boolean) => (res: HttpResponse, req: HttpRequest) => {
+      const t0 = performance.now();
       const s = status();
-      write(res, { status: s, headers: [['content-type', contentType], ['cache-control', 'no-cache']], body: body() }, head, randomUUID());
+      const requestId = randomUUID();
+      write(res, { status: s, headers: [['content-type', contentType], ['cache-control', 'no-cache']], body: body() }, head, requestId);
+      observe(label.id, label.template, s, t0, requestId, head ? 'HEAD' : 'GET', req.getUrl());
     };
     on('get', pattern, h(false));
     on('head', pattern, h(true));
-    on('options', pattern, (res) => preflight(res));
-    on('any', pattern, methodNotAllowed);
+    on('options', pattern, (res, req) => preflight(res, req, label));
+    on('any', pattern, methodNotAllowed(label));
   };
   plain('/v1/openapi.json', () => 200, JSON_TYPE, () => openapiBody);
   plain('/healthz', () => 200, JSON_TYPE, () => healthBody);
@@ -437,23 +482,32 @@ export function createRestServer(config: ServerConfig): RestServer {
     const r = ctx.registry;
     return JSON.stringify({ status: readiness(), years: r.years, build: r.version, builds: r.builds });
   });
+  const problemLabel = labelOf('/problems/:slug');
   const problemPage = (head: boolean) => (res: HttpResponse, req: HttpRequest) => {
+    const t0 = performance.now();
+    const requestId = randomUUID();
     const slug = req.getParameter(0) ?? '';
     const t = Object.values(PROBLEM_TYPES).find((x) => x.slug === slug);
     const path = req.getUrl();
     if (t === undefined) {
-      write(res, problemReply({ kind: 'notFound', detail: `No route matches ${path}.` }, path), head, randomUUID());
+      write(res, problemReply({ kind: 'notFound', detail: `No route matches ${path}.` }, path), head, requestId);
+      observe(problemLabel.id, problemLabel.template, 404, t0, requestId, head ? 'HEAD' : 'GET', path);
       return;
     }
     const html = `<!doctype html><meta charset="utf-8"><title>${t.title}</title><h1>${t.status} ${t.title}</h1><p>Problem type <code>${slug}</code> of the Health Plan Data Service. The response body's <code>detail</code> says what happened; see ${serviceDesc}.</p>`;
-    write(res, { status: 200, headers: [['content-type', 'text/html; charset=utf-8']], body: html }, head, randomUUID());
+    write(res, { status: 200, headers: [['content-type', 'text/html; charset=utf-8']], body: html }, head, requestId);
+    observe(problemLabel.id, problemLabel.template, 200, t0, requestId, head ? 'HEAD' : 'GET', path);
   };
   on('get', '/problems/:slug', problemPage(false));
   on('head', '/problems/:slug', problemPage(true));
-  on('any', '/problems/:slug', methodNotAllowed);
+  on('any', '/problems/:slug', methodNotAllowed(problemLabel));
+  const otherLabel = labelOf('/*');
   on('any', '/*', (res, req) => {
+    const t0 = performance.now();
+    const requestId = randomUUID();
     const path = req.getUrl();
-    write(res, problemReply({ kind: 'notFound', detail: `No route matches ${path}.` }, path), req.getMethod() === 'head', randomUUID());
+    write(res, problemReply({ kind: 'notFound', detail: `No route matches ${path}.` }, path), req.getMethod() === 'head', requestId);
+    observe(otherLabel.id, otherLabel.template, 404, t0, requestId, req.getCaseSensitiveMethod(), path);
   });
 
   return {

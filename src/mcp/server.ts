@@ -22,6 +22,10 @@ import { asLiveRegistry, type LiveRegistry } from '../operations/live-registry.t
 import { execute, type OperationContext } from '../operations/operation.ts';
 import { toProblemBody, type ProblemSpec } from '../operations/problems.ts';
 import type { Quota } from '../policy/quota.ts';
+import type { AccessLog } from '../observability/access-log.ts';
+import type { HealthProbes } from '../observability/health-probes.ts';
+import { createNodeRequestObserver } from '../observability/node-request-observer.ts';
+import type { RequestMetrics } from '../observability/request-metrics.ts';
 import type { CredentialVerifier, Principal } from './credentials.ts';
 import { findInvalidParams, INVALID_PARAMS } from './request-params.ts';
 import { SessionRegistry } from './sessions.ts';
@@ -50,6 +54,13 @@ export interface McpServerConfig {
   readonly version?: string;
   /** Timeouts and connection cap of the listener (defaults: DEFAULT_LISTENER_LIMITS). */
   readonly listenerLimits?: Partial<ListenerLimits>;
+  /** /healthz and /readyz (src/observability/health-probes.ts); absent: those paths are 404. */
+  readonly health?: HealthProbes;
+  /** The main thread's request counters (/metrics). */
+  readonly metrics?: RequestMetrics;
+  readonly accessLog?: AccessLog;
+  /** Unexpected errors; default: one line on stderr. */
+  readonly onError?: (err: unknown) => void;
 }
 
 export interface McpHttpServer {
@@ -104,6 +115,7 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
     const req = toolArgsToRequest(tool, args);
     const instance = req.ok ? req.restPath : tool.operation.path;
     const decision = await config.quota.consume(who.userId, who.tier);
+    if (!decision.allowed) config.metrics?.quotaRefused(who.tier);
     if (!decision.allowed) return toolError(problem({ kind: 'rateLimited', detail: 'Daily request limit reached. Resets at midnight UTC.', upgrade: true }, instance));
     if (!req.ok) return toolError(problem({ kind: 'validation', detail: req.errors.length === 1 ? `Invalid ${req.errors[0]!.field}: ${req.errors[0]!.message}.` : 'Invalid input.', errors: req.errors }, instance));
     // A tool call runs synchronously from here: one snapshot answers all of it.
@@ -184,6 +196,7 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
       const errors = [{ field: 'request-target', message: 'is not a valid origin-form or absolute-form target' }];
       return problemResponse(res, { kind: 'validation', detail: 'The request target is not a valid URL.', errors }, '/');
     }
+    if (config.health?.answer(req, res, path) === true) return;
     if (prmPaths.has(path)) {
       const cors = { 'access-control-allow-origin': '*', 'cache-control': 'public, max-age=3600' };
       if (method === 'OPTIONS') {
@@ -203,6 +216,7 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
       return problemResponse(res, { kind: 'methodNotAllowed', detail: `Method ${method} is not allowed. Allowed: GET, POST, DELETE.` }, path, { allow: 'GET, POST, DELETE' });
     }
     const cred = await config.verifier.verify(req.headers.authorization);
+    if (!cred.ok) config.metrics?.authFailed('mcp', cred.reason);
     if (!cred.ok && cred.reason === 'unavailable') return problemResponse(res, { kind: 'unavailable', detail: `${cred.description}. Retry shortly.` }, path, { 'retry-after': '5' });
     if (!cred.ok) {
       const challenge =
@@ -247,6 +261,8 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
     await transport.handleRequest(request, res, body);
   };
 
+  const observe = createNodeRequestObserver('mcp', (p) => (p === mcpPath || p === '/' ? '/mcp' : prmPaths.has(p) ? '/.well-known/oauth-protected-resource' : p), config.metrics, config.accessLog);
+  const onError = config.onError ?? ((err: unknown) => process.stderr.write(`mcp request failed: ${err instanceof Error ? err.message : String(err)}\n`));
   let listener: NodeListener | null = null;
   return {
     get sessionCount() {
@@ -257,8 +273,9 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
         const l = createNodeListener(
           'mcp',
           (req, res) => {
+            observe?.(req, res);
             onRequest(req, res).catch((err: unknown) => {
-              process.stderr.write(`mcp request failed: ${err instanceof Error ? err.message : String(err)}\n`);
+              onError(err);
               if (!res.headersSent) problemResponse(res, { kind: 'internal', detail: 'An unexpected error occurred.' }, requestPath(req.url ?? '/') ?? '/');
               else res.end();
             });
@@ -271,6 +288,7 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
       });
     },
     async close(graceMs = 0) {
+      config.health?.drain();
       // Stop accepting first, so no session starts while the others end.
       const closed = listener?.close(graceMs);
       await sessions.close();

@@ -55,6 +55,8 @@ export interface ServeChild {
   readonly child: ChildProcessByStdio<null, Readable, Readable>;
   /** Everything the server wrote to stderr so far. */
   stderr(): string;
+  /** Everything the server wrote to stdout so far (its human start lines, then its JSON logs). */
+  stdout(): string;
   /** Resolves with the exit code when the process ends. */
   readonly exited: Promise<number | null>;
 }
@@ -65,13 +67,13 @@ export async function spawnServe(env: NodeJS.ProcessEnv): Promise<ServeChild> {
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let stdout = '';
   await new Promise<void>((resolve, reject) => {
-    let stdout = '';
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString();
       if (/MCP on /.test(stdout)) resolve();
     });
     void exited.then((code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
   });
-  return { child, stderr: () => stderr, exited };
+  return { child, stderr: () => stderr, stdout: () => stdout, exited };
 }

@@ -1,0 +1,51 @@
+/**
+ * @module /healthz and /readyz for the `node:http` listeners (MCP, authorization server), with the
+ * REST front's bodies and statuses (src/http/server.ts): liveness is always 200 `{"status":"ok"}`;
+ * readiness is 200 when ready or degraded (Redis lost, known keys still served: taking every instance
+ * out of a balancer would turn a Redis outage into a total one) and 503 when draining or unavailable.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { DataRegistry } from '../operations/data-registry.ts';
+import type { StateStore } from '../policy/state-store.ts';
+
+export type Readiness = 'draining' | 'ready' | 'degraded' | 'unavailable';
+
+export interface HealthProbes {
+  /** Answers GET/HEAD /healthz and /readyz and returns true; false for any other request. */
+  answer(req: IncomingMessage, res: ServerResponse, path: string): boolean;
+  /** Readiness fails from now on (shutdown). */
+  drain(): void;
+  readiness(): Readiness;
+}
+
+const HEALTH_BODY = '{"status":"ok"}';
+
+export function createHealthProbes(o: { readonly store: Pick<StateStore, 'health'>; readonly registry: () => DataRegistry }): HealthProbes {
+  let draining = false;
+  const readiness = (): Readiness => {
+    if (draining) return 'draining';
+    const h = o.store.health();
+    return h === 'ok' ? 'ready' : h;
+  };
+  return {
+    answer(req, res, path) {
+      if (path !== '/healthz' && path !== '/readyz') return false;
+      if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+      let status = 200;
+      let body = HEALTH_BODY;
+      if (path === '/readyz') {
+        const state = readiness();
+        const r = o.registry();
+        status = state === 'ready' || state === 'degraded' ? 200 : 503;
+        body = JSON.stringify({ status: state, years: r.years, build: r.version, builds: r.builds });
+      }
+      res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-cache', 'content-length': Buffer.byteLength(body) });
+      res.end(req.method === 'HEAD' ? undefined : body);
+      return true;
+    },
+    drain() {
+      draining = true;
+    },
+    readiness,
+  };
+}
