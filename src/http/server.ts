@@ -22,6 +22,7 @@ import { forEachRateLimitHeader, rateLimitHeaders } from '../policy/rate-limit-h
 import type { StateStore } from '../policy/state-store.ts';
 import { acceptsJson, ifNoneMatchMatches, linkHeader } from './conditional.ts';
 import { BODY_NOT_ALLOWED, RATE_LIMITED, UNAUTHORIZED } from './front-problems.ts';
+import { pages } from './docs-pages.ts';
 import { buildOpenApi } from './openapi.ts';
 import { collectExamples } from './openapi-examples.ts';
 import { queryPairs } from './query-string.ts';
@@ -431,6 +432,16 @@ export function createRestServer(config: ServerConfig): RestServer {
     on('any', pattern, methodNotAllowed);
   };
   plain('/v1/openapi.json', () => 200, JSON_TYPE, () => (openapiBody ??= openapiFor(ctx)));
+  // The index, docs and plans pages (docs-pages.ts). The limits are the quota's own, as configured;
+  // peeking a user id no key can have counts nothing.
+  for (const page of pages({ baseUrl: config.baseUrl, operations: OPERATIONS, dailyLimit: (tier) => config.quota.peek('\u0000pricing-page', tier).limit })) {
+    const headers: Array<[string, string]> = [['content-type', page.contentType], ['cache-control', page.cacheControl], ['x-content-type-options', 'nosniff']];
+    if (page.csp !== undefined) headers.push(['content-security-policy', page.csp]);
+    const h = (head: boolean) => (res: HttpResponse) => write(res, { status: 200, headers, body: page.body() }, head, randomUUID());
+    on('get', page.pattern, h(false));
+    on('head', page.pattern, h(true));
+    on('any', page.pattern, methodNotAllowed);
+  }
   plain('/healthz', () => 200, JSON_TYPE, () => healthBody);
   // 'degraded': the shared state store lost Redis and serves known keys from its last state; still
   // ready (taking every instance out of a load balancer would turn an outage of Redis into a total one).
