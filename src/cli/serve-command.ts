@@ -140,7 +140,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     host,
     restPort,
     baseUrl,
-    upgradeUrl: env.HPD_UPGRADE_URL ?? `${baseUrl}/#pricing`,
+    upgradeUrl: env.HPD_UPGRADE_URL ?? `${baseUrl}/pricing`,
     mcpPort,
     mcpUrl,
     authPort,

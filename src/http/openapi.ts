@@ -1,10 +1,14 @@
 /**
  * @module OpenAPI 3.1 document generated from the operations: the same JSON Schemas that validate
- * requests and serialize responses, so the published contract cannot drift from the code.
+ * requests and serialize responses, so the published contract cannot drift from the code. Shared
+ * resource schemas are published as named components (openapi-components.ts) and every response
+ * carries an example taken from the served build (openapi-examples.ts).
  */
+import { PACKAGE_VERSION } from '../cli/package-version.ts';
 import type { Operation } from '../operations/operation.ts';
 import type { JsonSchema } from '../operations/query.ts';
-import { PROBLEM_RESPONSE } from '../operations/schemas/common.ts';
+import { componentRef, componentSchemas, withRefs } from './openapi-components.ts';
+import type { OpenApiExamples } from './openapi-examples.ts';
 
 const STATUS_TEXT: Record<string, string> = {
   '304': 'Not modified (If-None-Match matched the ETag)',
@@ -15,55 +19,83 @@ const STATUS_TEXT: Record<string, string> = {
   '429': 'Daily request limit reached',
 };
 
-export function buildOpenApi(operations: ReadonlyArray<Operation<never>>, baseUrl: string, version: string): Record<string, unknown> {
+/** Tag of each operation: how the docs page groups them. */
+const TAGS = [
+  { name: 'Plans', description: 'Plan search, detail, comparison, cost estimates and year-to-year crosswalk.', operations: ['searchPlans', 'getPlanById', 'comparePlans', 'estimateOop', 'getCrosswalk'] },
+  { name: 'Subsidies', description: 'Premium tax credit (APTC) estimates for a household.', operations: ['calculateAptc'] },
+  { name: 'Geography', description: 'ZIP codes, counties and rating areas.', operations: ['lookupZip'] },
+  { name: 'Reference', description: 'Plan years and issuers loaded in the served data build.', operations: ['getAvailableYears', 'listIssuers'] },
+] as const;
+
+const LIST_HINT = 'Repeat the parameter (`name=a&name=b`, what generated clients send) or give a comma-separated list (`name=a,b`): both are the same request.';
+
+/** A 404 is answered only by operations that look something up by a value the caller gives. */
+const NO_NOT_FOUND = new Set(['getAvailableYears']);
+
+export interface OpenApiOptions {
+  /** Origin of the `servers` entry, e.g. `http://127.0.0.1:8080`. */
+  readonly baseUrl: string;
+  /** Version of the data build served, published as `x-data-build`; absent from the build-independent contract. */
+  readonly build?: string;
+  /** Response examples by operation; none in the build-independent contract. */
+  readonly examples?: OpenApiExamples;
+}
+
+export function buildOpenApi(operations: ReadonlyArray<Operation<never>>, options: OpenApiOptions): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     const props = (op.query.spec.schema.properties ?? {}) as Record<string, JsonSchema>;
     const required = new Set((op.query.spec.schema.required ?? []) as string[]);
+    const examples = options.examples?.get(op.id) ?? {};
     const parameters = Object.entries(props).map(([name, schema]) => {
       const { description, example, 'x-pro': pro, ...rest } = schema as JsonSchema & { description?: string; example?: unknown; 'x-pro'?: boolean };
       const isPath = op.pathParams.includes(name);
       const list = op.query.spec.lists?.includes(name) === true;
+      const text = list ? `${description ?? name}. ${LIST_HINT.replaceAll('name', name)}` : description;
       return {
         name,
         in: isPath ? 'path' : 'query',
         required: isPath || required.has(name),
-        ...(description !== undefined ? { description } : {}),
+        ...(text !== undefined ? { description: text } : {}),
         ...(pro === true ? { 'x-required-tier': 'pro' } : {}),
         ...(example !== undefined ? { example } : {}),
-        ...(list ? { style: 'form', explode: false } : {}),
+        ...(list ? { style: 'form', explode: true } : {}),
         schema: rest,
       };
     });
     for (const [alias, canonical] of Object.entries(op.query.spec.aliases ?? {})) {
       parameters.push({ name: alias, in: 'query', required: false, description: `Alias of ${canonical}`, schema: (props[canonical] ?? {}) as JsonSchema });
     }
-    const problem = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
+    const content = (type: string, schema: unknown, status: string): Record<string, unknown> => ({
+      [type]: { schema, ...(examples[status] !== undefined ? { example: examples[status] } : {}) },
+    });
+    const problem = (status: string): Record<string, unknown> => content('application/problem+json', componentRef('Problem'), status);
     const responses: Record<string, unknown> = {
       '200': {
         description: 'OK',
         headers: {
           ETag: { schema: { type: 'string' }, description: 'Weak ETag derived from the data build and the request' },
-          Link: { schema: { type: 'string' } },
-          'X-Request-Id': { schema: { type: 'string', format: 'uuid' } },
-          'RateLimit-Limit': { schema: { type: 'integer' } },
-          'RateLimit-Remaining': { schema: { type: 'integer' } },
+          Link: { schema: { type: 'string' }, description: 'The `_links` of the body and the OpenAPI document (`service-desc`), as RFC 8288 links' },
+          'X-Request-Id': { schema: { type: 'string', format: 'uuid' }, description: 'Identifies the request in logs; quote it when reporting a problem' },
+          'RateLimit-Limit': { schema: { type: 'integer' }, description: 'Requests per UTC day of the caller’s tier' },
+          'RateLimit-Remaining': { schema: { type: 'integer' }, description: 'Requests left today' },
           'RateLimit-Reset': { schema: { type: 'integer' }, description: 'Unix time of the next 00:00 UTC' },
         },
-        content: { 'application/json': { schema: op.responseSchema } },
+        content: content('application/json', withRefs(op.responseSchema), '200'),
       },
       '304': { description: STATUS_TEXT['304'] },
-      '400': { description: STATUS_TEXT['400'], content: problem },
-      '401': { description: STATUS_TEXT['401'], content: problem, headers: { 'WWW-Authenticate': { schema: { type: 'string' } } } },
-      '404': { description: STATUS_TEXT['404'], content: problem },
-      '429': { description: STATUS_TEXT['429'], content: problem, headers: { 'Retry-After': { schema: { type: 'integer' } } } },
+      '400': { description: STATUS_TEXT['400'], content: problem('400') },
+      '401': { description: STATUS_TEXT['401'], content: problem('401'), headers: { 'WWW-Authenticate': { schema: { type: 'string' }, description: 'The Bearer challenge (RFC 6750)' } } },
+      ...(NO_NOT_FOUND.has(op.id) ? {} : { '404': { description: STATUS_TEXT['404'], content: problem('404') } }),
+      '429': { description: STATUS_TEXT['429'], content: problem('429'), headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds until the limit resets' } } },
     };
-    if (op.tier !== 'free' || op.proParams !== undefined) responses['402'] = { description: STATUS_TEXT['402'], content: problem };
+    if (op.tier !== 'free' || op.proParams !== undefined) responses['402'] = { description: STATUS_TEXT['402'], content: problem('402') };
     paths[op.path] = {
       get: {
         operationId: op.id,
         summary: op.summary,
         description: op.description,
+        tags: TAGS.filter((t) => (t.operations as readonly string[]).includes(op.id)).map((t) => t.name),
         ...(op.tier !== 'free' ? { 'x-required-tier': op.tier } : {}),
         parameters,
         responses,
@@ -74,14 +106,18 @@ export function buildOpenApi(operations: ReadonlyArray<Operation<never>>, baseUr
     openapi: '3.1.0',
     info: {
       title: 'Health Plan Data Service',
-      version,
-      description: 'ACA marketplace health plan data: plans, premiums, subsidies, geography. Responses are HAL JSON; errors are RFC 9457 problem details.',
+      version: PACKAGE_VERSION,
+      description:
+        'ACA marketplace health plan data: plans, premiums, subsidies, geography. Responses are HAL JSON; errors are RFC 9457 problem details. Every request needs an API key (`Authorization: Bearer hpd_…`); tiers and daily limits are on the plans page.',
+      license: { name: 'Proprietary: terms on the plans page', url: `${options.baseUrl}/pricing#terms` },
+      ...(options.build !== undefined ? { 'x-data-build': options.build } : {}),
     },
-    servers: [{ url: baseUrl }],
+    servers: [{ url: options.baseUrl }],
     security: [{ bearer: [] }],
+    tags: TAGS.map(({ name, description }) => ({ name, description })),
     paths,
     components: {
-      schemas: { Problem: PROBLEM_RESPONSE },
+      schemas: componentSchemas(),
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key hpd_ + 40 hex characters' } },
     },
   };

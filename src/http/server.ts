@@ -23,7 +23,10 @@ import type { StateStore } from '../policy/state-store.ts';
 import type { AccessLog } from '../observability/access-log.ts';
 import { OTHER_ROUTE, RequestMetrics } from '../observability/request-metrics.ts';
 import { acceptsJson, ifNoneMatchMatches, linkHeader } from './conditional.ts';
+import { BODY_NOT_ALLOWED, RATE_LIMITED, UNAUTHORIZED } from './front-problems.ts';
+import { pages } from './docs-pages.ts';
 import { buildOpenApi } from './openapi.ts';
+import { collectExamples } from './openapi-examples.ts';
 import { queryPairs } from './query-string.ts';
 import { createConnectionCap } from './connection-cap.ts';
 import { ResponseCache } from './response-cache.ts';
@@ -190,9 +193,14 @@ export function createRestServer(config: ServerConfig): RestServer {
   /** The context of the snapshot being served, made once per snapshot. */
   let ctx: OperationContext = { registry: live.current(), baseUrl: config.baseUrl };
   const serviceDesc = `${config.baseUrl}/v1/openapi.json`;
-  // Encoded once per build: a string body would be converted to a fresh buffer on every request.
-  const openapiFor = (registry: DataRegistry): Buffer => Buffer.from(JSON.stringify(buildOpenApi(OPERATIONS, config.baseUrl, registry.version)));
-  let openapiBody = openapiFor(ctx.registry);
+  // Encoded once per build, when first asked for: a string body would be converted to a fresh buffer
+  // on every request, and its examples run each operation once (openapi-examples.ts).
+  const openapiFor = (c: OperationContext): Buffer => {
+    const serialize = (op: Operation<never>, body: Record<string, unknown>): string | Buffer => routes.find((r) => r.op === op)!.serializer(body);
+    const examples = collectExamples({ operations: OPERATIONS, ctx: c, upgradeUrl: config.upgradeUrl, serialize });
+    return Buffer.from(JSON.stringify(buildOpenApi(OPERATIONS, { baseUrl: config.baseUrl, build: c.registry.version, examples })));
+  };
+  let openapiBody: Buffer | null = null;
   const healthBody = Buffer.from('{"status":"ok"}');
   const onError = config.onError ?? ((err, id) => process.stderr.write(`request ${id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`));
   const auth = new AuthCache(config.store);
@@ -200,7 +208,7 @@ export function createRestServer(config: ServerConfig): RestServer {
   // A new build: new ETags, new bodies. Everything derived from the old snapshot goes with it.
   live.onSwap((next) => {
     ctx = { registry: next, baseUrl: config.baseUrl };
-    openapiBody = openapiFor(next);
+    openapiBody = null;
     cache.clear();
   });
   let draining = false;
@@ -312,7 +320,7 @@ export function createRestServer(config: ServerConfig): RestServer {
       // Checked before authentication and quota: uWS runs the handler before it rejects a malformed
       // Content-Length, so this is what keeps such a request from being charged. The connection is
       // closed because the body's framing cannot be trusted.
-      write(res, problemReply({ kind: 'validation', detail: 'GET and HEAD requests must not carry a body (Content-Length or Transfer-Encoding).', errors: [{ field: '(body)', message: 'A body is not allowed' }] }, path), head, requestId, true);
+      write(res, problemReply(BODY_NOT_ALLOWED, path), head, requestId, true);
       observe(route.metricId, route.template, 400, t0, requestId, head ? 'HEAD' : 'GET', path);
       return;
     }
@@ -362,7 +370,7 @@ export function createRestServer(config: ServerConfig): RestServer {
     if (!who.ok) {
       metrics?.authFailed('rest', who.reason);
       if (who.reason === 'unavailable') return problemReply(STATE_UNAVAILABLE, path, [['retry-after', STATE_RETRY_AFTER]]);
-      return problemReply({ kind: 'unauthorized', detail: 'Missing or invalid API key.' }, path, [['www-authenticate', who.reason === 'missing' ? REALM : INVALID_TOKEN]]);
+      return problemReply(UNAUTHORIZED, path, [['www-authenticate', who.reason === 'missing' ? REALM : INVALID_TOKEN]]);
     }
     const counted = config.quota.consume(who.userId, who.tier);
     const proceed = (decision: QuotaDecision): Reply | OkReply => answer(route, path, rawQuery, ifNoneMatch, pathParams, who.tier, decision);
@@ -373,7 +381,7 @@ export function createRestServer(config: ServerConfig): RestServer {
   const answer = (route: Route, path: string, rawQuery: string, ifNoneMatch: string, pathParams: Record<string, string>, tier: Tier, decision: QuotaDecision): Reply | OkReply => {
     if (!decision.allowed) {
       metrics?.quotaRefused(tier);
-      return problemReply({ kind: 'rateLimited', detail: 'Daily request limit reached. Resets at midnight UTC.', upgrade: true }, path, rateLimitHeaders(decision));
+      return problemReply(RATE_LIMITED, path, rateLimitHeaders(decision));
     }
     // A cacheable operation's request always gets the same 200 within a build; only the endpoint's
     // tier depends on the caller, so it is checked before a hit is served. A request text seen before
@@ -468,7 +476,23 @@ export function createRestServer(config: ServerConfig): RestServer {
     on('options', pattern, (res, req) => preflight(res, req, label));
     on('any', pattern, methodNotAllowed(label));
   };
-  plain('/v1/openapi.json', () => 200, JSON_TYPE, () => openapiBody);
+  plain('/v1/openapi.json', () => 200, JSON_TYPE, () => (openapiBody ??= openapiFor(ctx)));
+  // The index, docs and plans pages (docs-pages.ts). The limits are the quota's own, as configured;
+  // peeking a user id no key can have counts nothing.
+  for (const page of pages({ baseUrl: config.baseUrl, operations: OPERATIONS, dailyLimit: (tier) => config.quota.peek('\u0000pricing-page', tier).limit })) {
+    const headers: Array<[string, string]> = [['content-type', page.contentType], ['cache-control', page.cacheControl], ['x-content-type-options', 'nosniff']];
+    if (page.csp !== undefined) headers.push(['content-security-policy', page.csp]);
+    const label = labelOf(page.pattern);
+    const h = (head: boolean) => (res: HttpResponse, req: HttpRequest) => {
+      const t0 = performance.now();
+      const requestId = randomUUID();
+      write(res, { status: 200, headers, body: page.body() }, head, requestId);
+      observe(label.id, label.template, 200, t0, requestId, head ? 'HEAD' : 'GET', req.getUrl());
+    };
+    on('get', page.pattern, h(false));
+    on('head', page.pattern, h(true));
+    on('any', page.pattern, methodNotAllowed(label));
+  }
   plain('/healthz', () => 200, JSON_TYPE, () => healthBody);
   // 'degraded': the shared state store lost Redis and serves known keys from its last state; still
   // ready (taking every instance out of a load balancer would turn an outage of Redis into a total one).

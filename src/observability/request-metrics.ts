@@ -19,7 +19,7 @@ export const OTHER_ROUTE = 'other';
 
 /** Route labels of each front, in cell order. */
 export const ROUTES: Readonly<Record<Front, readonly string[]>> = {
-  rest: [...OPERATIONS.map((op) => op.path), '/v1/health/zip/{zip}', '/v1/openapi.json', '/healthz', '/readyz', '/problems/{slug}', OTHER_ROUTE],
+  rest: [...OPERATIONS.map((op) => op.path), '/v1/health/zip/{zip}', '/v1/openapi.json', '/healthz', '/readyz', '/problems/{slug}', '/', '/docs', '/docs/init.js', '/pricing', OTHER_ROUTE],
   mcp: ['/mcp', '/.well-known/oauth-protected-resource', '/healthz', '/readyz', OTHER_ROUTE],
   auth: ['/healthz', '/readyz', OTHER_ROUTE],
 };

@@ -36,7 +36,7 @@ const QUERY = compileQuery({
     properties: {
       plan_id: { type: 'string', minLength: 14, maxLength: 14, pattern: '^\\d{5}[A-Z]{2}\\d{7}$', description: 'Standard component ID without variant suffix', example: '47163FL0810001' },
       year: { type: 'integer', minimum: YEAR_MIN, maximum: YEAR_MAX, description: 'Source plan year; mapped to year + 1' },
-      state: { type: 'string', minLength: 2, maxLength: 2, pattern: '^[A-Z]{2}$' },
+      state: { type: 'string', minLength: 2, maxLength: 2, pattern: '^[A-Z]{2}$', description: 'Two-letter state code of the source plan' },
     },
     required: ['plan_id', 'year', 'state'],
   },

@@ -2,7 +2,7 @@
  * @module Query-string parsing and validation shared by every operation (REST query strings and MCP
  * tool arguments alike).
  *
- * One pass over the raw parameters rejects repeated single-valued keys, drops empty values (the
+ * One pass over the raw parameters rejects repeated single-valued keys (list parameters may repeat), drops empty values (the
  * contract treats them as absent), folds aliases into canonical names (reporting conflicts) and splits
  * list parameters, so that ajv then sees one object and errors point at `ages.2`. Every violation of a
  * request is reported together; messages follow the Zod wording of the public docs (api-contract §4.4).
@@ -17,7 +17,7 @@ export interface QuerySpec {
   readonly schema: JsonSchema;
   /** Alias → canonical name. */
   readonly aliases?: Readonly<Record<string, string>>;
-  /** Parameters given as comma-separated lists. */
+  /** Parameters given as comma-separated lists, or repeated (`ages=40&ages=38`), or both. */
   readonly lists?: readonly string[];
 }
 
@@ -77,11 +77,21 @@ export function parseQuery<P>(q: CompiledQuery, raw: ReadonlyArray<readonly [str
     // Requests carry a handful of parameters: a backwards scan beats allocating a set per request.
     let repeated = false;
     for (let j = 0; j < i && !repeated; j++) repeated = raw[j]![0] === key;
+    const canonical = q.spec.aliases?.[key] ?? key;
+    // A list parameter may be repeated (`ages=40&ages=38`, OpenAPI's form/explode style and the default
+    // of generated clients): its items are appended, so the request is the same as `ages=40,38`.
+    if (repeated && q.lists.has(canonical) && !Object.hasOwn(pathParams, canonical)) {
+      const v = value.trim();
+      const prior = values.get(canonical);
+      if (v === '') continue;
+      if (prior === undefined) given.push(canonical);
+      values.set(canonical, prior === undefined ? v : `${prior},${v}`);
+      continue;
+    }
     if (repeated) {
       if (!errors.some((e) => e.field === key)) errors.push({ field: key, message: 'Parameter must not be repeated' });
       continue;
     }
-    const canonical = q.spec.aliases?.[key] ?? key;
     // A path parameter named again in the query (`/plans/A?plan_id=B`) is refused rather than letting
     // either copy win silently: the resource, the cache key and the ETag then all name the path's value.
     if (Object.hasOwn(pathParams, canonical)) {
