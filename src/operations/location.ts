@@ -21,7 +21,16 @@ export function resolveLocation(yd: YearData, zip: string, countyFips: string | 
   if (opts.requirePlans && (loc.listId === NO_LIST || !yd.statesWithPlans.has(loc.state))) {
     throw notFound(`No plan data for ${loc.state} in ${yd.year}.`);
   }
-  return { loc, multipleAreas: locations.length > 1 };
+  return { loc, multipleAreas: spansRatingAreas(locations) };
+}
+
+/**
+ * True when the locations of a ZIP lie in more than one rating area (a state's area numbers are its
+ * own, so the pair is compared). Two counties of one area price alike and are not "multiple areas".
+ */
+export function spansRatingAreas(locations: readonly ZipLocation[]): boolean {
+  const first = locations[0];
+  return first !== undefined && locations.some((l) => l.state !== first.state || l.ratingArea !== first.ratingArea);
 }
 
 /** Location members shared by search, compare and OOP responses. */

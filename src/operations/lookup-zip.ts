@@ -1,6 +1,7 @@
 /** @module `GET /v1/health/zips/{zip}`: every location of a ZIP, primary first. Geography is national. */
 import { ratingAreaLabel } from './data-registry.ts';
 import { echoQuery, type Operation } from './operation.ts';
+import { spansRatingAreas } from './location.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
 import { P, ZIP_RESPONSE } from './schemas/common.ts';
@@ -38,7 +39,7 @@ export const lookupZip: Operation<Params> = {
         residential_share: Math.round(l.residentialShare * 1e6) / 1e6,
         primary: l.primary,
       })),
-      multiple_areas: locations.length > 1,
+      multiple_areas: spansRatingAreas(locations),
       plan_year: p.year,
       data_source: yd.dataSource(locations[0]!.state),
       data_freshness: yd.dataFreshness,

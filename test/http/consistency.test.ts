@@ -1,0 +1,56 @@
+/**
+ * @module The choices the contract leaves open, made the same way everywhere (issue 12 §4), through a
+ * real server: `multiple_areas` means several rating areas, "plan not offered here" is one 404, the
+ * crosswalk tells a missing data file from a client mistake, a ZIP of a state without plan data says so,
+ * and a safe incoming X-Request-Id is kept.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { FIXTURE_ZIPS } from '../helpers/fixture-inputs.ts';
+import { expectOk, expectProblem } from '../helpers/http-assert.ts';
+import { buildFixture, startFixtureServer, type FixtureServer } from '../helpers/rest-server.ts';
+
+let dir: string;
+let s: FixtureServer;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'hpd-http-consistency-'));
+  s = await startFixtureServer({ buildsRoot: await buildFixture(dir), stateDir: join(dir, 'state') });
+});
+after(async () => {
+  await s?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('multiple_areas: true only when the locations differ in rating area', () => {
+  test('a ZIP in two counties of one rating area: false, both locations listed', async () => {
+    const zip = await expectOk(await s.get(`/v1/health/zips/${FIXTURE_ZIPS.splitOneArea}`), 'lookupZip');
+    assert.equal(zip.multiple_areas, false);
+    assert.deepEqual(
+      zip.locations.map((l: { county_fips: string; rating_area_id: string; primary: boolean }) => [l.county_fips, l.rating_area_id, l.primary]),
+      [
+        ['48201', 'Rating Area 10', true],
+        ['48291', 'Rating Area 10', false],
+      ],
+    );
+    const search = await expectOk(await s.get(`/v1/health/plans?zip=${FIXTURE_ZIPS.splitOneArea}&age=40`), 'searchPlans');
+    assert.equal(search.multiple_areas, false);
+    const liberty = await expectOk(await s.get(`/v1/health/plans?zip=${FIXTURE_ZIPS.splitOneArea}&age=40&county_fips=48291`), 'searchPlans');
+    assert.equal(liberty.county, 'Liberty County');
+    assert.equal(liberty.multiple_areas, false);
+    const oop = await expectOk(await s.get(`/v1/health/plans/22222TX0020001-01/oop-estimate?zip=${FIXTURE_ZIPS.splitOneArea}&age=40&scenario=low`), 'estimateOop');
+    assert.equal(oop.multiple_areas, false);
+    const cmp = await expectOk(await s.get(`/v1/health/plans/compare?ids=22222TX0020001-01,22222TX0020002-01&zip=${FIXTURE_ZIPS.splitOneArea}&age=40`), 'comparePlans');
+    assert.equal(cmp.multiple_areas, false);
+  });
+
+  test('a ZIP in two rating areas stays true everywhere', async () => {
+    const zip = await expectOk(await s.get(`/v1/health/zips/${FIXTURE_ZIPS.split}`), 'lookupZip');
+    assert.equal(zip.multiple_areas, true);
+    const search = await expectOk(await s.get(`/v1/health/plans?zip=${FIXTURE_ZIPS.split}&age=40`), 'searchPlans');
+    assert.equal(search.multiple_areas, true);
+  });
+});
