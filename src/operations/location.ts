@@ -44,3 +44,17 @@ export function locationFields(r: ResolvedLocation): { zip: string; state: strin
     multiple_areas: r.multipleAreas,
   };
 }
+
+/**
+ * The monthly premium of a plan at a resolved location, or null when the plan is not sold there: not in
+ * the location's plan list (another state, another service area, a partial county) or not rated in its
+ * area. Compare and the OOP estimate both answer null with the same 404 (api-contract §5.3, §5.4).
+ */
+export function offeredPremium(yd: YearData, where: ResolvedLocation, standardComponentId: string, age: number): number | null {
+  const index = yd.ds.planIndex(standardComponentId);
+  if (index === undefined || where.loc.listId === NO_LIST) return null;
+  const n = yd.ds.listSize(where.loc.listId);
+  let listed = false;
+  for (let k = 0; k < n && !listed; k++) listed = yd.ds.listPlan(where.loc.listId, k) === index;
+  return listed ? yd.ds.premium(standardComponentId, where.loc.ratingArea, age) : null;
+}

@@ -54,3 +54,46 @@ describe('multiple_areas: true only when the locations differ in rating area', (
     assert.equal(search.multiple_areas, true);
   });
 });
+
+describe('a plan not offered at the location is 404 on compare, OOP and detail', () => {
+  const detail = (plan: string, zip: string) => `Plan ${plan} is not offered in ZIP ${zip}.`;
+
+  test('compare: 404 not-found naming plan and ZIP', async () => {
+    const path = '/v1/health/plans/compare';
+    // Montgomery County (77301) is served by the whole-state issuer 22222 only.
+    await expectProblem(await s.get(`${path}?ids=22222TX0020001-01,11111TX0010001-01&zip=${FIXTURE_ZIPS.montgomery}&age=30`), 404, path, {
+      detail: detail('11111TX0010001-01', FIXTURE_ZIPS.montgomery),
+    });
+    // A plan of another state.
+    await expectProblem(await s.get(`${path}?ids=22222TX0020001-01,44444AK0040001-01&zip=${FIXTURE_ZIPS.harris}&age=30`), 404, path, {
+      detail: detail('44444AK0040001-01', FIXTURE_ZIPS.harris),
+    });
+  });
+
+  test('OOP answers the same status and detail for the same plan and ZIP', async () => {
+    const path = '/v1/health/plans/11111TX0010001-01/oop-estimate';
+    await expectProblem(await s.get(`${path}?zip=${FIXTURE_ZIPS.montgomery}&age=30&scenario=low`), 404, path, { detail: detail('11111TX0010001-01', FIXTURE_ZIPS.montgomery) });
+    const ak = '/v1/health/plans/44444AK0040001-01/oop-estimate';
+    await expectProblem(await s.get(`${ak}?zip=${FIXTURE_ZIPS.harris}&age=30&scenario=low`), 404, ak, { detail: detail('44444AK0040001-01', FIXTURE_ZIPS.harris) });
+  });
+
+  test('a partial-county plan outside its ZIPs: compare and OOP both 404, although its rating area is priced', async () => {
+    // 33333TX0030001 is sold in Harris County only in 77002 and 77003; 77477 with county_fips 48201 is
+    // Harris County, rating area 10, outside those ZIPs.
+    const where = `zip=${FIXTURE_ZIPS.split}&county_fips=48201&age=30`;
+    const msg = detail('33333TX0030001-01', FIXTURE_ZIPS.split);
+    const cmp = '/v1/health/plans/compare';
+    await expectProblem(await s.get(`${cmp}?ids=22222TX0020001-01,33333TX0030001-01&${where}`), 404, cmp, { detail: msg });
+    const oop = '/v1/health/plans/33333TX0030001-01/oop-estimate';
+    await expectProblem(await s.get(`${oop}?${where}&scenario=low`), 404, oop, { detail: msg });
+    // Inside its ZIPs both answer.
+    await expectOk(await s.get(`${oop}?zip=${FIXTURE_ZIPS.harris}&age=30&scenario=low`), 'estimateOop');
+  });
+
+  test('detail has no location (§5.2): a zip is an unknown parameter, ignored (§1.1), never a 400 or 404', async () => {
+    const path = '/v1/health/plans/11111TX0010001-01';
+    const plain = await expectOk(await s.get(path), 'getPlanById');
+    const withZip = await expectOk(await s.get(`${path}?zip=${FIXTURE_ZIPS.montgomery}`), 'getPlanById');
+    assert.deepEqual(withZip, plain);
+  });
+});
