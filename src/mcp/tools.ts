@@ -171,7 +171,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     operation: lookupZip as unknown as Operation<never>,
     summarize: (b) => {
       const locs = b.locations as Body[];
-      return `ZIP ${String(b.zip)}: ${locs.map((l) => `${String(l.county_name)}, ${String(l.state)} (${String(l.rating_area_id)})`).join('; ')}.`;
+      return `ZIP ${String(b.zip)}: ${locs.map((l) => `${String(l.county_name)}, ${String(l.state)} (${String(l.rating_area_id)})`).join('; ')}.${b.plans_available === false ? ` ${String(b.note)}` : ''}`;
     },
   },
   {

@@ -97,3 +97,21 @@ describe('a plan not offered at the location is 404 on compare, OOP and detail',
     assert.deepEqual(withZip, plain);
   });
 });
+
+describe('GET /v1/health/zips/{zip} for a state without plan data', () => {
+  test('says plans_available false with a note, and no data_source', async () => {
+    const body = await expectOk(await s.get(`/v1/health/zips/${FIXTURE_ZIPS.honolulu}`), 'lookupZip');
+    assert.equal(body.plans_available, false);
+    assert.equal(body.data_source, undefined, 'no data_source for data that is not there');
+    assert.match(body.note, /No plan data for HI in 2025/);
+    assert.equal(body.locations[0].state, 'HI');
+    assert.match(body.data_freshness, /^PY2025 as of /);
+  });
+
+  test('a state with plan data: plans_available true, data_source present, no note', async () => {
+    const body = await expectOk(await s.get(`/v1/health/zips/${FIXTURE_ZIPS.harris}`), 'lookupZip');
+    assert.equal(body.plans_available, true);
+    assert.match(body.data_source, /^puf_data/);
+    assert.equal(body.note, undefined);
+  });
+});
