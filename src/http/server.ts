@@ -9,7 +9,6 @@
  * besides the operation's body (request id, ETag, Link, rate-limit, CORS) is added here, once, for all
  * routes.
  */
-import { randomUUID } from 'node:crypto';
 import { OPERATIONS } from '../operations/index.ts';
 import { etagFor, execute, TIER_RANK, type Operation, type OperationContext } from '../operations/operation.ts';
 import { PROBLEM_TYPES, toProblemBody, type ProblemSpec } from '../operations/problems.ts';
@@ -23,6 +22,7 @@ import type { StateStore } from '../policy/state-store.ts';
 import { acceptsJson, ifNoneMatchMatches, linkHeader } from './conditional.ts';
 import { buildOpenApi } from './openapi.ts';
 import { queryPairs } from './query-string.ts';
+import { requestIdFrom } from './request-id.ts';
 import { createConnectionCap } from './connection-cap.ts';
 import { ResponseCache } from './response-cache.ts';
 import { endWithBody, ignoreAbort } from './response-writer.ts';
@@ -276,7 +276,7 @@ export function createRestServer(config: ServerConfig): RestServer {
   };
 
   const handle = (route: Route, res: HttpResponse, req: HttpRequest, head: boolean): void => {
-    const requestId = randomUUID();
+    const requestId = requestIdFrom(req.getHeader('x-request-id'));
     const path = req.getUrl();
     const rawQuery = req.getQuery() ?? '';
     const authorization = req.getHeader('authorization');
@@ -378,16 +378,17 @@ export function createRestServer(config: ServerConfig): RestServer {
   const methodNotAllowed = (res: HttpResponse, req: HttpRequest): void => {
     const method = req.getCaseSensitiveMethod();
     const path = req.getUrl();
-    write(res, problemReply({ kind: 'methodNotAllowed', detail: `Method ${method} is not allowed. Allowed: GET, HEAD.` }, path, [['allow', 'GET, HEAD']]), false, randomUUID());
+    write(res, problemReply({ kind: 'methodNotAllowed', detail: `Method ${method} is not allowed. Allowed: GET, HEAD.` }, path, [['allow', 'GET, HEAD']]), false, requestIdFrom(req.getHeader('x-request-id')));
   };
 
-  const preflight = (res: HttpResponse): void => {
+  const preflight = (res: HttpResponse, req: HttpRequest): void => {
+    const requestId = requestIdFrom(req.getHeader('x-request-id'));
     res.cork(() => {
       res.writeStatus('204 No Content');
-      res.writeHeader('x-request-id', randomUUID());
+      res.writeHeader('x-request-id', requestId);
       res.writeHeader('access-control-allow-origin', '*');
       res.writeHeader('access-control-allow-methods', 'GET, HEAD, OPTIONS');
-      res.writeHeader('access-control-allow-headers', 'Authorization, Accept, If-None-Match, Content-Type');
+      res.writeHeader('access-control-allow-headers', 'Authorization, Accept, If-None-Match, Content-Type, X-Request-Id');
       res.writeHeader('access-control-expose-headers', EXPOSED);
       res.writeHeader('access-control-max-age', '86400');
       res.endWithoutBody();
@@ -408,19 +409,19 @@ export function createRestServer(config: ServerConfig): RestServer {
   for (const route of routes) {
     on('get', route.pattern, (res, req) => handle(route, res, req, false));
     on('head', route.pattern, (res, req) => handle(route, res, req, true));
-    on('options', route.pattern, (res) => preflight(res));
+    on('options', route.pattern, preflight);
     on('any', route.pattern, methodNotAllowed);
   }
 
   // Unauthenticated documents: no quota, no key.
   const plain = (pattern: string, status: () => number, contentType: string, body: () => string | Buffer): void => {
-    const h = (head: boolean) => (res: HttpResponse) => {
+    const h = (head: boolean) => (res: HttpResponse, req: HttpRequest) => {
       const s = status();
-      write(res, { status: s, headers: [['content-type', contentType], ['cache-control', 'no-cache']], body: body() }, head, randomUUID());
+      write(res, { status: s, headers: [['content-type', contentType], ['cache-control', 'no-cache']], body: body() }, head, requestIdFrom(req.getHeader('x-request-id')));
     };
     on('get', pattern, h(false));
     on('head', pattern, h(true));
-    on('options', pattern, (res) => preflight(res));
+    on('options', pattern, preflight);
     on('any', pattern, methodNotAllowed);
   };
   plain('/v1/openapi.json', () => 200, JSON_TYPE, () => openapiBody);
@@ -442,18 +443,18 @@ export function createRestServer(config: ServerConfig): RestServer {
     const t = Object.values(PROBLEM_TYPES).find((x) => x.slug === slug);
     const path = req.getUrl();
     if (t === undefined) {
-      write(res, problemReply({ kind: 'notFound', detail: `No route matches ${path}.` }, path), head, randomUUID());
+      write(res, problemReply({ kind: 'notFound', detail: `No route matches ${path}.` }, path), head, requestIdFrom(req.getHeader('x-request-id')));
       return;
     }
     const html = `<!doctype html><meta charset="utf-8"><title>${t.title}</title><h1>${t.status} ${t.title}</h1><p>Problem type <code>${slug}</code> of the Health Plan Data Service. The response body's <code>detail</code> says what happened; see ${serviceDesc}.</p>`;
-    write(res, { status: 200, headers: [['content-type', 'text/html; charset=utf-8']], body: html }, head, randomUUID());
+    write(res, { status: 200, headers: [['content-type', 'text/html; charset=utf-8']], body: html }, head, requestIdFrom(req.getHeader('x-request-id')));
   };
   on('get', '/problems/:slug', problemPage(false));
   on('head', '/problems/:slug', problemPage(true));
   on('any', '/problems/:slug', methodNotAllowed);
   on('any', '/*', (res, req) => {
     const path = req.getUrl();
-    write(res, problemReply({ kind: 'notFound', detail: `No route matches ${path}.` }, path), req.getMethod() === 'head', randomUUID());
+    write(res, problemReply({ kind: 'notFound', detail: `No route matches ${path}.` }, path), req.getMethod() === 'head', requestIdFrom(req.getHeader('x-request-id')));
   });
 
   return {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FIXTURE_ZIPS } from '../helpers/fixture-inputs.ts';
-import { expectOk, expectProblem } from '../helpers/http-assert.ts';
+import { expectOk, expectProblem, UUID_V4 } from '../helpers/http-assert.ts';
 import { buildFixture, startFixtureServer, type FixtureServer } from '../helpers/rest-server.ts';
 
 let dir: string;
@@ -113,5 +113,33 @@ describe('GET /v1/health/zips/{zip} for a state without plan data', () => {
     assert.equal(body.plans_available, true);
     assert.match(body.data_source, /^puf_data/);
     assert.equal(body.note, undefined);
+  });
+});
+
+describe('X-Request-Id', () => {
+  test('a safe incoming token is echoed, on 200 and on problems', async () => {
+    for (const id of ['req-42', 'a.b:c_d-E9', 'x'.repeat(128)]) {
+      const ok = await s.get('/v1/health/years', { headers: { 'x-request-id': id } });
+      await ok.arrayBuffer();
+      assert.equal(ok.headers.get('x-request-id'), id);
+      const bad = await s.get('/v1/health/zips/123', { headers: { 'x-request-id': id } });
+      await bad.arrayBuffer();
+      assert.equal(bad.status, 400);
+      assert.equal(bad.headers.get('x-request-id'), id);
+    }
+  });
+
+  test('an unsafe or too long one is replaced by a fresh UUID', async () => {
+    for (const id of ['x'.repeat(129), 'has space', 'semi;colon', 'é', '<script>', '']) {
+      const res = await s.get('/v1/health/years', { headers: { 'x-request-id': id } });
+      await res.arrayBuffer();
+      const got = res.headers.get('x-request-id');
+      assert.match(got ?? '', UUID_V4, `replacing ${JSON.stringify(id)}`);
+    }
+    const preflight = await fetch(`${s.url}/v1/health/years`, { method: 'OPTIONS', headers: { 'x-request-id': 'pre-1', origin: 'http://x.test', 'access-control-request-method': 'GET' } });
+    assert.equal(preflight.headers.get('x-request-id'), 'pre-1');
+    const none = await s.get('/v1/health/years');
+    await none.arrayBuffer();
+    assert.match(none.headers.get('x-request-id') ?? '', UUID_V4);
   });
 });
