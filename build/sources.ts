@@ -173,7 +173,8 @@ async function finish(
   };
 }
 
-function cacheName(url: string): string {
+/** File name of a download in the cache (`<cacheDir>/<year>/<name>`). */
+export function cacheName(url: string): string {
   return basename(new URL(url).pathname) || 'download';
 }
 

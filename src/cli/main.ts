@@ -17,6 +17,7 @@ Commands:
   verify   check builds against the sizes and SHA-256 sums in their manifests (hpd verify --help)
   builds   list builds, switch current, prune old ones, diff two builds (hpd builds --help)
   reload   make the running server adopt newly published builds now (hpd reload --help)
+  sources  write data/sources/YEAR.json for a new plan year, pin its checksums (hpd sources --help)
   keys     create, list and revoke API keys (hpd keys --help)
   users    set and list users' tiers (hpd users --help)
 `;
@@ -57,6 +58,11 @@ async function main(argv: readonly string[]): Promise<number> {
     const { RELOAD_USAGE, reloadCommand } = await import('./reload-command.ts');
     if (help) return usage(RELOAD_USAGE);
     return reloadCommand(rest);
+  }
+  if (command === 'sources') {
+    const { SOURCES_USAGE, sourcesCommand } = await import('./sources-command.ts');
+    if (help) return usage(SOURCES_USAGE);
+    return sourcesCommand(rest);
   }
   if (command === 'keys') return (await import('./keys-command.ts')).keysCommand(rest);
   if (command === 'users') return (await import('./users-command.ts')).usersCommand(rest);

@@ -9,7 +9,6 @@
  * besides the operation's body (request id, ETag, Link, rate-limit, CORS) is added here, once, for all
  * routes.
  */
-import { randomUUID } from 'node:crypto';
 import { OPERATIONS } from '../operations/index.ts';
 import { etagFor, execute, TIER_RANK, type Operation, type OperationContext } from '../operations/operation.ts';
 import { PROBLEM_TYPES, toProblemBody, type ProblemSpec } from '../operations/problems.ts';
@@ -28,6 +27,7 @@ import { pages } from './docs-pages.ts';
 import { buildOpenApi } from './openapi.ts';
 import { collectExamples } from './openapi-examples.ts';
 import { queryPairs } from './query-string.ts';
+import { requestIdFrom } from './request-id.ts';
 import { createConnectionCap } from './connection-cap.ts';
 import { ResponseCache } from './response-cache.ts';
 import { endWithBody, ignoreAbort } from './response-writer.ts';
@@ -310,7 +310,7 @@ export function createRestServer(config: ServerConfig): RestServer {
 
   const handle = (route: Route, res: HttpResponse, req: HttpRequest, head: boolean): void => {
     const t0 = performance.now();
-    const requestId = randomUUID();
+    const requestId = requestIdFrom(req.getHeader('x-request-id'));
     const path = req.getUrl();
     const rawQuery = req.getQuery() ?? '';
     const authorization = req.getHeader('authorization');
@@ -421,21 +421,21 @@ export function createRestServer(config: ServerConfig): RestServer {
     const t0 = performance.now();
     const method = req.getCaseSensitiveMethod();
     const path = req.getUrl();
-    const requestId = randomUUID();
+    const requestId = requestIdFrom(req.getHeader('x-request-id'));
     write(res, problemReply({ kind: 'methodNotAllowed', detail: `Method ${method} is not allowed. Allowed: GET, HEAD.` }, path, [['allow', 'GET, HEAD']]), false, requestId);
     observe(label.id, label.template, 405, t0, requestId, method, path);
   };
 
   const preflight = (res: HttpResponse, req: HttpRequest, label: { readonly id: number; readonly template: string }): void => {
     const t0 = performance.now();
-    const requestId = randomUUID();
+    const requestId = requestIdFrom(req.getHeader('x-request-id'));
     const path = req.getUrl();
     res.cork(() => {
       res.writeStatus('204 No Content');
       res.writeHeader('x-request-id', requestId);
       res.writeHeader('access-control-allow-origin', '*');
       res.writeHeader('access-control-allow-methods', 'GET, HEAD, OPTIONS');
-      res.writeHeader('access-control-allow-headers', 'Authorization, Accept, If-None-Match, Content-Type');
+      res.writeHeader('access-control-allow-headers', 'Authorization, Accept, If-None-Match, Content-Type, X-Request-Id');
       res.writeHeader('access-control-expose-headers', EXPOSED);
       res.writeHeader('access-control-max-age', '86400');
       res.endWithoutBody();
@@ -467,7 +467,7 @@ export function createRestServer(config: ServerConfig): RestServer {
     const h = (head: boolean) => (res: HttpResponse, req: HttpRequest) => {
       const t0 = performance.now();
       const s = status();
-      const requestId = randomUUID();
+      const requestId = requestIdFrom(req.getHeader('x-request-id'));
       write(res, { status: s, headers: [['content-type', contentType], ['cache-control', 'no-cache']], body: body() }, head, requestId);
       observe(label.id, label.template, s, t0, requestId, head ? 'HEAD' : 'GET', req.getUrl());
     };
@@ -485,7 +485,7 @@ export function createRestServer(config: ServerConfig): RestServer {
     const label = labelOf(page.pattern);
     const h = (head: boolean) => (res: HttpResponse, req: HttpRequest) => {
       const t0 = performance.now();
-      const requestId = randomUUID();
+      const requestId = requestIdFrom(req.getHeader('x-request-id'));
       write(res, { status: 200, headers, body: page.body() }, head, requestId);
       observe(label.id, label.template, 200, t0, requestId, head ? 'HEAD' : 'GET', req.getUrl());
     };
@@ -509,7 +509,7 @@ export function createRestServer(config: ServerConfig): RestServer {
   const problemLabel = labelOf('/problems/:slug');
   const problemPage = (head: boolean) => (res: HttpResponse, req: HttpRequest) => {
     const t0 = performance.now();
-    const requestId = randomUUID();
+    const requestId = requestIdFrom(req.getHeader('x-request-id'));
     const slug = req.getParameter(0) ?? '';
     const t = Object.values(PROBLEM_TYPES).find((x) => x.slug === slug);
     const path = req.getUrl();
@@ -528,7 +528,7 @@ export function createRestServer(config: ServerConfig): RestServer {
   const otherLabel = labelOf('/*');
   on('any', '/*', (res, req) => {
     const t0 = performance.now();
-    const requestId = randomUUID();
+    const requestId = requestIdFrom(req.getHeader('x-request-id'));
     const path = req.getUrl();
     write(res, problemReply({ kind: 'notFound', detail: `No route matches ${path}.` }, path), req.getMethod() === 'head', requestId);
     observe(otherLabel.id, otherLabel.template, 404, t0, requestId, req.getCaseSensitiveMethod(), path);

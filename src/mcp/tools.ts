@@ -24,6 +24,8 @@ const AGE = { type: 'integer', minimum: 0, maximum: 65, description: 'Age; 0–1
 const YEAR = { type: 'integer', minimum: 2014, maximum: 2030, description: 'Plan year; defaults to the newest loaded year (see list_plan_years)' } as const;
 const COUNTY = { type: 'string', pattern: '^\\d{5}$', description: 'County FIPS code choosing a location of a ZIP that spans several' } as const;
 const PLAN_ID = { type: 'string', pattern: '^\\d{5}[A-Z]{2}\\d{7}(-\\d{2})?$', description: 'Plan variant ID (14-character ID + -NN); a bare 14-character ID means its -01 variant' } as const;
+/** The crosswalk's source year: required, so no default; the range is the schema's. */
+const CROSSWALK_YEAR = { type: 'integer', minimum: 2014, maximum: 2030, description: 'Source plan year (2014–2030), mapped to year + 1: 2025 gives the 2025 → 2026 crosswalk. Years whose crosswalk data is not loaded are answered with an error' } as const;
 const PRO = 'Requires Pro or Enterprise.';
 
 export interface ToolDefinition {
@@ -42,6 +44,8 @@ export interface ToolDefinition {
 const obj = (properties: Record<string, JsonSchema>, required: readonly string[] = []): JsonSchema => ({ type: 'object', properties, required, additionalProperties: false });
 
 type Body = Record<string, unknown>;
+/** Dollars: grouped, always two decimals ($512.30, $6,147.60). */
+const money = (v: unknown): string => (typeof v === 'number' ? `$${v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}` : String(v));
 const num = (v: unknown): string => (typeof v === 'number' ? v.toLocaleString('en-US', { maximumFractionDigits: 2 }) : String(v));
 const modeledNote = (b: Body): string => (String(b.data_source ?? '').includes('modeled') ? ' Premiums are modeled from SLCSP benchmarks, not issuer rates.' : '');
 
@@ -56,17 +60,17 @@ export const TOOLS: readonly ToolDefinition[] = [
         age: AGE,
         year: YEAR,
         county_fips: COUNTY,
-        metal_level: { type: 'string', enum: ['bronze', 'expanded_bronze', 'silver', 'gold', 'platinum', 'catastrophic'] },
-        plan_type: { type: 'string', enum: ['hmo', 'ppo', 'epo', 'pos', 'indemnity'] },
+        metal_level: { type: 'string', enum: ['bronze', 'expanded_bronze', 'silver', 'gold', 'platinum', 'catastrophic'], description: 'Only plans of this metal level' },
+        plan_type: { type: 'string', enum: ['hmo', 'ppo', 'epo', 'pos', 'indemnity'], description: 'Only plans of this network type' },
         issuer: { type: 'string', minLength: 1, maxLength: 100, description: 'Pro: case-insensitive part of the issuer name' },
-        hsa_eligible: { type: 'boolean', description: 'Pro' },
+        hsa_eligible: { type: 'boolean', description: 'Pro: only plans that are (true) or are not (false) HSA-eligible' },
         max_premium: { type: 'number', minimum: 0, description: 'Pro: monthly premium cap, dollars' },
         max_deductible: { type: 'number', minimum: 0, description: 'Pro: individual deductible cap, dollars' },
-        sort_by: { type: 'string', enum: ['premium', 'deductible', 'max_oop', 'name'], description: 'Non-default values are Pro' },
-        sort_order: { type: 'string', enum: ['asc', 'desc'] },
+        sort_by: { type: 'string', enum: ['premium', 'deductible', 'max_oop', 'name'], description: 'Sort key (default premium); non-default values are Pro' },
+        sort_order: { type: 'string', enum: ['asc', 'desc'], description: 'Sort direction (default asc)' },
         cursor: { type: 'string', description: 'next_cursor of the previous result' },
-        page: { type: 'integer', minimum: 1 },
-        per_page: { type: 'integer', minimum: 1, maximum: 100 },
+        page: { type: 'integer', minimum: 1, description: 'Page number, from 1 (not with cursor)' },
+        per_page: { type: 'integer', minimum: 1, maximum: 100, description: 'Plans per page, 1–100 (default 25)' },
         income: { type: 'number', minimum: 0, maximum: 10_000_000, description: 'Pro: annual household income, dollars' },
         household_size: { type: 'integer', minimum: 1, maximum: 20, description: 'Pro: people in the tax household' },
       },
@@ -78,7 +82,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       const plans = ((b._embedded as { plans?: Body[] } | undefined)?.plans ?? []) as Body[];
       const first = plans[0];
       const total = b.total === null ? `${plans.length} plans on this page` : `${num(b.total)} plans`;
-      const cheapest = first === undefined ? '' : ` First: ${String(first.name)} (${String(first.metal_level)}) at $${num(first.premium)}/month.`;
+      const cheapest = first === undefined ? '' : ` First: ${String(first.name)} (${String(first.metal_level)}) at ${money(first.premium)}/month.`;
       return `${total} at ZIP ${String(b.zip)} (${String(b.county)}, ${String(b.state)}, ${String(b.rating_area)}), plan year ${String(b.plan_year)}.${cheapest}${b.next_cursor !== undefined ? ' More pages: pass next_cursor.' : ''}${modeledNote(b)}`;
     },
   },
@@ -96,7 +100,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: 'Compare plans',
     description: `Two to four plans side by side at one ZIP and age, naming the lowest premium, deductible and out-of-pocket maximum. ${PRO}`,
     inputSchema: obj(
-      { plan_ids: { type: 'array', minItems: 2, maxItems: 4, uniqueItems: true, items: PLAN_ID }, zip: ZIP, age: AGE, year: YEAR, county_fips: COUNTY },
+      { plan_ids: { type: 'array', minItems: 2, maxItems: 4, uniqueItems: true, items: PLAN_ID, description: 'Two to four distinct plan variant IDs, compared in this order' }, zip: ZIP, age: AGE, year: YEAR, county_fips: COUNTY },
       ['plan_ids', 'zip', 'age'],
     ),
     outputSchema: comparePlans.responseSchema,
@@ -112,14 +116,14 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: 'Estimate yearly cost',
     description: `A year of premiums plus the member's share of care for one scenario: having_baby and having_diabetes use the plan's SBC coverage examples; low, medium and high are a documented heuristic capped at the plan's out-of-pocket maximum. ${PRO}`,
     inputSchema: obj(
-      { plan_id: PLAN_ID, zip: ZIP, age: AGE, scenario: { type: 'string', enum: ['low', 'medium', 'high', 'having_baby', 'having_diabetes'] }, year: YEAR, county_fips: COUNTY },
+      { plan_id: PLAN_ID, zip: ZIP, age: AGE, scenario: { type: 'string', enum: ['low', 'medium', 'high', 'having_baby', 'having_diabetes'], description: 'Care used in the year: low, medium or high use (heuristic), or an SBC coverage example' }, year: YEAR, county_fips: COUNTY },
       ['plan_id', 'zip', 'age', 'scenario'],
     ),
     outputSchema: estimateOopOperation.responseSchema,
     operation: estimateOopOperation as unknown as Operation<never>,
     summarize: (b) => {
       const br = b.breakdown as Body;
-      return `${String(b.plan_name)}, scenario ${String(b.scenario)}: about $${num(b.estimated_annual_cost)} a year ($${num(br.annual_premium)} premiums + $${num(br.estimated_out_of_pocket)} out of pocket)${b.sbc_data_available === true ? ', from the plan’s SBC example' : ', modeled'}.${modeledNote(b)}`;
+      return `${String(b.plan_name)}, scenario ${String(b.scenario)}: about ${money(b.estimated_annual_cost)} a year (${money(br.annual_premium)} premiums + ${money(br.estimated_out_of_pocket)} out of pocket)${b.sbc_data_available === true ? ', from the plan’s SBC example' : ', modeled'}.${modeledNote(b)}`;
     },
   },
   {
@@ -130,7 +134,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       {
         zip: ZIP,
         household_income: { type: 'number', minimum: 0, maximum: 10_000_000, description: 'Annual household income, dollars' },
-        household_size: { type: 'integer', minimum: 1, maximum: 20 },
+        household_size: { type: 'integer', minimum: 1, maximum: 20, description: 'People in the tax household, for the poverty-level percentage' },
         ages: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'integer', minimum: 0, maximum: 65 }, description: 'Ages of the members seeking coverage' },
         year: YEAR,
         county_fips: COUNTY,
@@ -142,7 +146,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     summarize: (b) => {
       const h = b.household as Body;
       return b.eligible === true
-        ? `Estimated credit $${num(b.aptc_amount)}/month: benchmark $${num(b.benchmark_premium)} minus the expected contribution $${num(h.expected_monthly_contribution)} (${num(h.fpl_percentage)} % FPL, applicable ${num(h.applicable_percentage)} %).`
+        ? `Estimated credit ${money(b.aptc_amount)}/month: benchmark ${money(b.benchmark_premium)}/month minus the expected contribution ${money(h.expected_monthly_contribution)}/month (${num(h.fpl_percentage)} % FPL, applicable ${num(h.applicable_percentage)} %).`
         : `Not eligible for the premium tax credit at ${num(h.fpl_percentage)} % FPL.`;
     },
   },
@@ -151,7 +155,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: 'Plan crosswalk',
     description: `Where a plan's enrollees are re-enrolled the following year (CMS Plan ID Crosswalk). Source years and states are those with crosswalk data loaded. ${PRO}`,
     inputSchema: obj(
-      { plan_id: { type: 'string', pattern: '^\\d{5}[A-Z]{2}\\d{7}$', description: '14-character plan ID without variant' }, year: YEAR, state: { type: 'string', pattern: '^[A-Z]{2}$' } },
+      { plan_id: { type: 'string', pattern: '^\\d{5}[A-Z]{2}\\d{7}$', description: '14-character plan ID without variant' }, year: CROSSWALK_YEAR, state: { type: 'string', pattern: '^[A-Z]{2}$', description: 'Two-letter state of the plan (a HealthCare.gov state)' } },
       ['plan_id', 'year', 'state'],
     ),
     outputSchema: getCrosswalk.responseSchema,
@@ -171,14 +175,14 @@ export const TOOLS: readonly ToolDefinition[] = [
     operation: lookupZip as unknown as Operation<never>,
     summarize: (b) => {
       const locs = b.locations as Body[];
-      return `ZIP ${String(b.zip)}: ${locs.map((l) => `${String(l.county_name)}, ${String(l.state)} (${String(l.rating_area_id)})`).join('; ')}.`;
+      return `ZIP ${String(b.zip)}: ${locs.map((l) => `${String(l.county_name)}, ${String(l.state)} (${String(l.rating_area_id)})`).join('; ')}.${b.plans_available === false ? ` ${String(b.note)}` : ''}`;
     },
   },
   {
     name: 'list_issuers',
     title: 'List issuers of a state',
     description: 'Insurance companies with plans in a state and year, with their plan counts.',
-    inputSchema: obj({ state: { type: 'string', pattern: '^[A-Z]{2}$' }, year: YEAR }, ['state']),
+    inputSchema: obj({ state: { type: 'string', pattern: '^[A-Z]{2}$', description: 'Two-letter state code, e.g. TX' }, year: YEAR }, ['state']),
     outputSchema: listIssuers.responseSchema,
     operation: listIssuers as unknown as Operation<never>,
     summarize: (b) => `${num(b.total)} issuers in ${String(b.state)} for ${String(b.year)}.`,

@@ -1,8 +1,8 @@
 /** @module `GET /v1/health/plans/compare`: 2–4 plans side by side at one location and age. */
 import { PLAN_VARIANT_ID, STANDARD_COMPONENT_ID } from '../engine/plan-record.ts';
-import { locationFields, resolveLocation } from './location.ts';
+import { locationFields, offeredPremium, resolveLocation } from './location.ts';
 import { echoQuery, type Operation } from './operation.ts';
-import { notFound, validationProblem } from './problems.ts';
+import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
 import { COMPARE_RESPONSE, P } from './schemas/common.ts';
 import { summaryRow, type PlanSummaryRow } from './search-plans.ts';
@@ -52,9 +52,9 @@ export const comparePlans: Operation<Params> = {
     });
     const plans = records.map((rec) => {
       const index = yd.ds.planIndex(rec.standard_component_id);
-      const offered = index !== undefined && isOffered(yd.ds, where.loc.listId, index);
-      const premium = offered ? yd.ds.premium(rec.standard_component_id, where.loc.ratingArea, p.age) : null;
-      if (premium === null) throw validationProblem([{ field: 'ids', message: `Plan ${rec.id} is not offered in ZIP ${p.zip}` }]);
+      const premium = offeredPremium(yd, where, rec.standard_component_id, p.age);
+      // The same answer as the OOP estimate for a plan not sold here (api-contract §5.3, §4.3).
+      if (premium === null) throw notFound(`Plan ${rec.id} is not offered in ZIP ${p.zip}.`);
       const parts = yd.catalog.get(index!, rec.variant);
       if (parts === undefined) throw notFound(`Plan ${rec.id} not found.`);
       return summaryRow(parts, Math.round(premium * 100));
@@ -98,8 +98,3 @@ function variantId(id: string): string {
   return STANDARD_COMPONENT_ID.test(id) ? `${id}-01` : id;
 }
 
-function isOffered(ds: import('../engine/dataset.ts').Dataset, listId: number, planIndex: number): boolean {
-  const n = ds.listSize(listId);
-  for (let k = 0; k < n; k++) if (ds.listPlan(listId, k) === planIndex) return true;
-  return false;
-}

@@ -1,6 +1,6 @@
 /** @module `GET /v1/health/plans/{plan_id}/oop-estimate`: yearly cost of a plan for one scenario. */
 import { estimateOop, OOP_SCENARIOS, type OopScenario } from '../engine/oop.ts';
-import { locationFields, resolveLocation } from './location.ts';
+import { locationFields, offeredPremium, resolveLocation } from './location.ts';
 import { echoQuery, type Operation } from './operation.ts';
 import { notFound } from './problems.ts';
 import { findPlan } from './plan-detail.ts';
@@ -45,8 +45,8 @@ export const estimateOopOperation: Operation<Params> = {
     const yd = ctx.registry.get(p.year)!;
     const rec = findPlan(yd, p.plan_id);
     const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
-    const premium = yd.ds.premium(rec.standard_component_id, where.loc.ratingArea, p.age);
-    if (premium === null || rec.state !== where.loc.state) {
+    const premium = offeredPremium(yd, where, rec.standard_component_id, p.age);
+    if (premium === null) {
       throw notFound(`Plan ${rec.id} is not offered in ZIP ${p.zip}.`);
     }
     const est = estimateOop(rec, premium, p.scenario, yd.rules);

@@ -2,11 +2,14 @@
  * @module `GET /v1/health/plans/crosswalk`: where a plan's enrollees go the next year (api-contract §5.6).
  *
  * Accepted source years and states are those with crosswalk data in the loaded builds, so the answer
- * follows the data: without a crosswalk input (the offline default) every year is refused with the list
- * of what is loaded, which is empty.
+ * follows the data. A year the API knows (the spec's 2025, a loaded plan year) whose crosswalk file is not
+ * loaded (the offline default) is a 404 saying so: the request is right, the server lacks the data. Other
+ * years are a 400 on `year`. A bad state is reported on `state` alone: the plan ID's state letters are
+ * compared with a valid state only.
  */
 import type { CrosswalkPlanEntry, CrosswalkRow } from '../engine/crosswalk-record.ts';
-import type { DataRegistry } from './data-registry.ts';
+import { STATE_EXCHANGE_STATES, type DataRegistry } from './data-registry.ts';
+import { JURISDICTIONS } from './list-issuers.ts';
 import { echoQuery, type Operation } from './operation.ts';
 import { notFound, validationProblem, type FieldError } from './problems.ts';
 import { compileQuery } from './query.ts';
@@ -42,6 +45,9 @@ const QUERY = compileQuery({
   },
 });
 
+/** Crosswalk source years of the spec (§6: only 2025, mapped to 2026). */
+export const CROSSWALK_SPEC_YEARS: readonly number[] = [2025];
+
 /** Source years with crosswalk data, and their states. */
 function crosswalkCoverage(registry: DataRegistry): Map<number, Set<string>> {
   const out = new Map<number, Set<string>>();
@@ -64,16 +70,22 @@ export const getCrosswalk: Operation<Params> = {
   responseSchema: CROSSWALK_RESPONSE,
   handle(ctx, p, meta) {
     const coverage = crosswalkCoverage(ctx.registry);
-    const errors: FieldError[] = [];
     const states = coverage.get(p.year);
-    if (states === undefined) {
+    const errors: FieldError[] = [];
+    const stateError = !JURISDICTIONS.has(p.state)
+      ? `Unknown state code ${p.state}`
+      : STATE_EXCHANGE_STATES.has(p.state) || (states !== undefined && !states.has(p.state))
+        ? `State ${p.state} has no crosswalk data; only HealthCare.gov states are covered`
+        : null;
+    if (stateError !== null) errors.push({ field: 'state', message: stateError });
+    else if (p.plan_id.slice(5, 7) !== p.state) errors.push({ field: 'plan_id', message: `Plan ${p.plan_id} is not a ${p.state} plan` });
+    const known = CROSSWALK_SPEC_YEARS.includes(p.year) || ctx.registry.years.includes(p.year);
+    if (states === undefined && !known) {
       const years = [...coverage.keys()].sort();
-      errors.push({ field: 'year', message: years.length === 0 ? `Year ${p.year} has no crosswalk data; no crosswalk is loaded` : `Year ${p.year} has no crosswalk data. Available years: ${years.join(', ')}` });
-    } else if (!states.has(p.state)) {
-      errors.push({ field: 'state', message: `State ${p.state} has no crosswalk data; only HealthCare.gov states are covered` });
+      errors.unshift({ field: 'year', message: years.length === 0 ? `Year ${p.year} has no crosswalk data; no crosswalk is loaded` : `Year ${p.year} has no crosswalk data. Available years: ${years.join(', ')}` });
     }
-    if (p.plan_id.slice(5, 7) !== p.state) errors.push({ field: 'plan_id', message: `Plan ${p.plan_id} is not a ${p.state} plan` });
     if (errors.length > 0) throw validationProblem(errors);
+    if (states === undefined) throw notFound(`Crosswalk data for ${p.year} to ${p.year + 1} is not loaded on this server.`);
 
     const yd = ctx.registry.get(p.year)!;
     const entry = yd.ds.crosswalk(p.plan_id) as CrosswalkPlanEntry | undefined;

@@ -21,7 +21,16 @@ export function resolveLocation(yd: YearData, zip: string, countyFips: string | 
   if (opts.requirePlans && (loc.listId === NO_LIST || !yd.statesWithPlans.has(loc.state))) {
     throw notFound(`No plan data for ${loc.state} in ${yd.year}.`);
   }
-  return { loc, multipleAreas: locations.length > 1 };
+  return { loc, multipleAreas: spansRatingAreas(locations) };
+}
+
+/**
+ * True when the locations of a ZIP lie in more than one rating area (a state's area numbers are its
+ * own, so the pair is compared). Two counties of one area price alike and are not "multiple areas".
+ */
+export function spansRatingAreas(locations: readonly ZipLocation[]): boolean {
+  const first = locations[0];
+  return first !== undefined && locations.some((l) => l.state !== first.state || l.ratingArea !== first.ratingArea);
 }
 
 /** Location members shared by search, compare and OOP responses. */
@@ -34,4 +43,18 @@ export function locationFields(r: ResolvedLocation): { zip: string; state: strin
     rating_area: ratingAreaLabel(r.loc.ratingArea),
     multiple_areas: r.multipleAreas,
   };
+}
+
+/**
+ * The monthly premium of a plan at a resolved location, or null when the plan is not sold there: not in
+ * the location's plan list (another state, another service area, a partial county) or not rated in its
+ * area. Compare and the OOP estimate both answer null with the same 404 (api-contract §5.3, §5.4).
+ */
+export function offeredPremium(yd: YearData, where: ResolvedLocation, standardComponentId: string, age: number): number | null {
+  const index = yd.ds.planIndex(standardComponentId);
+  if (index === undefined || where.loc.listId === NO_LIST) return null;
+  const n = yd.ds.listSize(where.loc.listId);
+  let listed = false;
+  for (let k = 0; k < n && !listed; k++) listed = yd.ds.listPlan(where.loc.listId, k) === index;
+  return listed ? yd.ds.premium(standardComponentId, where.loc.ratingArea, age) : null;
 }

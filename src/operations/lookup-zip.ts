@@ -1,6 +1,11 @@
-/** @module `GET /v1/health/zips/{zip}`: every location of a ZIP, primary first. Geography is national. */
+/**
+ * @module `GET /v1/health/zips/{zip}`: every location of a ZIP, primary first. Geography is national;
+ * plan data is not: a ZIP of a state without plan data in the build says so (`plans_available: false`
+ * and a `note`) rather than naming a `data_source` for data that is not there.
+ */
 import { ratingAreaLabel } from './data-registry.ts';
 import { echoQuery, type Operation } from './operation.ts';
+import { spansRatingAreas } from './location.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
 import { P, ZIP_RESPONSE } from './schemas/common.ts';
@@ -24,6 +29,8 @@ export const lookupZip: Operation<Params> = {
     const yd = ctx.registry.get(p.year)!;
     const locations = yd.ds.resolveZip(p.zip);
     if (locations === null) throw notFound(`ZIP code ${p.zip} not found.`);
+    const state = locations[0]!.state;
+    const plansAvailable = yd.statesWithPlans.has(state);
     return {
       _links: {
         self: { href: `${ctx.baseUrl}/v1/health/zips/${p.zip}${echoQuery(['year'], meta.raw)}`, type: 'application/json' },
@@ -38,9 +45,12 @@ export const lookupZip: Operation<Params> = {
         residential_share: Math.round(l.residentialShare * 1e6) / 1e6,
         primary: l.primary,
       })),
-      multiple_areas: locations.length > 1,
+      multiple_areas: spansRatingAreas(locations),
       plan_year: p.year,
-      data_source: yd.dataSource(locations[0]!.state),
+      plans_available: plansAvailable,
+      ...(plansAvailable
+        ? { data_source: yd.dataSource(state) }
+        : { note: `No plan data for ${state} in ${p.year}: the plan endpoints answer 404 for this ZIP. Its location and rating area are shown.` }),
       data_freshness: yd.dataFreshness,
     };
   },

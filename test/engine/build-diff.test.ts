@@ -106,7 +106,7 @@ describe('diffBuilds on the fixture and its modified copy', () => {
       { zip: '96813', state: 'HI', before: ['15003:1'], after: ['15003:2'] },
     ]);
     assert.deepEqual(d.counties.changed, [{ fips: '15003', state: 'HI', name: 'Honolulu County', before: [1], after: [2] }]);
-    assert.equal(d.zips.before, 7); // the nine HUD ZIPs less PR and the duplicate 77477 row
+    assert.equal(d.zips.before, 8); // the eleven HUD ZIPs less PR and the duplicate 77477 and 77336 rows
   });
 
   test('SLCSP at 40 per rating area: AK 1 +10 %, HI moved from area 1 to 2, the rest unchanged', () => {

@@ -2,7 +2,8 @@
  * @module A small national dataset in the official file formats, written by the tests themselves.
  *
  * Two states with plans (TX, rated by county, and AK, rated by ZIP3), one state without plan data (HI),
- * a territory the build must leave out (PR), a ZIP spanning two counties and rating areas, a partial
+ * a territory the build must leave out (PR), a ZIP spanning two counties and rating areas, a ZIP spanning
+ * two counties of one rating area, a partial
  * county service area, a whole-state service area, a child-only silver plan and an off-exchange-only
  * plan. Headers are deliberately in a different order from the official files, with a BOM and CRLF on
  * the Plan Attributes file, because loaders must key on header names.
@@ -152,6 +153,8 @@ export const FIXTURE_ZIPS = {
   harris2: '77003',
   /** Fort Bend (70 % of residences, rating area 26) and Harris (30 %, area 10). */
   split: '77477',
+  /** Harris (60 % of residences) and Liberty (40 %), both rating area 10. */
+  splitOneArea: '77336',
   /** Montgomery County, area 27: only the whole-state issuer. */
   montgomery: '77301',
   anchorage: '99501',
@@ -168,6 +171,8 @@ export function hudCsv(): string {
     ['77003', '48201', 'HOUSTON', 'TX', '1.000000000', '1.000000000', '1.000000000', '1.000000000'],
     ['77477', '48201', 'STAFFORD', 'TX', '0.300000000', '0.500000000', '0.000000000', '0.320000000'],
     ['77477', '48157', 'STAFFORD', 'TX', '0.700000000', '0.500000000', '1.000000000', '0.680000000'],
+    ['77336', '48201', 'HUFFMAN', 'TX', '0.600000000', '0.600000000', '0.600000000', '0.600000000'],
+    ['77336', '48291', 'HUFFMAN', 'TX', '0.400000000', '0.400000000', '0.400000000', '0.400000000'],
     ['77301', '48339', 'CONROE', 'TX', '1.000000000', '1.000000000', '1.000000000', '1.000000000'],
     ['99501', '02020', 'ANCHORAGE', 'AK', '1.000000000', '1.000000000', '1.000000000', '1.000000000'],
     ['99701', '02090', 'FAIRBANKS', 'AK', '1.000000000', '1.000000000', '1.000000000', '1.000000000'],
@@ -184,6 +189,7 @@ export function countyNamesCsv(): string {
     'TX,Texas,48,201,48201,Harris County,Harris',
     'TX,Texas,48,157,48157,Fort Bend County,Fort Bend',
     'TX,Texas,48,339,48339,Montgomery County,Montgomery',
+    'TX,Texas,48,291,48291,Liberty County,Liberty',
     'AK,Alaska,02,020,02020,Anchorage Municipality,Anchorage',
     'AK,Alaska,02,090,02090,Fairbanks North Star Borough,Fairbanks North Star',
     'HI,Hawaii,15,003,15003,Honolulu County,Honolulu',
@@ -216,7 +222,7 @@ export interface FixtureFiles {
 }
 
 export function countyRatingAreasCsv(): string {
-  return 'county,rating_area\r\nHARRIS_COUNTY_TX,10\r\nFORT_BEND_COUNTY_TX,26\r\nMONTGOMERY_COUNTY_TX,27\r\nANCHORAGE_MUNICIPALITY_AK,1\r\nFAIRBANKS_NORTH_STAR_BOROUGH_AK,2\r\nHONOLULU_COUNTY_HI,1\r\n';
+  return 'county,rating_area\r\nHARRIS_COUNTY_TX,10\r\nFORT_BEND_COUNTY_TX,26\r\nMONTGOMERY_COUNTY_TX,27\r\nLIBERTY_COUNTY_TX,10\r\nANCHORAGE_MUNICIPALITY_AK,1\r\nFAIRBANKS_NORTH_STAR_BOROUGH_AK,2\r\nHONOLULU_COUNTY_HI,1\r\n';
 }
 
 /** Replacements for single inputs, so a test can make a second, modified build of the same year. */

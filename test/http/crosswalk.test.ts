@@ -27,10 +27,28 @@ describe('without crosswalk data', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('year 2025 is refused on year', async () => {
+  test('year 2025, which the spec allows, is a 404 saying the crosswalk data is not loaded', async () => {
     const path = q('11111TX0010001', 2025, 'TX');
-    const body = await expectProblem(await s.get(path), 400, path, { fields: ['year'] });
-    assert.match(messageOf(body, 'year'), /Year 2025 has no crosswalk data/);
+    await expectProblem(await s.get(path), 404, path, { detail: 'Crosswalk data for 2025 to 2026 is not loaded on this server.' });
+  });
+
+  test('a year the API does not know is still a 400 on year', async () => {
+    for (const year of [2024, 2030]) {
+      const path = q('11111TX0010001', year, 'TX');
+      const body = await expectProblem(await s.get(path), 400, path, { fields: ['year'] });
+      assert.match(messageOf(body, 'year'), new RegExp(`Year ${year} has no crosswalk data; no crosswalk is loaded`));
+    }
+  });
+
+  test('client mistakes are still 400s before the missing data, a bad state on state only', async () => {
+    const sbm = q('11111TX0010001', 2025, 'CA');
+    const body = await expectProblem(await s.get(sbm), 400, sbm, { fields: ['state'] });
+    assert.equal(messageOf(body, 'state'), 'State CA has no crosswalk data; only HealthCare.gov states are covered');
+    const unknown = q('11111TX0010001', 2025, 'ZZ');
+    const z = await expectProblem(await s.get(unknown), 400, unknown, { fields: ['state'] });
+    assert.equal(messageOf(z, 'state'), 'Unknown state code ZZ');
+    const other = q('11111TX0010001', 2025, 'AK');
+    await expectProblem(await s.get(other), 400, other, { fields: ['plan_id'] });
   });
 });
 
@@ -101,10 +119,12 @@ describe('with a PY2025 → PY2026 crosswalk', () => {
     assert.equal(body.target_plan.plan_id, '44444AK0040001');
   });
 
-  test('a state without crosswalk data is 400 on state', async () => {
+  test('a state without crosswalk data is 400 on state, whatever the plan ID says', async () => {
     for (const [plan, state] of [
       ['12345HI0010001', 'HI'],
       ['12345CA0010001', 'CA'],
+      ['11111TX0010001', 'CA'],
+      ['11111TX0010001', 'HI'],
     ]) {
       const path = q(plan!, 2025, state!);
       const body = await expectProblem(await s.get(path), 400, path, { fields: ['state'] });
@@ -117,6 +137,12 @@ describe('with a PY2025 → PY2026 crosswalk', () => {
     await expectProblem(await s.get(path), 400, path, { fields: ['plan_id'] });
     const lower = q('11111tx0010001', 2025, 'TX');
     await expectProblem(await s.get(lower), 400, lower, { fields: ['plan_id'] });
+  });
+
+  test('an unknown state code is 400 on state, not on plan_id', async () => {
+    const path = q('11111TX0010001', 2025, 'ZZ');
+    const body = await expectProblem(await s.get(path), 400, path, { fields: ['state'] });
+    assert.equal(messageOf(body, 'state'), 'Unknown state code ZZ');
   });
 
   test('a plan whose state letters differ from state is 400 on plan_id', async () => {

@@ -28,30 +28,45 @@ const preflight = (path: string) =>
   s.get(path, { method: 'OPTIONS', tier: null, headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
 
 describe('X-Request-Id', () => {
-  test('is a fresh UUID v4 on every response, errors included, and never echoes the inbound value', async () => {
-    const responses: Array<[string, Response]> = [
-      ['200', await s.get(SEARCH, { headers: { 'x-request-id': 'client-chosen' } })],
-      ['304', await s.get('/v1/health/years', { headers: { 'if-none-match': '*' } })],
-      ['400', await s.get('/v1/health/plans?zip=1&age=1')],
-      ['401', await s.get(SEARCH, { tier: null })],
-      ['402', await s.get('/v1/health/plans/11111TX0010001-01', { tier: 'free' })],
-      ['404 resource', await s.get('/v1/health/zips/00000')],
-      ['404 route', await s.get('/v1/nothing/here')],
-      ['405', await s.get(SEARCH, { method: 'POST' })],
-      ['406', await s.get(SEARCH, { headers: { accept: 'text/html' } })],
-      ['HEAD', await s.get(SEARCH, { method: 'HEAD' })],
-      ['openapi', await s.get('/v1/openapi.json', { tier: null })],
-      ['healthz', await s.get('/healthz', { tier: null })],
-      ['readyz', await s.get('/readyz', { tier: null })],
-      ['problem page', await s.get('/problems/validation-error', { tier: null })],
-      ['preflight', await preflight('/v1/health/plans')],
+  /** One response of every kind, each request carrying `inbound` as X-Request-Id when given. */
+  const everyKind = async (inbound?: string): Promise<Array<[string, Response]>> => {
+    const h = (headers: Record<string, string> = {}): Record<string, string> => (inbound === undefined ? headers : { ...headers, 'x-request-id': inbound });
+    return [
+      ['200', await s.get(SEARCH, { headers: h() })],
+      ['304', await s.get('/v1/health/years', { headers: h({ 'if-none-match': '*' }) })],
+      ['400', await s.get('/v1/health/plans?zip=1&age=1', { headers: h() })],
+      ['401', await s.get(SEARCH, { tier: null, headers: h() })],
+      ['402', await s.get('/v1/health/plans/11111TX0010001-01', { tier: 'free', headers: h() })],
+      ['404 resource', await s.get('/v1/health/zips/00000', { headers: h() })],
+      ['404 route', await s.get('/v1/nothing/here', { headers: h() })],
+      ['405', await s.get(SEARCH, { method: 'POST', headers: h() })],
+      ['406', await s.get(SEARCH, { headers: h({ accept: 'text/html' }) })],
+      ['HEAD', await s.get(SEARCH, { method: 'HEAD', headers: h() })],
+      ['openapi', await s.get('/v1/openapi.json', { tier: null, headers: h() })],
+      ['healthz', await s.get('/healthz', { tier: null, headers: h() })],
+      ['readyz', await s.get('/readyz', { tier: null, headers: h() })],
+      ['problem page', await s.get('/problems/validation-error', { tier: null, headers: h() })],
+      ['preflight', await s.get('/v1/health/plans', { method: 'OPTIONS', tier: null, headers: h({ origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' }) })],
     ];
-    const seen = new Set<string>();
-    for (const [label, res] of responses) {
-      const id = res.headers.get('x-request-id');
-      assert.ok(id !== null && UUID_V4.test(id), `${label}: X-Request-Id ${id}`);
-      assert.ok(!seen.has(id), `${label}: fresh id`);
-      seen.add(id);
+  };
+
+  test('is a fresh UUID v4 on every response, errors included, when the request has no usable id', async () => {
+    for (const inbound of [undefined, 'not safe!', 'x'.repeat(129)]) {
+      const seen = new Set<string>();
+      for (const [label, res] of await everyKind(inbound)) {
+        const id = res.headers.get('x-request-id');
+        assert.ok(id !== null && UUID_V4.test(id), `${label} (inbound ${String(inbound)}): X-Request-Id ${id}`);
+        assert.ok(!seen.has(id), `${label}: fresh id`);
+        seen.add(id);
+        await res.arrayBuffer();
+      }
+    }
+  });
+
+  test('echoes a safe inbound id (≤ 128 characters of [A-Za-z0-9._:-]) on every response, errors included', async () => {
+    const inbound = 'gw-7f3a:2026.11.20_0001';
+    for (const [label, res] of await everyKind(inbound)) {
+      assert.equal(res.headers.get('x-request-id'), inbound, label);
       await res.arrayBuffer();
     }
   });

@@ -34,7 +34,7 @@ describe('tier × endpoint matrix', () => {
     ['/v1/health/plans/compare?ids=11111TX0010001-01,11111TX0010002-01&zip=77002&age=40', 'comparePlans', 'Plan comparison requires a Pro subscription.'],
     ['/v1/health/plans/11111TX0010001-01/oop-estimate?zip=77002&age=40&scenario=medium', 'estimateOop', 'Out-of-pocket estimates require a Pro subscription.'],
     ['/v1/health/plans/aptc-estimate?zip=77002&household_income=30000&household_size=1&ages=40', 'calculateAptc', 'APTC estimates require a Pro subscription.'],
-    // No crosswalk in this build: Pro gets past the gate to the 400 on year (the 200 is in crosswalk.test.ts).
+    // No crosswalk in this build: Pro gets past the gate to the 404 saying so (the 200 is in crosswalk.test.ts).
     ['/v1/health/plans/crosswalk?plan_id=11111TX0010001&year=2025&state=TX', null, 'Plan crosswalk requires a Pro subscription.'],
   ];
   for (const [path, opId, detail] of PRO_ONLY) {
@@ -47,7 +47,7 @@ describe('tier × endpoint matrix', () => {
       for (const tier of ['pro', 'enterprise'] as const) {
         const res = await s.get(path, { tier });
         if (opId !== null) await expectOk(res, opId, tier);
-        else await expectProblem(res, 400, path, { fields: ['year'] });
+        else await expectProblem(res, 404, path, { detail: 'Crosswalk data for 2025 to 2026 is not loaded on this server.' });
       }
     });
   }

@@ -96,10 +96,10 @@ describe('tools with an API key', () => {
       assert.equal(rest.status, 200, restPath);
       assert.deepEqual(r.structuredContent, await rest.json(), `${name} equals the REST body`);
     }
-    // The crosswalk tool applies the REST rule: no crosswalk loaded in the fixture.
+    // The crosswalk tool applies the REST rule: no crosswalk loaded in the fixture, so 2025 is a 404.
     const cw = problemOf((await client.callTool({ name: 'get_plan_crosswalk', arguments: { plan_id: '11111TX0010001', year: 2025, state: 'TX' } })) as ToolResult);
-    assert.equal(cw.status, 400);
-    assert.deepEqual((cw.errors as Array<{ field: string }>).map((e) => e.field), ['year']);
+    assert.equal(cw.status, 404);
+    assert.equal(cw.detail, 'Crosswalk data for 2025 to 2026 is not loaded on this server.');
   });
 
   test('a Free key gets tier errors exactly where REST answers 402', async (t) => {

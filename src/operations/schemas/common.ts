@@ -317,9 +317,12 @@ export const ZIP_RESPONSE = {
     },
     multiple_areas: { type: 'boolean' },
     plan_year: { type: 'integer' },
-    ...LABELS,
+    plans_available: { type: 'boolean', description: 'Whether the loaded build has plan data for the state of the primary location; false: the plan endpoints answer 404 for this ZIP' },
+    note: { type: 'string', description: 'Present when plans_available is false, saying which data is missing' },
+    data_source: { type: 'string', description: 'Source of the plan data of the primary location’s state; absent when plans_available is false' },
+    data_freshness: { type: 'string' },
   },
-  required: ['_links', 'zip', 'locations', 'multiple_areas', 'plan_year', 'data_source', 'data_freshness'],
+  required: ['_links', 'zip', 'locations', 'multiple_areas', 'plan_year', 'plans_available', 'data_freshness'],
   additionalProperties: false,
 } as const;
 

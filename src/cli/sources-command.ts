@@ -1,0 +1,46 @@
+/** @module `hpd sources init --year YEAR [--pin]`: write or pin `data/sources/<year>.json`. */
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { initSources, pinSources } from '../../build/sources-init.ts';
+import { loadSourcesFile } from '../../build/sources.ts';
+import { cacheRoot, REPO_ROOT } from './paths.ts';
+import { CliError, UsageError } from './usage-error.ts';
+
+export const SOURCES_USAGE = `Usage: hpd sources init --year YEAR [--pin] [--force]
+
+Writes data/sources/YEAR.json for a new plan year: the official CMS PUF URLs of that year
+(download.cms.gov/marketplace-puf/YEAR/...), checksums null until the first download, and the
+geography, rating-area and benchmark inputs of the newest existing sources file.
+
+Options:
+  --year YEAR   the plan year
+  --pin         instead, record the sha256 of every input already downloaded into the cache
+                (data/cache/YEAR/, or $HPD_CACHE_DIR/YEAR/, filled by hpd build) in data/sources/YEAR.json
+  --force       overwrite an existing data/sources/YEAR.json (init only)
+  --dir DIR     sources directory (default data/sources)`;
+
+export async function sourcesCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub !== 'init') throw new UsageError(sub === undefined ? 'hpd sources needs a subcommand: init' : `unknown subcommand "${sub}" of hpd sources`);
+  const { values } = parseArgs({ args: [...rest], options: { year: { type: 'string' }, pin: { type: 'boolean' }, force: { type: 'boolean' }, dir: { type: 'string' } }, strict: true });
+  const year = Number(values.year);
+  if (values.year === undefined || !Number.isInteger(year) || year < 2014 || year > 2100) throw new UsageError('--year YEAR is required (a plan year such as 2026)');
+  const dir = values.dir ?? join(REPO_ROOT, 'data', 'sources');
+  const file = join(dir, `${year}.json`);
+  if (values.pin === true) {
+    if (!existsSync(file)) throw new CliError(`no ${file}: run hpd sources init --year ${year} first`);
+    const { sources, pinned } = await pinSources(loadSourcesFile(file), cacheRoot(env)).catch((err: unknown) => {
+      throw new CliError(err instanceof Error ? err.message : String(err));
+    });
+    writeFileSync(file, `${JSON.stringify(sources, null, 2)}\n`);
+    process.stdout.write(pinned.length === 0 ? `nothing new to pin in ${file}\n` : `pinned ${pinned.join(', ')} in ${file}\n`);
+    return 0;
+  }
+  if (existsSync(file) && values.force !== true) throw new CliError(`${file} exists (use --force to overwrite, --pin to record checksums)`);
+  const years = readdirSync(dir).map((f) => /^(\d{4})\.json$/.exec(f)?.[1]).filter((y): y is string => y !== undefined).map(Number).filter((y) => y !== year).sort((a, b) => b - a);
+  if (years.length === 0) throw new CliError(`no earlier sources file in ${dir} to carry the geography inputs from`);
+  writeFileSync(file, `${JSON.stringify(initSources(year, loadSourcesFile(join(dir, `${years[0]}.json`))), null, 2)}\n`);
+  process.stdout.write(`wrote ${file} (from the CMS URL patterns and ${years[0]}.json); after the first download run hpd sources init --year ${year} --pin\n`);
+  return 0;
+}

@@ -1,0 +1,112 @@
+/**
+ * @module What a model reads of the MCP tools (issue 12 §4): every input property described, the
+ * crosswalk's `year` schema agreeing with its description, money written as money, and results shaped
+ * as the README says (a one-line summary, then the REST body as JSON text, and `structuredContent`).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { TOOL_BY_NAME, TOOLS } from '../../src/mcp/tools.ts';
+import type { JsonSchema } from '../../src/operations/query.ts';
+import { startMcpFixture, type McpFixture } from '../helpers/mcp-server.ts';
+import { buildFixture } from '../helpers/rest-server.ts';
+
+type Props = Record<string, JsonSchema & { description?: string; default?: unknown }>;
+const propsOf = (schema: JsonSchema): Props => (schema.properties ?? {}) as Props;
+/** Dollars as the summaries must write them: grouped, two decimals. */
+const MONEY = /\$\d{1,3}(,\d{3})*\.\d{2}(?!\d)/g;
+
+describe('tool input schemas', () => {
+  test('every input property of every tool has a description', () => {
+    let count = 0;
+    for (const tool of TOOLS) {
+      for (const [name, prop] of Object.entries(propsOf(tool.inputSchema))) {
+        count++;
+        assert.equal(typeof prop.description, 'string', `${tool.name}.${name} has a description`);
+        assert.ok(prop.description!.trim().length >= 8, `${tool.name}.${name}: description "${prop.description}" says something`);
+      }
+    }
+    assert.ok(count > 30, `checked ${count} properties`);
+  });
+
+  test("the crosswalk's year is required and described as the source year, with no default claimed", () => {
+    const tool = TOOL_BY_NAME.get('get_plan_crosswalk')!;
+    const year = propsOf(tool.inputSchema).year!;
+    assert.ok((tool.inputSchema.required as string[]).includes('year'));
+    assert.equal(year.type, 'integer');
+    assert.match(year.description!, /source plan year/i);
+    assert.match(year.description!, /year \+ 1/);
+    assert.doesNotMatch(year.description!, /default/i, 'a required parameter has no default');
+    assert.equal(year.default, undefined);
+    // The range the description states is the schema's range.
+    const [min, max] = (/(\d{4})[–-](\d{4})/.exec(year.description!) ?? []).slice(1).map(Number);
+    assert.deepEqual([min, max], [year.minimum, year.maximum]);
+  });
+});
+
+describe('text summaries write money as money', () => {
+  test('cents are always two digits, thousands grouped', () => {
+    const search = TOOL_BY_NAME.get('search_plans')!.summarize({ total: 1, zip: '77002', county: 'Harris County', state: 'TX', rating_area: 'Rating Area 10', plan_year: 2025, _embedded: { plans: [{ name: 'P', metal_level: 'silver', premium: 512.3 }] } });
+    assert.match(search, /\$512\.30\/month/);
+    const oop = TOOL_BY_NAME.get('estimate_out_of_pocket')!.summarize({ plan_name: 'P', scenario: 'low', estimated_annual_cost: 7147.6, breakdown: { annual_premium: 6147.6, estimated_out_of_pocket: 1000 }, sbc_data_available: false });
+    assert.match(oop, /\$7,147\.60 a year \(\$6,147\.60 premiums \+ \$1,000\.00 out of pocket\)/);
+    const aptc = TOOL_BY_NAME.get('estimate_aptc')!.summarize({ eligible: true, aptc_amount: 250.5, benchmark_premium: 600, household: { expected_monthly_contribution: 349.5, fpl_percentage: 250, applicable_percentage: 4 } });
+    assert.match(aptc, /\$250\.50\/month: benchmark \$600\.00\/month minus the expected contribution \$349\.50\/month/);
+  });
+});
+
+describe('tool results through a real MCP server', () => {
+  let dir: string;
+  let fx: McpFixture;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'hpd-mcp-texts-'));
+    fx = await startMcpFixture({ buildsRoot: await buildFixture(dir) });
+  });
+  after(async () => {
+    await fx?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('tools/list publishes the described schemas', async (t) => {
+    const { client } = await fx.connect(fx.rest.keys.pro);
+    t.after(() => client.close());
+    const { tools } = await client.listTools();
+    for (const tool of tools) {
+      for (const [name, prop] of Object.entries(propsOf(tool.inputSchema as JsonSchema))) assert.equal(typeof prop.description, 'string', `${tool.name}.${name}`);
+    }
+  });
+
+  test('content is the one-line summary, then the REST body as JSON text; money has cents', async (t) => {
+    const { client } = await fx.connect(fx.rest.keys.pro);
+    t.after(() => client.close());
+    const calls: Array<[string, Record<string, unknown>, boolean]> = [
+      ['search_plans', { zip: '77002', age: 40 }, true],
+      ['compare_plans', { plan_ids: ['11111TX0010001-01', '22222TX0020001-01'], zip: '77002', age: 40 }, false],
+      ['estimate_out_of_pocket', { plan_id: '11111TX0010001-01', zip: '77002', age: 40, scenario: 'medium' }, true],
+      ['estimate_aptc', { zip: '77002', household_income: 30000, household_size: 1, ages: [40] }, true],
+      ['lookup_zip', { zip: '96813' }, false],
+      ['list_plan_years', {}, false],
+    ];
+    for (const [name, args, hasMoney] of calls) {
+      const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ type: string; text: string }>; structuredContent: unknown };
+      assert.notEqual(r.isError, true, `${name}: ${r.content[0]?.text}`);
+      assert.equal(r.content.length, 2, name);
+      const [summary, json] = r.content;
+      assert.equal(summary!.type, 'text');
+      assert.ok(!summary!.text.includes('\n') && !summary!.text.startsWith('{'), `${name}: one line of prose`);
+      assert.deepEqual(JSON.parse(json!.text), r.structuredContent, `${name}: JSON text = structuredContent`);
+      const dollars = summary!.text.match(/\$[\d,.]+/g) ?? [];
+      if (hasMoney) assert.ok(dollars.length > 0, `${name}: names an amount`);
+      for (const d of dollars) assert.match(d.replace(/[.,]$/, ''), new RegExp(`^${MONEY.source}$`), `${name}: ${d} in "${summary!.text}"`);
+      if (name === 'lookup_zip') assert.match(summary!.text, /No plan data for HI in 2025/);
+    }
+  });
+
+  test("the README describes the result content as it is", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const mcp = readme.slice(readme.indexOf('## The MCP server'), readme.indexOf('Credentials:', readme.indexOf('## The MCP server')));
+    assert.match(mcp.replace(/\s+/g, ' '), /one-line text summary followed by the same JSON as text/);
+  });
+});
