@@ -18,7 +18,7 @@ const USAGE = `Usage: hpd <command> [options]
 
 Commands:
   build    compile a plan year's official CMS files into a build (hpd build --help)
-  serve    serve REST, MCP and the OAuth server (builds the default PY2025 dataset first if needed)
+  serve    serve REST, MCP and the OAuth server (hpd serve --help lists every HPD_* variable)
   verify   check builds against the sizes and SHA-256 sums in their manifests (hpd verify --help)
   builds   list builds, switch current, prune old ones, diff two builds (hpd builds --help)
   reload   make the running server adopt newly published builds now (hpd reload --help)
