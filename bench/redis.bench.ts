@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRegistry } from '../src/operations/data-registry.ts';
 import { childEnv, cpuSeconds, detectPinning, freePorts, spawnServer, type ServerProcess } from './lib/processes.ts';
+import { benchArgs } from './lib/bench-args.ts';
 import { ensureBuild } from './lib/suite.ts';
 import { fmtMs, fmtRate, fmtRatio, median, sleep } from './lib/util.ts';
 import { runWrk, wrkVersion, type WrkRun } from './lib/wrk.ts';
@@ -37,7 +38,18 @@ const LIMIT = 10_000_000;
 /** The lease block of one holder at LIMIT (leased-quota.ts: 0.5 % of the limit over the holders). */
 const blockFor = (holders: number): number => Math.floor(Math.floor((LIMIT * 5) / 1000) / Math.max(1, holders));
 const log = (l: string): void => void process.stderr.write(`bench:redis: ${l}\n`);
-const short = process.argv.includes('--short');
+const USAGE = `Usage: npm run bench:redis [-- --short]
+
+The search workload on one hpd serve --workers 0 with its state on Redis (HPD_REDIS_URL, a fresh
+redis-server on a free port) next to the embedded store, in turns: requests/s (target: Redis >= 0.9x
+embedded), p50/p99/p99.9, errors, CPU time per request. Needs wrk and /usr/bin/redis-server.
+
+Options:
+  --short   one 1 s repetition each, no threshold
+  --help    this text
+
+Exit status: 0 completed (full mode: target met), 1 target missed, 2 the harness failed.`;
+const short = benchArgs('bench:redis', USAGE, { short: { type: 'boolean' } }).short === true;
 const DURATION_S = short ? 1 : 4;
 const REPS = short ? 1 : 5;
 const CONNECTIONS = 64;

@@ -8,7 +8,7 @@
  * bench/results (older ones are removed); short and partial runs write to a temporary directory unless
  * --out is given.
  *
- * Options: --short, --builds DIR (builds root holding <year>/current; default HPD_DATA_DIR or
+ * Options (also `npm run bench -- --help`): --short, --builds DIR (builds root holding <year>/current; default HPD_DATA_DIR or
  * data/builds, with the national build made when missing), --year N, --out DIR, --duration S, --reps N,
  * --connections N, --workloads search,detail,years,aptc (a subset), --profile DIR (run `hpd serve` under
  * --cpu-prof and write its profile there), --no-micro (skip the micro-benchmarks), --report FILE.json
@@ -24,15 +24,55 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchArgs } from './lib/bench-args.ts';
 import { markdownReport, rerender, writeResults } from './lib/report.ts';
 import { runSuite, type SuiteOptions } from './lib/suite.ts';
 import { WORKLOADS, type WorkloadName } from './lib/workloads.ts';
 
-const argv = process.argv.slice(2);
-const flag = (name: string): boolean => argv.includes(name);
+const USAGE = `Usage: npm run bench [-- options]   (npm run bench:short: the CI check of the harness)
+
+Engine micro-benchmarks, then wrk load runs against ours, the reference baseline and the ceiling,
+alternated on this machine (about 6 minutes; wrk needed); results in bench/results/ for a complete
+full run, else in a temporary directory.
+
+Options:
+  --short               tiny durations, one repetition, no thresholds (checks the harness)
+  --builds DIR          builds root holding <year>/current (default HPD_DATA_DIR or data/builds; the
+                        national build is made when missing)
+  --year N              plan year (default 2025)
+  --out DIR             where the results go
+  --duration S          seconds per load run (default 4; 1 with --short)
+  --reps N              repetitions (default 3; 1 with --short)
+  --connections N       wrk connections at full load (default 64)
+  --workloads LIST      a subset of ${WORKLOADS.join(',')}
+  --profile DIR         run hpd serve under --cpu-prof and write its profile there
+  --no-micro            skip the micro-benchmarks
+  --report FILE.json    only rewrite the markdown and SVG of an earlier run
+  --no-workers          skip bench/workers.bench.ts (otherwise run after a complete full run)
+  --no-redis            skip bench/redis.bench.ts (otherwise run last; needs /usr/bin/redis-server)
+  --help                this text
+
+Exit status: 0 completed (full mode: every target met), 1 a target missed, 2 the harness failed.`;
+
+const args = benchArgs('bench', USAGE, {
+  short: { type: 'boolean' },
+  builds: { type: 'string' },
+  year: { type: 'string' },
+  out: { type: 'string' },
+  duration: { type: 'string' },
+  reps: { type: 'string' },
+  connections: { type: 'string' },
+  workloads: { type: 'string' },
+  profile: { type: 'string' },
+  'no-micro': { type: 'boolean' },
+  report: { type: 'string' },
+  'no-workers': { type: 'boolean' },
+  'no-redis': { type: 'boolean' },
+});
+const flag = (name: string): boolean => args[name.slice(2)] === true;
 const value = (name: string): string | undefined => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
+  const v = args[name.slice(2)];
+  return typeof v === 'string' ? v : undefined;
 };
 const num = (name: string, fallback: number): number => {
   const v = value(name);

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRegistry } from '../src/operations/data-registry.ts';
 import { childEnv, cpuSeconds, detectPinning, freePorts, memoryOf, spawnServer, type ServerProcess } from './lib/processes.ts';
+import { benchArgs } from './lib/bench-args.ts';
 import { ensureBuild } from './lib/suite.ts';
 import { fmtMs, fmtRate, MIB, sleep } from './lib/util.ts';
 import { runWrk, wrkVersion, type WrkRun } from './lib/wrk.ts';
@@ -25,7 +26,16 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const HPD = join(ROOT, 'bin/hpd.js');
 const BASE_URL = 'http://bench.test';
 const log = (l: string): void => void process.stderr.write(`bench:workers: ${l}\n`);
-const short = process.argv.includes('--short');
+const USAGE = `Usage: npm run bench:workers [-- --short]
+
+What REST worker threads cost and give on the national build: peak RSS of hpd serve --workers 1, 2 and
+4; search requests/s of 1 vs 2 workers with the server's CPU time per request; search latency while hpd
+builds use flips current 10 times. Needs wrk; a few minutes (the national build is made when missing).
+
+Options:
+  --short   1 s runs and 3 s of flips: checks the harness
+  --help    this text`;
+const short = benchArgs('bench:workers', USAGE, { short: { type: 'boolean' } }).short === true;
 const DURATION_S = short ? 1 : 4;
 const SWAP_S = short ? 3 : 10;
 

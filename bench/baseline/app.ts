@@ -365,7 +365,8 @@ export function createBaselineApp(config: BaselineConfig): Hono<Env> {
       county: loc.county_name,
       county_fips: loc.county_fips,
       rating_area: `Rating Area ${String(loc.rating_area)}`,
-      multiple_areas: locations.length > 1,
+      // True only when the ZIP's locations differ in rating area (state and area number), as ours says.
+      multiple_areas: new Set(locations.map((l) => `${String(l.state)}:${String(l.rating_area)}`)).size > 1,
       plan_year: year,
       data_source: dataSource,
       data_freshness: dataFreshness,

@@ -1,7 +1,6 @@
 /**
  * @module `hpd build`: compile a plan year's official files into a build and make it current.
  */
-import { parseArgs } from 'node:util';
 import { buildDataset } from '../../build/compile.ts';
 import { createProgress } from '../../build/progress.ts';
 import { discardAllActive } from '../../build/publish.ts';
@@ -9,6 +8,7 @@ import { DIAGNOSTIC_CODES, FatalBuildError } from '../../build/read/diagnostics.
 import { loadSourcesFile } from '../../build/sources.ts';
 import { buildsRoot, cacheRoot, REPO_ROOT } from './paths.ts';
 import { join, resolve } from 'node:path';
+import { parseCommandArgs } from './args.ts';
 import { UsageError } from './usage-error.ts';
 
 export const BUILD_USAGE = `Usage: hpd build --year YEAR [options]
@@ -43,29 +43,18 @@ export async function buildCommand(argv: readonly string[]): Promise<number> {
   const sourcesFile = sourcesArg !== undefined ? resolve(sourcesArg) : join(REPO_ROOT, 'data', 'sources', `${year}.json`);
   const sources = loadSourcesFile(sourcesFile);
   const inputOptions = Object.fromEntries(Object.keys(sources.inputs).map((name) => [name.replaceAll('_', '-'), { type: 'string' as const }]));
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: {
-        year: { type: 'string' },
-        out: { type: 'string' },
-        offline: { type: 'boolean' },
-        'fetch-optional': { type: 'boolean' },
-        force: { type: 'boolean' },
-        'no-switch': { type: 'boolean' },
-        sources: { type: 'string' },
-        json: { type: 'boolean' },
-        quiet: { type: 'boolean' },
-        ...inputOptions,
-      },
-      strict: true,
-      allowPositionals: false,
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  const v = parsed.values as Record<string, string | boolean | undefined>;
+  const v = parseCommandArgs('build', argv, {
+    year: { type: 'string' },
+    out: { type: 'string' },
+    offline: { type: 'boolean' },
+    'fetch-optional': { type: 'boolean' },
+    force: { type: 'boolean' },
+    'no-switch': { type: 'boolean' },
+    sources: { type: 'string' },
+    json: { type: 'boolean' },
+    quiet: { type: 'boolean' },
+    ...inputOptions,
+  }).values;
   const overrides: Record<string, string> = {};
   for (const name of Object.keys(sources.inputs)) {
     const given = v[name.replaceAll('_', '-')];

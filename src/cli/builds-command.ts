@@ -8,7 +8,6 @@
  */
 import { renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { catalogYears, listBuilds, matchBuilds, pruneCandidates, type CatalogEntry } from '../../build/build-catalog.ts';
 import { currentHash, removeStaleTmpDirs, switchCurrent, yearDir } from '../../build/publish.ts';
 import { diffBuilds } from '../engine/build-diff.ts';
@@ -16,6 +15,7 @@ import { BuildIntegrityError, checkBuild } from '../engine/build-integrity.ts';
 import { openCurrentDataset, openDataset, type Dataset } from '../engine/dataset.ts';
 import { renderBuildDiff } from './build-diff-text.ts';
 import { buildsRoot } from './paths.ts';
+import { parseCommandArgs, unknownSubcommand } from './args.ts';
 import { CliError, UsageError } from './usage-error.ts';
 
 export const BUILDS_USAGE = `Usage: hpd builds <list|use|prune|diff> [options]
@@ -50,16 +50,11 @@ function parseYear(text: string, what: string): number {
   return year;
 }
 
-function parse<T extends Record<string, { type: 'string' | 'boolean' }>>(argv: readonly string[], options: T): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
-  try {
-    const r = parseArgs({ args: [...argv], options: { ...options, out: { type: 'string' }, json: { type: 'boolean' } }, strict: true, allowPositionals: true });
-    return { values: r.values as Record<string, string | boolean | undefined>, positionals: r.positionals };
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+function parse(command: string, argv: readonly string[], options: Readonly<Record<string, { readonly type: 'string' | 'boolean' }>>): { values: Readonly<Record<string, string | boolean | undefined>>; positionals: readonly string[] } {
+  return parseCommandArgs(`builds ${command}`, argv, { ...options, out: { type: 'string' }, json: { type: 'boolean' } }, true);
 }
 
-const rootOf = (values: Record<string, string | boolean | undefined>): string => (typeof values.out === 'string' ? resolve(values.out) : buildsRoot());
+const rootOf = (values: Readonly<Record<string, string | boolean | undefined>>): string => (typeof values.out === 'string' ? resolve(values.out) : buildsRoot());
 const short = (hash: string): string => hash.slice(0, 12);
 const json = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
@@ -69,7 +64,8 @@ export async function buildsCommand(argv: readonly string[]): Promise<number> {
   if (sub === 'use') return useCommand(rest);
   if (sub === 'prune') return pruneCommand(rest);
   if (sub === 'diff') return diffCommand(rest);
-  throw new UsageError(sub === undefined ? 'hpd builds needs a subcommand: list, use, prune or diff' : `unknown builds subcommand "${sub}" (list, use, prune, diff)`);
+  if (sub === undefined) throw new UsageError('hpd builds needs a subcommand: list, use, prune or diff');
+  throw unknownSubcommand('builds', sub, ['list', 'use', 'prune', 'diff']);
 }
 
 function mb(bytes: number): string {
@@ -77,7 +73,7 @@ function mb(bytes: number): string {
 }
 
 function listCommand(argv: readonly string[]): number {
-  const { values, positionals } = parse(argv, { year: { type: 'string' }, verify: { type: 'boolean' } });
+  const { values, positionals } = parse('list', argv, { year: { type: 'string' }, verify: { type: 'boolean' } });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
   const year = typeof values.year === 'string' ? parseYear(values.year, '--year') : undefined;
   const root = rootOf(values);
@@ -117,7 +113,7 @@ function resolveHash(root: string, year: number, prefix: string): string {
 }
 
 function useCommand(argv: readonly string[]): number {
-  const { values, positionals } = parse(argv, {});
+  const { values, positionals } = parse('use', argv, {});
   if (positionals.length !== 2) throw new UsageError('usage: hpd builds use YEAR HASH');
   const year = parseYear(positionals[0]!, 'YEAR');
   const root = rootOf(values);
@@ -147,7 +143,7 @@ interface Removal {
 }
 
 function pruneCommand(argv: readonly string[]): number {
-  const { values, positionals } = parse(argv, { keep: { type: 'string' }, year: { type: 'string' }, 'dry-run': { type: 'boolean' } });
+  const { values, positionals } = parse('prune', argv, { keep: { type: 'string' }, year: { type: 'string' }, 'dry-run': { type: 'boolean' } });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
   if (typeof values.keep !== 'string') throw new UsageError('--keep K is required (the number of newest builds to keep per year, at least 1)');
   const keep = Number(values.keep);
@@ -215,7 +211,7 @@ function openRef(root: string, text: string): Dataset {
 }
 
 function diffCommand(argv: readonly string[]): number {
-  const { values, positionals } = parse(argv, { top: { type: 'string' } });
+  const { values, positionals } = parse('diff', argv, { top: { type: 'string' } });
   if (positionals.length !== 2) throw new UsageError('usage: hpd builds diff A B (each YEAR or YEAR:HASH)');
   const top = typeof values.top === 'string' ? Number(values.top) : 10;
   if (!Number.isInteger(top) || top < 1 || top > 100_000) throw new UsageError(`--top must be a whole number of at least 1, got "${String(values.top)}"`);

@@ -6,13 +6,13 @@
  * exactly the key; everything meant for the operator (key id, owner, tier changes) goes to stderr.
  * The plaintext is never stored and never shown again.
  */
-import { parseArgs } from 'node:util';
 import { createKey, KEY_PATTERN, listKeys, MAX_LABEL_LENGTH, revokeKey, UnknownKeyError } from '../policy/api-keys.ts';
 import { openStateBackend } from '../policy/state-backend.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import { USER_ID_PATTERN } from '../policy/state-store.ts';
 import { isTier, TIERS, type Tier } from '../policy/tiers.ts';
 import { stateDir } from './paths.ts';
+import { parseCommandArgs, unknownSubcommand, type OptionSpec } from './args.ts';
 import { redisConfig } from './redis-config.ts';
 import { CliError, UsageError } from './usage-error.ts';
 
@@ -58,15 +58,8 @@ export async function withStore<T>(fn: (store: StateStore) => Promise<T> | T): P
   }
 }
 
-type ParsedValues = Record<string, string | boolean | undefined>;
-
-function parse(args: readonly string[], options: Record<string, { type: 'string' | 'boolean' }>): { values: ParsedValues; positionals: string[] } {
-  try {
-    const parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
-    return { values: parsed.values as ParsedValues, positionals: parsed.positionals };
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+function parse(command: string, args: readonly string[], options: OptionSpec): { values: Readonly<Record<string, string | boolean | undefined>>; positionals: readonly string[] } {
+  return parseCommandArgs(`keys ${command}`, args, options, true);
 }
 
 function noPositionals(command: string, positionals: readonly string[]): void {
@@ -82,11 +75,11 @@ export async function keysCommand(argv: readonly string[]): Promise<number> {
   if (sub === 'create') return create(rest);
   if (sub === 'list') return list(rest);
   if (sub === 'revoke') return revoke(rest);
-  throw new UsageError(`unknown keys command "${sub}" (create, list, revoke)`);
+  throw unknownSubcommand('keys', sub, ['create', 'list', 'revoke']);
 }
 
 async function create(args: readonly string[]): Promise<number> {
-  const { values, positionals } = parse(args, { tier: { type: 'string' }, user: { type: 'string' }, label: { type: 'string' } });
+  const { values, positionals } = parse('create', args, { tier: { type: 'string' }, user: { type: 'string' }, label: { type: 'string' } });
   noPositionals('keys create', positionals);
   const tier = parseTier(values.tier as string | undefined, '--tier');
   const userId = typeof values.user === 'string' ? checkUserId(values.user) : undefined;
@@ -104,7 +97,7 @@ async function create(args: readonly string[]): Promise<number> {
 }
 
 async function list(args: readonly string[]): Promise<number> {
-  const { values, positionals } = parse(args, { json: { type: 'boolean' } });
+  const { values, positionals } = parse('list', args, { json: { type: 'boolean' } });
   noPositionals('keys list', positionals);
   const keys = await withStore((store) => listKeys(store));
   if (values.json === true) {
@@ -129,9 +122,9 @@ async function list(args: readonly string[]): Promise<number> {
 }
 
 async function revoke(args: readonly string[]): Promise<number> {
-  const { positionals } = parse(args, {});
+  const { positionals } = parse('revoke', args, {});
   if (positionals.length !== 1) throw new UsageError('keys revoke takes exactly one KEY_ID (key_..., see hpd keys list)');
-  const keyId = positionals[0];
+  const keyId = positionals[0]!;
   // Keeps secrets out of shell history habits: revocation goes by id, never by the key itself.
   if (KEY_PATTERN.test(keyId)) throw new UsageError('keys revoke takes the key id (key_..., see hpd keys list), not the key itself');
   const now = Date.now();

@@ -1,26 +1,35 @@
 /**
  * @module The `hpd` command line. Every failure ends with one readable line on stderr and a non-zero
- * exit code: 2 for a usage mistake, 1 for anything else. Stack traces are printed only with HPD_DEBUG=1.
+ * exit code: 2 for a usage mistake or a refused HPD_* value, 1 for anything else. Stack traces are printed
+ * only with HPD_DEBUG=1.
  * Commands are loaded on demand, so `hpd keys` does not load the HTTP servers or the OAuth provider.
  */
 import { FatalBuildError } from '../../build/read/diagnostics.ts';
 import { BuildIntegrityError } from '../engine/build-integrity.ts';
 import { ListenError } from '../http/listen-error.ts';
 import { RedisUnreachableError } from '../policy/redis-unreachable-error.ts';
+import { ConfigError } from '../config/config-error.ts';
+import { debugEnabled } from '../config/settings.ts';
+import { PACKAGE_VERSION } from './package-version.ts';
+import { suggestion } from './suggest.ts';
 import { CliError, UsageError } from './usage-error.ts';
 
 const USAGE = `Usage: hpd <command> [options]
 
 Commands:
   build    compile a plan year's official CMS files into a build (hpd build --help)
-  serve    serve REST, MCP and the OAuth server (builds the default PY2025 dataset first if needed)
+  serve    serve REST, MCP and the OAuth server (hpd serve --help lists every HPD_* variable)
   verify   check builds against the sizes and SHA-256 sums in their manifests (hpd verify --help)
   builds   list builds, switch current, prune old ones, diff two builds (hpd builds --help)
   reload   make the running server adopt newly published builds now (hpd reload --help)
   sources  write data/sources/YEAR.json for a new plan year, pin its checksums (hpd sources --help)
   keys     create, list and revoke API keys (hpd keys --help)
   users    set and list users' tiers (hpd users --help)
+  config   print the effective configuration (HPD_* variables), secrets masked (hpd config --help)
+  version  print the version (also hpd --version)
 `;
+
+const COMMANDS = ['build', 'serve', 'verify', 'builds', 'reload', 'keys', 'users', 'config', 'version', 'help'];
 
 function usage(text: string): number {
   process.stdout.write(`${text}\n`);
@@ -32,6 +41,10 @@ async function main(argv: readonly string[]): Promise<number> {
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE);
     return command === undefined ? 2 : 0;
+  }
+  if (command === '--version' || command === '-V' || command === 'version') {
+    process.stdout.write(`hpd ${PACKAGE_VERSION}\n`);
+    return 0;
   }
   const help = rest.includes('--help') || rest.includes('-h');
   if (command === 'build') {
@@ -66,15 +79,25 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   if (command === 'keys') return (await import('./keys-command.ts')).keysCommand(rest);
   if (command === 'users') return (await import('./users-command.ts')).usersCommand(rest);
-  throw new UsageError(`unknown command "${command}"`);
+  if (command === 'config') {
+    const { CONFIG_USAGE, configCommand } = await import('./config-command.ts');
+    if (help) return usage(CONFIG_USAGE);
+    return configCommand(rest);
+  }
+  const known = command.startsWith('-') ? ['--help', '--version'] : COMMANDS;
+  const near = suggestion(command, known);
+  throw new UsageError(`unknown ${command.startsWith('-') ? 'option' : 'command'} ${command}${near}`, near.startsWith(' (did you mean') ? null : 'see hpd --help');
 }
 
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (err) {
-  if (process.env.HPD_DEBUG === '1') console.error(err);
+  if (debugEnabled()) console.error(err);
   if (err instanceof UsageError) {
-    process.stderr.write(`hpd: ${err.message} (see hpd --help)\n`);
+    process.stderr.write(`hpd: ${err.message}${err.hint === null ? '' : ` (${err.hint})`}\n`);
+    process.exitCode = 2;
+  } else if (err instanceof ConfigError) {
+    process.stderr.write(`hpd: ${err.message}\n`);
     process.exitCode = 2;
   } else if (err instanceof FatalBuildError || err instanceof CliError || err instanceof BuildIntegrityError || err instanceof ListenError || err instanceof RedisUnreachableError) {
     process.stderr.write(`hpd: ${err.message}\n`);

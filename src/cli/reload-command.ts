@@ -5,7 +5,8 @@
  */
 import { pidFilePath, readPidFile } from './pid-file.ts';
 import { stateDir } from './paths.ts';
-import { CliError, UsageError } from './usage-error.ts';
+import { parseCommandArgs } from './args.ts';
+import { CliError } from './usage-error.ts';
 
 export const RELOAD_USAGE = `Usage: hpd reload
 
@@ -14,7 +15,7 @@ since it started: a new current build of a year, or a new year. Requests in flig
 build; a build that fails verification is not adopted (the server's log says why).`;
 
 export function reloadCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): number {
-  if (argv.length > 0) throw new UsageError(`hpd reload takes no arguments (got ${argv.join(' ')})`);
+  parseCommandArgs('reload', argv, {});
   const dir = stateDir(env);
   const pid = readPidFile(dir);
   if (pid === null) throw new CliError(`no running hpd serve found: ${pidFilePath(dir)} is missing (is HPD_STATE_DIR the server's?)`);

@@ -1,8 +1,12 @@
 /** @module A mistake in the command line: printed as one line with a hint, exit code 2. */
 export class UsageError extends Error {
-  constructor(message: string) {
+  /** Where to read more, printed in parentheses after the message; null when the message is enough. */
+  readonly hint: string | null;
+
+  constructor(message: string, hint: string | null = 'see hpd --help') {
     super(message);
     this.name = 'UsageError';
+    this.hint = hint;
   }
 }
 

@@ -3,10 +3,10 @@
  * server's next request on (the server reads it per request, no cache), and so does the daily limit:
  * requests already counted today stay counted.
  */
-import { parseArgs } from 'node:util';
 import { listUsers, setUserTier } from '../policy/api-keys.ts';
 import { TIERS } from '../policy/tiers.ts';
 import { checkUserId, parseTier, withStore } from './keys-command.ts';
+import { parseCommandArgs, unknownSubcommand } from './args.ts';
 import { UsageError } from './usage-error.ts';
 
 export const USERS_USAGE = `Usage: hpd users <command>
@@ -25,22 +25,18 @@ export async function usersCommand(argv: readonly string[]): Promise<number> {
   }
   if (sub === 'set-tier') return setTier(rest);
   if (sub === 'list') return list(rest);
-  throw new UsageError(`unknown users command "${sub}" (set-tier, list)`);
+  throw unknownSubcommand('users', sub, ['set-tier', 'list']);
 }
 
-function parse(args: readonly string[], withJson: boolean): { json: boolean; positionals: string[] } {
-  try {
-    const parsed = parseArgs({ args: [...args], options: withJson ? { json: { type: 'boolean' } } : {}, strict: true, allowPositionals: true });
-    return { json: (parsed.values as { json?: boolean }).json === true, positionals: parsed.positionals };
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+function parse(command: string, args: readonly string[], withJson: boolean): { json: boolean; positionals: readonly string[] } {
+  const parsed = parseCommandArgs(`users ${command}`, args, withJson ? { json: { type: 'boolean' } } : {}, true);
+  return { json: parsed.values.json === true, positionals: parsed.positionals };
 }
 
 async function setTier(args: readonly string[]): Promise<number> {
-  const { positionals } = parse(args, false);
+  const { positionals } = parse('set-tier', args, false);
   if (positionals.length !== 2) throw new UsageError('users set-tier takes USER_ID TIER');
-  const userId = checkUserId(positionals[0]);
+  const userId = checkUserId(positionals[0]!);
   const tier = parseTier(positionals[1], 'TIER');
   const result = await withStore((store) => setUserTier(store, userId, tier, Date.now()));
   if (result.change === 'created') process.stderr.write(`created user ${userId} with tier ${tier}\n`);
@@ -50,7 +46,7 @@ async function setTier(args: readonly string[]): Promise<number> {
 }
 
 async function list(args: readonly string[]): Promise<number> {
-  const { json, positionals } = parse(args, true);
+  const { json, positionals } = parse('list', args, true);
   if (positionals.length > 0) throw new UsageError(`users list takes no argument "${positionals[0]}"`);
   const users = await withStore((store) => listUsers(store));
   if (json) {

@@ -7,11 +7,11 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { catalogYears, matchBuilds } from '../../build/build-catalog.ts';
 import { currentHash } from '../engine/build-format.ts';
 import { BuildIntegrityError, checkBuild } from '../engine/build-integrity.ts';
 import { buildsRoot } from './paths.ts';
+import { parseCommandArgs } from './args.ts';
 import { CliError, UsageError } from './usage-error.ts';
 
 export const VERIFY_USAGE = `Usage: hpd verify [--year YEAR] [--all | --hash HASH] [--out DIR] [--json]
@@ -47,17 +47,9 @@ interface Outcome {
 }
 
 export async function verifyCommand(argv: readonly string[]): Promise<number> {
-  let values: { year?: string; all?: boolean; hash?: string; out?: string; json?: boolean };
-  try {
-    values = parseArgs({
-      args: [...argv],
-      options: { year: { type: 'string' }, all: { type: 'boolean' }, hash: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' } },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  const parsed = parseCommandArgs('verify', argv, { year: { type: 'string' }, all: { type: 'boolean' }, hash: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' } }).values;
+  const str = (v: string | boolean | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
+  const values = { year: str(parsed.year), all: parsed.all === true, hash: str(parsed.hash), out: str(parsed.out), json: parsed.json === true };
   const year = values.year === undefined ? undefined : Number(values.year);
   if (year !== undefined && (!Number.isInteger(year) || year < 2014 || year > 2100)) throw new UsageError(`--year must be a plan year, got "${values.year}"`);
   if (values.hash !== undefined && !/^[0-9a-f]{4,64}$/.test(values.hash)) throw new UsageError(`--hash must be a build hash or a prefix of at least 4 hex digits, got "${values.hash}"`);

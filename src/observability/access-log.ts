@@ -11,13 +11,6 @@ import type { Logger } from './logger.ts';
 /** 0: off; 1: every request; between: that share of requests, chosen at random. */
 export type AccessLogRate = number;
 
-export function parseAccessLog(raw: string | undefined): AccessLogRate {
-  if (raw === undefined || raw === '' || raw === 'off') return 0;
-  if (raw === 'full') return 1;
-  const n = Number(raw);
-  if (/^(0|1)?(\.\d+)?$/.test(raw) && raw !== '.' && Number.isFinite(n) && n > 0 && n <= 1) return n;
-  throw new RangeError(`HPD_ACCESS_LOG must be off, full or a sampling rate in (0, 1] such as 0.01, got "${raw}"`);
-}
 
 export interface AccessEntry {
   readonly requestId: string;

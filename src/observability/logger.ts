@@ -16,8 +16,9 @@ export type { Logger };
 /** PIPE_BUF on Linux: a write this large or smaller to a pipe is never split by other writers. */
 const ATOMIC_WRITE_BYTES = 4096;
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+import { LOG_LEVELS, type LogLevel } from './log-levels.ts';
+
+export { LOG_LEVELS, type LogLevel };
 
 export const REDACTED_PATHS = [
   'authorization',
@@ -64,11 +65,4 @@ export function flushLogger(log: Logger): void {
   } catch {
     // Nothing was written yet (the destination is still opening): nothing to lose.
   }
-}
-
-/** `HPD_LOG_LEVEL`: pino's level names; `silent` turns the JSON logs off. */
-export function parseLogLevel(raw: string | undefined): LogLevel {
-  if (raw === undefined || raw === '') return 'info';
-  if ((LOG_LEVELS as readonly string[]).includes(raw)) return raw as LogLevel;
-  throw new RangeError(`HPD_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
 }

@@ -107,7 +107,7 @@ export class DailyQuota implements Quota {
    * Loads today's counters from the store and starts counting.
    *
    * @param clock milliseconds since the epoch; injectable so tests can cross midnight
-   * @example const quota = DailyQuota.open(store, dailyLimits(), Date.now);
+   * @example const quota = DailyQuota.open(store, serveConfig().limits, Date.now);
    */
   static open(store: StateStore, limits: Readonly<Record<Tier, number>>, clock: () => number = Date.now, options: DailyQuotaOptions = {}): DailyQuota {
     const quota = new DailyQuota(store, limits, clock, options);

@@ -54,7 +54,7 @@ describe('hpd builds', { timeout: 180_000 }, () => {
     const lines = r.stdout.trimEnd().split('\n');
     assert.equal(lines[0], '2025:');
     assert.match(lines[1]!, new RegExp(`^\\* ${s12(two.hashB)}  \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z +[\\d.]+ MB  ok \\(sizes\\)  current$`));
-    assert.match(lines[2]!, /^ {4}13 plans, 46 variants, 7 ZIPs, \d+ rating areas, 2 states; compiler \S+, format 2, puf_data\+modeled_premiums$/);
+    assert.match(lines[2]!, /^ {4}13 plans, 46 variants, 8 ZIPs, \d+ rating areas, 2 states; compiler \S+, format 2, puf_data\+modeled_premiums$/);
     assert.match(lines[3]!, /^ {4}inputs: plan-attributes-puf\.csv [0-9a-f]{8}, service-area-puf\.csv [0-9a-f]{8}, /);
     assert.match(lines[4]!, new RegExp(`^  ${s12(two.hashA)}  .* ok \\(sizes\\)$`));
     assert.equal(r.stderr, '');

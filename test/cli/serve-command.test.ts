@@ -1,6 +1,6 @@
 /**
  * `hpd serve` as an operator runs it: on an empty data directory it first builds the embedded default
- * dataset, then serves; a key made with `hpd keys create` works at once; SIGTERM drains and exits 0.
+ * dataset (asked with --build-if-missing, since the directory is not the default one), then serves; a key made with `hpd keys create` works at once; SIGTERM drains and exits 0.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,12 +14,12 @@ import { freePorts } from '../helpers/services.ts';
 const HPD = fileURLToPath(new URL('../../bin/hpd.js', import.meta.url));
 
 
-test('hpd serve builds the default dataset when none exists, serves REST, MCP and the authorization server, and stops cleanly on SIGTERM', { timeout: 120_000 }, async (t) => {
+test('hpd serve --build-if-missing builds the default dataset when none exists, serves REST, MCP and the authorization server, and stops cleanly on SIGTERM', { timeout: 120_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hpd-serve-'));
   const [restPort, mcpPort, authPort] = (await freePorts(3)) as [number, number, number];
   const env = { ...process.env, HPD_DATA_DIR: join(dir, 'builds'), HPD_CACHE_DIR: join(dir, 'cache'), HPD_STATE_DIR: join(dir, 'state'), HPD_PORT: String(restPort), HPD_MCP_PORT: String(mcpPort), HPD_AUTH_PORT: String(authPort), HPD_BASE_URL: 'http://hpd.example' };
   delete (env as Record<string, string | undefined>).NODE_TEST_CONTEXT;
-  const child = spawn(process.execPath, [HPD, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [HPD, 'serve', '--build-if-missing'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   t.after(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });

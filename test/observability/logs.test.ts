@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { parseAccessLog } from '../../src/observability/access-log.ts';
+import { readSetting } from '../../src/config/settings.ts';
 import { freePorts } from '../helpers/services.ts';
 import { prepareServe, spawnServe, type ServeChild, type ServeFixture } from '../helpers/serve-fixture.ts';
 
@@ -71,11 +71,12 @@ describe('hpd serve logs (HPD_ACCESS_LOG=full, 2 workers)', () => {
 
 describe('HPD_ACCESS_LOG values', () => {
   it('reads off, full and a rate, and refuses anything else', () => {
-    assert.equal(parseAccessLog(undefined), 0);
-    assert.equal(parseAccessLog('off'), 0);
-    assert.equal(parseAccessLog('full'), 1);
-    assert.equal(parseAccessLog('0.01'), 0.01);
-    assert.equal(parseAccessLog('1'), 1);
-    for (const bad of ['on', '0', '1.5', '-0.1', 'abc', '.']) assert.throws(() => parseAccessLog(bad), /HPD_ACCESS_LOG/, bad);
+    const rate = (v: string | undefined): number => readSetting('accessLog', v === undefined ? {} : { HPD_ACCESS_LOG: v });
+    assert.equal(rate(undefined), 0);
+    assert.equal(rate('off'), 0);
+    assert.equal(rate('full'), 1);
+    assert.equal(rate('0.01'), 0.01);
+    assert.equal(rate('1'), 1);
+    for (const bad of ['on', '0', '1.5', '-0.1', 'abc', '.']) assert.throws(() => rate(bad), /HPD_ACCESS_LOG/, bad);
   });
 });

@@ -13,7 +13,10 @@ import { openLmdbStateStore } from '../../src/policy/lmdb-store.ts';
 import { DailyQuota, DEFAULT_FLUSH_DELAY_MS } from '../../src/policy/quota.ts';
 import { rateLimitHeaders } from '../../src/policy/rate-limit-headers.ts';
 import type { StateStore } from '../../src/policy/state-store.ts';
-import { dailyLimits, DEFAULT_DAILY_LIMITS, tierRank, TIERS } from '../../src/policy/tiers.ts';
+import { serveConfig } from '../../src/config/serve-config.ts';
+import { DEFAULT_DAILY_LIMITS, tierRank, TIERS, type Tier } from '../../src/policy/tiers.ts';
+
+const dailyLimits = (env: NodeJS.ProcessEnv): Readonly<Record<Tier, number>> => serveConfig(env).limits;
 
 const LIMITS = dailyLimits({ HPD_QUOTA_FREE: '3', HPD_QUOTA_PRO: '5' });
 /** 2026-11-21T00:00:00Z, the RateLimit-Reset of the contract's 429 example. */
@@ -206,7 +209,7 @@ test('a failed background save is reported and retried with the latest counts', 
   assert.equal(errors.length, 1);
 });
 
-test('dailyLimits: defaults, overrides, and errors naming the variable', () => {
+test('daily limits (serveConfig): defaults, overrides, and errors naming the variable', () => {
   assert.deepEqual(dailyLimits({}), { free: 100, pro: 10_000, enterprise: 100_000 });
   assert.deepEqual(DEFAULT_DAILY_LIMITS, { free: 100, pro: 10_000, enterprise: 100_000 });
   assert.deepEqual(dailyLimits({ HPD_QUOTA_ENTERPRISE: '250000', HPD_QUOTA_FREE: '' }), { free: 100, pro: 10_000, enterprise: 250_000 });

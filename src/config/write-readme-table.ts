@@ -1,0 +1,11 @@
+/** @module `npm run docs:config`: rewrites the configuration table of README.md from settings.ts. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from './settings.ts';
+import { withTable } from './settings-docs.ts';
+
+const file = join(REPO_ROOT, 'README.md');
+const before = readFileSync(file, 'utf8');
+const after = withTable(before);
+if (after !== before) writeFileSync(file, after);
+process.stdout.write(`${after === before ? 'README.md configuration table already up to date' : 'rewrote the configuration table of README.md'}\n`);
