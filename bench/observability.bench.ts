@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRegistry } from '../src/operations/data-registry.ts';
+import { benchArgs } from './lib/bench-args.ts';
 import { childEnv, cpuSeconds, freePorts, spawnServer, type ServerProcess } from './lib/processes.ts';
 import { ensureBuild } from './lib/suite.ts';
 import { fmtRate } from './lib/util.ts';
@@ -23,7 +24,18 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const HPD = join(ROOT, 'bin/hpd.js');
 const BASE_URL = 'http://bench.test';
 const log = (l: string): void => void process.stderr.write(`bench:observability: ${l}\n`);
-const short = process.argv.includes('--short');
+const USAGE = `Usage: npm run bench:observability [-- --short] [-- --builds DIR]
+
+What /metrics and the access log cost on the search workload of the national build: three servers (off;
+metrics on; metrics on and HPD_ACCESS_LOG=full), one REST worker each, loaded in alternating rounds.
+Needs wrk; about two minutes (the national build is made when missing).
+
+Options:
+  --short        3 rounds of 2 s: checks the harness
+  --builds DIR   a builds directory to read the national build from
+  --help         this text`;
+const opts = benchArgs('bench:observability', USAGE, { short: { type: 'boolean' }, builds: { type: 'string' } });
+const short = opts.short === true;
 const DURATION_S = short ? 2 : 5;
 const ROUNDS = short ? 3 : 5;
 const CONNECTIONS = 64;
@@ -32,8 +44,7 @@ if (wrkVersion() === null) {
   log('wrk is not installed (apt-get install -y wrk)');
   process.exit(2);
 }
-const rootArg = process.argv.indexOf('--builds');
-const source = await ensureBuild(2025, rootArg === -1 ? undefined : process.argv[rootArg + 1], log);
+const source = await ensureBuild(2025, typeof opts.builds === 'string' ? opts.builds : undefined, log);
 const work = mkdtempSync(join(tmpdir(), 'hpd-bench-obs-'));
 const root = join(work, 'builds');
 mkdirSync(join(root, '2025'), { recursive: true });

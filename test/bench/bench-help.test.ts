@@ -17,7 +17,7 @@ function bench(script: string, ...args: string[]): { status: number | null; stdo
 }
 
 test('the benchmark scripts answer --help with their options and exit 0 without running', () => {
-  for (const [script, name, option] of [['bench/run.ts', 'bench', '--workloads'], ['bench/workers.bench.ts', 'bench:workers', '--short'], ['bench/redis.bench.ts', 'bench:redis', '--short']] as const) {
+  for (const [script, name, option] of [['bench/run.ts', 'bench', '--workloads'], ['bench/workers.bench.ts', 'bench:workers', '--short'], ['bench/redis.bench.ts', 'bench:redis', '--short'], ['bench/observability.bench.ts', 'bench:observability', '--short']] as const) {
     const r = bench(script, '--help');
     assert.equal(r.status, 0, `${script}: ${r.stderr}`);
     assert.match(r.stdout, new RegExp(`^Usage: npm run ${name} `));
