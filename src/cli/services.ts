@@ -4,7 +4,7 @@
  * daily quota, so a user's counter is the same whichever front they call. Used by `hpd serve` and by the
  * end-to-end tests, which therefore exercise exactly what operators run.
  */
-import { startAuthServer, type AuthServer } from '../auth-server/index.ts';
+import type { AuthServer } from '../auth-server/index.ts';
 import { DEFAULT_DRAIN_MS, type ListenerLimits } from '../http/node-listener.ts';
 import { startRestPool, type RestPool } from '../http/rest-pool.ts';
 import { createRestServer, DEFAULT_REST_MAX_CONNECTIONS, type RestServer } from '../http/server.ts';
@@ -202,6 +202,9 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
     const mcpHealth = createHealthProbes({ store, registry: () => live.current() });
     const authHealth = createHealthProbes({ store, registry: () => live.current() });
     if (c.externalIssuer === undefined) {
+      // Loaded only when it starts: oidc-provider prints a runtime warning on Node 20 as it loads, which
+      // `hpd serve --help` and an external issuer have no reason to show.
+      const { startAuthServer } = await import('../auth-server/index.ts');
       auth = await startAuthServer({ issuer: c.authUrl, port: c.authPort, host: c.host, mcpResource: c.mcpUrl, store, stateDir: c.stateDir, clock: c.clock, listenerLimits: c.listenerLimits, redis: backend.redis?.client, health: authHealth, metrics, accessLog });
       opened.push(() => auth!.close());
     }
