@@ -14,10 +14,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRegistry } from '../src/operations/data-registry.ts';
 import { benchArgs } from './lib/bench-args.ts';
-import { childEnv, cpuSeconds, freePorts, spawnServer, type ServerProcess } from './lib/processes.ts';
+import { childEnv, cpuSeconds, type ServerProcess, spawnHpdServe } from './lib/processes.ts';
 import { ensureBuild } from './lib/suite.ts';
 import { fmtRate } from './lib/util.ts';
-import { runWrk, wrkVersion } from './lib/wrk.ts';
+import { requireWrk, runWrk } from './lib/wrk.ts';
 import { buildWorkloads } from './lib/workloads.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -40,10 +40,7 @@ const DURATION_S = short ? 2 : 5;
 const ROUNDS = short ? 3 : 5;
 const CONNECTIONS = 64;
 
-if (wrkVersion() === null) {
-  log('wrk is not installed (apt-get install -y wrk)');
-  process.exit(2);
-}
+requireWrk(log);
 const source = await ensureBuild(2025, typeof opts.builds === 'string' ? opts.builds : undefined, log);
 const work = mkdtempSync(join(tmpdir(), 'hpd-bench-obs-'));
 const root = join(work, 'builds');
@@ -68,20 +65,10 @@ const CONFIGS: readonly Config[] = [
 async function serve(c: Config, i: number): Promise<{ server: ServerProcess; key: string; origin: string; logFile: string }> {
   const env = childEnv({ HPD_DATA_DIR: root, HPD_STATE_DIR: join(work, `state-${i}`), HPD_QUOTA_ENTERPRISE: '1000000000000', HPD_BASE_URL: BASE_URL, HPD_WATCH_BUILDS: '0' });
   const key = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', 'enterprise', '--label', 'bench'], { encoding: 'utf8', env }).stdout.trim();
-  const [port, mcp, auth] = (await freePorts(3)) as [number, number, number];
   const logFile = join(work, `stdout-${i}.log`);
-  const server = await spawnServer({
-    name: c.name,
-    command: '/bin/sh',
-    // exec: the server keeps the shell's pid, so its CPU time is measured; stdout goes to a file.
-    args: ['-c', `exec "${process.execPath}" "${HPD}" serve --workers 1 > "${logFile}"`],
-    env: { ...env, ...c.env, HPD_HOST: '127.0.0.1', HPD_PORT: String(port), HPD_MCP_PORT: String(mcp), HPD_AUTH_PORT: String(auth) },
-    cwd: ROOT,
-    port,
-    cpu: null,
-    readyUrl: `http://127.0.0.1:${port}/readyz`,
-  });
-  return { server, key, origin: `http://127.0.0.1:${port}`, logFile };
+  // exec: the server keeps the shell's pid, so its CPU time is measured; stdout goes to a file.
+  const { server, origin } = await spawnHpdServe({ name: c.name, command: '/bin/sh', args: ['-c', `exec "${process.execPath}" "${HPD}" serve --workers 1 > "${logFile}"`], env: { ...env, ...c.env }, cwd: ROOT });
+  return { server, key, origin, logFile };
 }
 
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

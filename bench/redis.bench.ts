@@ -21,11 +21,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRegistry } from '../src/operations/data-registry.ts';
-import { childEnv, cpuSeconds, detectPinning, freePorts, spawnServer, type ServerProcess } from './lib/processes.ts';
+import { childEnv, cpuSeconds, detectPinning, type ServerProcess, freePorts, spawnHpdServe } from './lib/processes.ts';
 import { benchArgs } from './lib/bench-args.ts';
 import { ensureBuild } from './lib/suite.ts';
 import { fmtMs, fmtRate, fmtRatio, median, sleep } from './lib/util.ts';
-import { runWrk, wrkVersion, type WrkRun } from './lib/wrk.ts';
+import { requireWrk, runWrk, type WrkRun } from './lib/wrk.ts';
 import { buildWorkloads } from './lib/workloads.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -54,10 +54,7 @@ const DURATION_S = short ? 1 : 4;
 const REPS = short ? 1 : 5;
 const CONNECTIONS = 64;
 
-if (wrkVersion() === null) {
-  log('wrk is not installed (apt-get install -y wrk)');
-  process.exit(2);
-}
+requireWrk(log);
 if (spawnSync(REDIS_SERVER, ['--version']).status !== 0 || spawnSync(REDIS_CLI, ['--version']).status !== 0) {
   log(`${REDIS_SERVER} or ${REDIS_CLI} is missing (apt-get install -y redis-server)`);
   process.exit(2);
@@ -128,18 +125,8 @@ async function serve(config: Config, redisUrl: string): Promise<{ server: Server
   const created = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', 'enterprise', '--label', 'bench'], { encoding: 'utf8', env });
   const key = created.stdout.trim();
   if (created.status !== 0 || key === '') throw new Error(`hpd keys create (${config}) failed: ${created.stderr.trim()}`);
-  const [port, mcp, auth] = (await freePorts(3)) as [number, number, number];
-  const server = await spawnServer({
-    name: `ours --workers 0, ${config} store`,
-    command: process.execPath,
-    args: [HPD, 'serve', '--workers', '0'],
-    env: { ...env, HPD_HOST: '127.0.0.1', HPD_PORT: String(port), HPD_MCP_PORT: String(mcp), HPD_AUTH_PORT: String(auth) },
-    cwd: ROOT,
-    port,
-    cpu: null,
-    readyUrl: `http://127.0.0.1:${port}/readyz`,
-  });
-  return { server, key, origin: `http://127.0.0.1:${port}` };
+  const { server, origin } = await spawnHpdServe({ name: `ours --workers 0, ${config} store`, command: process.execPath, args: [HPD, 'serve', '--workers', '0'], env, cwd: ROOT });
+  return { server, key, origin };
 }
 
 const load = (origin: string, key: string, connections: number, durationS: number): Promise<WrkRun> =>

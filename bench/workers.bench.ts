@@ -15,11 +15,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRegistry } from '../src/operations/data-registry.ts';
-import { childEnv, cpuSeconds, detectPinning, freePorts, memoryOf, spawnServer, type ServerProcess } from './lib/processes.ts';
+import { childEnv, cpuSeconds, detectPinning, memoryOf, type ServerProcess, spawnHpdServe } from './lib/processes.ts';
 import { benchArgs } from './lib/bench-args.ts';
 import { ensureBuild } from './lib/suite.ts';
 import { fmtMs, fmtRate, MIB, sleep } from './lib/util.ts';
-import { runWrk, wrkVersion, type WrkRun } from './lib/wrk.ts';
+import { requireWrk, runWrk, type WrkRun } from './lib/wrk.ts';
 import { buildWorkloads } from './lib/workloads.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -39,10 +39,7 @@ const short = benchArgs('bench:workers', USAGE, { short: { type: 'boolean' } }).
 const DURATION_S = short ? 1 : 4;
 const SWAP_S = short ? 3 : 10;
 
-if (wrkVersion() === null) {
-  log('wrk is not installed (apt-get install -y wrk)');
-  process.exit(2);
-}
+requireWrk(log);
 
 const source = await ensureBuild(2025, undefined, log);
 const work = mkdtempSync(join(tmpdir(), 'hpd-bench-workers-'));
@@ -75,18 +72,8 @@ async function serve(workers: number): Promise<{ server: ServerProcess; key: str
   const state = join(work, `state-${workers}`);
   const env = childEnv({ HPD_DATA_DIR: root, HPD_STATE_DIR: state, HPD_QUOTA_ENTERPRISE: '1000000000000', HPD_BASE_URL: BASE_URL });
   const key = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', 'enterprise', '--label', 'bench'], { encoding: 'utf8', env }).stdout.trim();
-  const [port, mcp, auth] = (await freePorts(3)) as [number, number, number];
-  const server = await spawnServer({
-    name: `ours --workers ${workers}`,
-    command: process.execPath,
-    args: [HPD, 'serve', '--workers', String(workers)],
-    env: { ...env, HPD_HOST: '127.0.0.1', HPD_PORT: String(port), HPD_MCP_PORT: String(mcp), HPD_AUTH_PORT: String(auth) },
-    cwd: ROOT,
-    port,
-    cpu: null,
-    readyUrl: `http://127.0.0.1:${port}/readyz`,
-  });
-  return { server, key, origin: `http://127.0.0.1:${port}` };
+  const { server, origin } = await spawnHpdServe({ name: `ours --workers ${workers}`, command: process.execPath, args: [HPD, 'serve', '--workers', String(workers)], env, cwd: ROOT });
+  return { server, key, origin };
 }
 
 const load = (origin: string, key: string, connections: number, durationS: number, paceMs = 0, urlsFile = urls): Promise<WrkRun> =>

@@ -142,3 +142,22 @@ export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
+
+/**
+ * `hpd serve` (or a shell that execs it) on three free loopback ports, resolved once its REST /readyz
+ * answers; `origin` is its REST origin.
+ */
+export async function spawnHpdServe(o: { readonly name: string; readonly command: string; readonly args: readonly string[]; readonly env: NodeJS.ProcessEnv; readonly cwd: string }): Promise<{ server: ServerProcess; origin: string }> {
+  const [port, mcp, auth] = (await freePorts(3)) as [number, number, number];
+  const server = await spawnServer({
+    name: o.name,
+    command: o.command,
+    args: [...o.args],
+    env: { ...o.env, HPD_HOST: '127.0.0.1', HPD_PORT: String(port), HPD_MCP_PORT: String(mcp), HPD_AUTH_PORT: String(auth) },
+    cwd: o.cwd,
+    port,
+    cpu: null,
+    readyUrl: `http://127.0.0.1:${port}/readyz`,
+  });
+  return { server, origin: `http://127.0.0.1:${port}` };
+}

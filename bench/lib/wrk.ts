@@ -92,3 +92,10 @@ export async function runWrk(o: WrkOptions): Promise<WrkRun> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** Ends the process (exit 2, one line) when wrk is missing: every load bench needs it. */
+export function requireWrk(log: (line: string) => void): void {
+  if (wrkVersion() !== null) return;
+  log('wrk is not installed (apt-get install -y wrk)');
+  process.exit(2);
+}
