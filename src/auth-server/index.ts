@@ -2,7 +2,8 @@
  * @module The embedded OAuth 2.1 authorization server's public surface: start it, and the account
  * helpers it shares with tests and tooling. Everything else in this folder is internal.
  */
-export { startAuthServer, OAUTH_SCOPES, DEFAULT_SCOPE, DEFAULT_ACCESS_TOKEN_TTL_SECONDS, LIFETIMES, ROUTES } from './server.ts';
+export { OAUTH_SCOPES } from '../policy/oauth-scopes.ts';
+export { startAuthServer, DEFAULT_SCOPE, DEFAULT_ACCESS_TOKEN_TTL_SECONDS, LIFETIMES, ROUTES } from './server.ts';
 export type { AuthServer, AuthServerOptions } from './server.ts';
 export { hashPassword, verifyPassword, SCRYPT_PARAMS } from './passwords.ts';
 export { createUser, findUserByEmail, normalizeEmail, SignupError, MIN_PASSWORD_LENGTH } from './users.ts';

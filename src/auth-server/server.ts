@@ -53,14 +53,13 @@ import { openRedisOAuthStore } from './redis-adapter.ts';
 import { RedisLoginThrottle } from './redis-login-throttle.ts';
 import { redirectUrisProblem } from './redirect-uris.ts';
 import { loadOrCreateRedisAuthSecrets } from './redis-secrets.ts';
+import { OAUTH_SCOPES } from '../policy/oauth-scopes.ts';
 import { loadOrCreateAuthSecrets, SIGNING_ALG, type AuthSecrets } from './secrets.ts';
 import type { AccessLog } from '../observability/access-log.ts';
 import type { HealthProbes } from '../observability/health-probes.ts';
 import { createNodeRequestObserver } from '../observability/node-request-observer.ts';
 import type { RequestMetrics } from '../observability/request-metrics.ts';
 
-/** Scopes published and accepted (contract §8; the PRM's scopes_supported lists the same four). */
-export const OAUTH_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
 
 /**
  * Scope used when an authorization request carries none (RFC 6749 §3.3 lets the server pick a

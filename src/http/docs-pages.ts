@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Operation } from '../operations/operation.ts';
-import { TIER_RANK } from '../operations/operation.ts';
+import { TIER_RANK } from '../policy/tiers.ts';
 import { TIERS, type Tier } from '../policy/tiers.ts';
 
 export interface Page {

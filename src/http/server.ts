@@ -10,7 +10,8 @@
  * routes.
  */
 import { OPERATIONS } from '../operations/index.ts';
-import { etagFor, execute, TIER_RANK, type Operation, type OperationContext } from '../operations/operation.ts';
+import { etagFor, execute, type Operation, type OperationContext } from '../operations/operation.ts';
+import { TIER_RANK } from '../policy/tiers.ts';
 import { PROBLEM_TYPES, toProblemBody, type ProblemSpec } from '../operations/problems.ts';
 import type { Tier } from '../policy/tiers.ts';
 import type { DataRegistry } from '../operations/data-registry.ts';

@@ -21,6 +21,8 @@ import type { DataRegistry } from '../operations/data-registry.ts';
 import { asLiveRegistry, type LiveRegistry } from '../operations/live-registry.ts';
 import { execute, type OperationContext } from '../operations/operation.ts';
 import { toProblemBody, type ProblemSpec } from '../operations/problems.ts';
+import { RATE_LIMITED } from '../http/front-problems.ts';
+import { OAUTH_SCOPES } from '../policy/oauth-scopes.ts';
 import type { Quota } from '../policy/quota.ts';
 import type { AccessLog } from '../observability/access-log.ts';
 import type { HealthProbes } from '../observability/health-probes.ts';
@@ -31,7 +33,6 @@ import { findInvalidParams, INVALID_PARAMS } from './request-params.ts';
 import { SessionRegistry } from './sessions.ts';
 import { TOOL_BY_NAME, TOOLS, toolArgsToRequest, toolField, type ToolDefinition } from './tools.ts';
 
-export const SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
 const MAX_BODY = 1 << 20;
 
 export interface McpServerConfig {
@@ -92,7 +93,7 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
   const prmBody = JSON.stringify({
     resource: config.mcpUrl,
     authorization_servers: [config.authServerUrl],
-    scopes_supported: SCOPES,
+    scopes_supported: OAUTH_SCOPES,
     bearer_methods_supported: ['header'],
     resource_signing_alg_values_supported: ['RS256'],
   });
@@ -116,7 +117,7 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
     const instance = req.ok ? req.restPath : tool.operation.path;
     const decision = await config.quota.consume(who.userId, who.tier);
     if (!decision.allowed) config.metrics?.quotaRefused(who.tier);
-    if (!decision.allowed) return toolError(problem({ kind: 'rateLimited', detail: 'Daily request limit reached. Resets at midnight UTC.', upgrade: true }, instance));
+    if (!decision.allowed) return toolError(problem(RATE_LIMITED, instance));
     if (!req.ok) return toolError(problem({ kind: 'validation', detail: req.errors.length === 1 ? `Invalid ${req.errors[0]!.field}: ${req.errors[0]!.message}.` : 'Invalid input.', errors: req.errors }, instance));
     // A tool call runs synchronously from here: one snapshot answers all of it.
     const ctx: OperationContext = { registry: live.current(), baseUrl: config.baseUrl };
@@ -221,7 +222,7 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
     if (!cred.ok) {
       const challenge =
         cred.reason === 'missing'
-          ? `Bearer resource_metadata="${prmUrl}", scope="${SCOPES.join(' ')}"`
+          ? `Bearer resource_metadata="${prmUrl}", scope="${OAUTH_SCOPES.join(' ')}"`
           : `Bearer error="invalid_token", error_description="${cred.description.replaceAll('"', "'")}", resource_metadata="${prmUrl}"`;
       return problemResponse(res, { kind: 'unauthorized', detail: cred.reason === 'missing' ? 'Missing credential: send an API key or an OAuth access token as a Bearer token.' : `${cred.description}.` }, path, { 'www-authenticate': challenge });
     }

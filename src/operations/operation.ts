@@ -7,7 +7,7 @@
  */
 import { fastHash } from './fast-hash.ts';
 import { jsonString } from './json-string.ts';
-import type { Tier } from '../policy/tiers.ts';
+import { TIER_RANK, type Tier } from '../policy/tiers.ts';
 import type { DataRegistry } from './data-registry.ts';
 import { ProblemError, validationProblem, type FieldError, type ProblemSpec } from './problems.ts';
 import { parseQuery, type CompiledQuery, type JsonSchema } from './query.ts';
@@ -59,8 +59,6 @@ export interface Operation<P = Record<string, unknown>> {
   /** Throws {@link ProblemError} for 400/404; returns the resource otherwise. */
   handle(ctx: OperationContext, params: P, meta: RequestMeta): Record<string, unknown>;
 }
-
-export const TIER_RANK: Readonly<Record<Tier, number>> = { free: 0, pro: 1, enterprise: 2 };
 
 export type ExecuteResult =
   | { readonly ok: true; readonly body: Record<string, unknown>; readonly canonical: string }

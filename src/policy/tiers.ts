@@ -25,11 +25,5 @@ export function isTier(value: unknown): value is Tier {
   return typeof value === 'string' && Object.hasOwn(RANK, value);
 }
 
-/**
- * Position of a tier in the upgrade order, for gates such as `tierRank(caller) >= tierRank('pro')`.
- *
- * @example tierRank('free') < tierRank('pro') // true
- */
-export function tierRank(tier: Tier): number {
-  return RANK[tier];
-}
+/** Position of each tier in the upgrade order, for gates such as `TIER_RANK[caller] >= TIER_RANK.pro`. */
+export const TIER_RANK: Readonly<Record<Tier, number>> = RANK;

@@ -14,7 +14,7 @@ import { DailyQuota, DEFAULT_FLUSH_DELAY_MS } from '../../src/policy/quota.ts';
 import { rateLimitHeaders } from '../../src/policy/rate-limit-headers.ts';
 import type { StateStore } from '../../src/policy/state-store.ts';
 import { serveConfig } from '../../src/config/serve-config.ts';
-import { DEFAULT_DAILY_LIMITS, tierRank, TIERS, type Tier } from '../../src/policy/tiers.ts';
+import { DEFAULT_DAILY_LIMITS, TIER_RANK, TIERS, type Tier } from '../../src/policy/tiers.ts';
 
 const dailyLimits = (env: NodeJS.ProcessEnv): Readonly<Record<Tier, number>> => serveConfig(env).limits;
 
@@ -217,8 +217,8 @@ test('daily limits (serveConfig): defaults, overrides, and errors naming the var
     assert.throws(() => dailyLimits({ HPD_QUOTA_PRO: bad }), (err: Error) => err.message.includes('HPD_QUOTA_PRO') && err.message.includes(bad), bad);
   }
   assert.deepEqual(TIERS, ['free', 'pro', 'enterprise']);
-  assert.ok(tierRank('free') < tierRank('pro') && tierRank('pro') < tierRank('enterprise'));
-  assert.deepEqual(TIERS.map(tierRank), [0, 1, 2]);
+  assert.ok(TIER_RANK.free < TIER_RANK.pro && TIER_RANK.pro < TIER_RANK.enterprise);
+  assert.deepEqual(TIERS.map((t) => TIER_RANK[t]), [0, 1, 2]);
 });
 
 test('rateLimitHeaders: the trio with an absolute reset, plus Retry-After only on refusal', () => {
