@@ -9,6 +9,7 @@
  */
 import { closeSync, fstatSync, openSync, readlinkSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { METAL_LEVELS, PLAN_TYPES } from './plan-record.ts';
 
 /** The symlink in `<builds root>/<year>/` naming the directory of the build being served. */
 export const CURRENT_LINK = 'current';
@@ -72,8 +73,9 @@ export const SLCSP_SOURCE = {
   benchmarkOnly: 3,
 } as const;
 
-export const METAL_CODES = ['bronze', 'expanded bronze', 'silver', 'gold', 'platinum', 'catastrophic'] as const;
-export const PLAN_TYPE_CODES = ['hmo', 'ppo', 'epo', 'pos', 'indemnity'] as const;
+/** Metal level and plan type codes in the tables: the index into these lists (the record's own order). */
+export const METAL_CODES = METAL_LEVELS;
+export const PLAN_TYPE_CODES = PLAN_TYPES;
 
 export const PLAN_FLAG = {
   childOnly: 1,

@@ -17,6 +17,7 @@ import { lookupZip } from '../operations/lookup-zip.ts';
 import type { Operation } from '../operations/operation.ts';
 import { getPlanById } from '../operations/plan-detail.ts';
 import type { JsonSchema } from '../operations/query.ts';
+import { METAL_LEVEL_FILTER_VALUES, PLAN_TYPES } from '../engine/plan-record.ts';
 import { searchPlansOperation } from '../operations/search-plans.ts';
 
 const ZIP = { type: 'string', pattern: '^\\d{5}$', description: '5-digit ZIP code' } as const;
@@ -60,8 +61,8 @@ export const TOOLS: readonly ToolDefinition[] = [
         age: AGE,
         year: YEAR,
         county_fips: COUNTY,
-        metal_level: { type: 'string', enum: ['bronze', 'expanded_bronze', 'silver', 'gold', 'platinum', 'catastrophic'], description: 'Only plans of this metal level' },
-        plan_type: { type: 'string', enum: ['hmo', 'ppo', 'epo', 'pos', 'indemnity'], description: 'Only plans of this network type' },
+        metal_level: { type: 'string', enum: [...METAL_LEVEL_FILTER_VALUES], description: 'Only plans of this metal level' },
+        plan_type: { type: 'string', enum: [...PLAN_TYPES], description: 'Only plans of this network type' },
         issuer: { type: 'string', minLength: 1, maxLength: 100, description: 'Pro: case-insensitive part of the issuer name' },
         hsa_eligible: { type: 'boolean', description: 'Pro: only plans that are (true) or are not (false) HSA-eligible' },
         max_premium: { type: 'number', minimum: 0, description: 'Pro: monthly premium cap, dollars' },

@@ -8,7 +8,7 @@
 import { fastHash } from './fast-hash.ts';
 import { jsonString } from './json-string.ts';
 import type { SortKey } from '../engine/dataset.ts';
-import type { MetalLevel, PlanType } from '../engine/plan-record.ts';
+import { METAL_LEVEL_FILTER_VALUES, PLAN_TYPES, type MetalLevel, type PlanType } from '../engine/plan-record.ts';
 import { searchPlans, type CsrOverride, type SearchFilters } from '../engine/search.ts';
 import { csrVariantFor, estimateAptc } from '../engine/subsidy.ts';
 import type { YearData } from './data-registry.ts';
@@ -49,8 +49,8 @@ const QUERY = compileQuery({
       age: P.age,
       year: P.year,
       county_fips: P.county_fips,
-      metal_level: { type: 'string', enum: ['bronze', 'expanded_bronze', 'expanded bronze', 'silver', 'gold', 'platinum', 'catastrophic'], description: 'Only plans of this metal level' },
-      plan_type: { type: 'string', enum: ['hmo', 'ppo', 'epo', 'pos', 'indemnity'], description: 'Only plans of this network type' },
+      metal_level: { type: 'string', enum: [...METAL_LEVEL_FILTER_VALUES], description: 'Only plans of this metal level' },
+      plan_type: { type: 'string', enum: [...PLAN_TYPES], description: 'Only plans of this network type' },
       issuer: { type: 'string', minLength: 1, maxLength: 100, description: 'Pro. Case-insensitive partial match on the issuer name', 'x-pro': true },
       hsa_eligible: { type: 'boolean', description: 'Pro. true: only HSA-eligible plans; false: only the others', 'x-pro': true },
       max_premium: { type: 'number', minimum: 0, description: 'Pro. Maximum monthly premium before credit, dollars', 'x-pro': true },

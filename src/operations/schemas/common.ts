@@ -4,6 +4,7 @@
  * definitions. Written in the subset draft-07 and OpenAPI 3.1 share: `type: [T, 'null']` for nullable
  * values, no `nullable`, no `prefixItems`.
  */
+import { METAL_LEVELS, PLAN_TYPES } from '../../engine/plan-record.ts';
 import type { JsonSchema } from '../query.ts';
 
 export const YEAR_MIN = 2014;
@@ -43,8 +44,8 @@ export const PLAN_SUMMARY = {
     name: { type: 'string' },
     issuer: { type: 'string' },
     state: { type: 'string' },
-    metal_level: { type: 'string', enum: ['bronze', 'expanded bronze', 'silver', 'gold', 'platinum', 'catastrophic'] },
-    plan_type: { type: 'string', enum: ['hmo', 'ppo', 'epo', 'pos', 'indemnity'] },
+    metal_level: { type: 'string', enum: [...METAL_LEVELS] },
+    plan_type: { type: 'string', enum: [...PLAN_TYPES] },
     premium: { type: 'number' },
     premium_with_credit: NULLABLE_NUMBER,
     deductible: { type: 'object', properties: { individual: NULLABLE_NUMBER, family: NULLABLE_NUMBER }, required: ['individual', 'family'], additionalProperties: false },
