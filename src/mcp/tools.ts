@@ -78,7 +78,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       ['zip', 'age'],
     ),
     outputSchema: searchPlansOperation.responseSchema,
-    operation: searchPlansOperation as unknown as Operation<never>,
+    operation: searchPlansOperation,
     summarize(b) {
       const plans = ((b._embedded as { plans?: Body[] } | undefined)?.plans ?? []) as Body[];
       const first = plans[0];
@@ -93,7 +93,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: `Full record of a plan: deductibles and out-of-pocket maximums by network tier, SBC coverage examples, links. ${PRO}`,
     inputSchema: obj({ plan_id: PLAN_ID, year: YEAR }, ['plan_id']),
     outputSchema: getPlanById.responseSchema,
-    operation: getPlanById as unknown as Operation<never>,
+    operation: getPlanById,
     summarize: (b) => `${String(b.name)} (${String(b.id)}), ${String(b.metal_level)} ${String(b.plan_type)} by ${String(b.issuer)} in ${String(b.state)}, plan year ${String(b.plan_year)}.`,
   },
   {
@@ -105,7 +105,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       ['plan_ids', 'zip', 'age'],
     ),
     outputSchema: comparePlans.responseSchema,
-    operation: comparePlans as unknown as Operation<never>,
+    operation: comparePlans,
     rename: { plan_ids: 'ids' },
     summarize: (b) => {
       const s = b.comparison_summary as Body;
@@ -121,7 +121,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       ['plan_id', 'zip', 'age', 'scenario'],
     ),
     outputSchema: estimateOopOperation.responseSchema,
-    operation: estimateOopOperation as unknown as Operation<never>,
+    operation: estimateOopOperation,
     summarize: (b) => {
       const br = b.breakdown as Body;
       return `${String(b.plan_name)}, scenario ${String(b.scenario)}: about ${money(b.estimated_annual_cost)} a year (${money(br.annual_premium)} premiums + ${money(br.estimated_out_of_pocket)} out of pocket)${b.sbc_data_available === true ? ', from the plan’s SBC example' : ', modeled'}.${modeledNote(b)}`;
@@ -143,7 +143,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       ['zip', 'household_income', 'household_size', 'ages'],
     ),
     outputSchema: estimateAptcOperation.responseSchema,
-    operation: estimateAptcOperation as unknown as Operation<never>,
+    operation: estimateAptcOperation,
     summarize: (b) => {
       const h = b.household as Body;
       return b.eligible === true
@@ -160,7 +160,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       ['plan_id', 'year', 'state'],
     ),
     outputSchema: getCrosswalk.responseSchema,
-    operation: getCrosswalk as unknown as Operation<never>,
+    operation: getCrosswalk,
     summarize: (b) => {
       const src = b.source_plan as Body;
       const tgt = b.target_plan as Body | null;
@@ -173,7 +173,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: 'State, county and rating area of a ZIP code; every location when it spans several, primary first.',
     inputSchema: obj({ zip: ZIP, year: YEAR }, ['zip']),
     outputSchema: lookupZip.responseSchema,
-    operation: lookupZip as unknown as Operation<never>,
+    operation: lookupZip,
     summarize: (b) => {
       const locs = b.locations as Body[];
       return `ZIP ${String(b.zip)}: ${locs.map((l) => `${String(l.county_name)}, ${String(l.state)} (${String(l.rating_area_id)})`).join('; ')}.${b.plans_available === false ? ` ${String(b.note)}` : ''}`;
@@ -185,7 +185,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: 'Insurance companies with plans in a state and year, with their plan counts.',
     inputSchema: obj({ state: { type: 'string', pattern: '^[A-Z]{2}$', description: 'Two-letter state code, e.g. TX' }, year: YEAR }, ['state']),
     outputSchema: listIssuers.responseSchema,
-    operation: listIssuers as unknown as Operation<never>,
+    operation: listIssuers,
     summarize: (b) => `${num(b.total)} issuers in ${String(b.state)} for ${String(b.year)}.`,
   },
   {
@@ -194,7 +194,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: 'Plan years with data, and the default year.',
     inputSchema: obj({}),
     outputSchema: listYears.responseSchema,
-    operation: listYears as unknown as Operation<never>,
+    operation: listYears,
     summarize: (b) => `Plan years ${(b.available_years as number[]).join(', ')}; default ${String(b.current_year)}.`,
   },
 ];

@@ -60,6 +60,7 @@ function crosswalkCoverage(registry: DataRegistry): Map<number, Set<string>> {
 
 export const getCrosswalk: Operation<Params> = {
   id: 'getCrosswalk',
+  ownYearCheck: true,
   path: '/v1/health/plans/crosswalk',
   summary: 'Plan crosswalk to the next year',
   description: 'The plan a source-year plan’s enrollees are re-enrolled into the following year (CMS Plan ID Crosswalk PUF). When targets differ by county, the target covering the most counties is returned (ties: lowest plan ID).',

@@ -23,4 +23,4 @@ export const OPERATIONS: ReadonlyArray<Operation<never>> = [
   lookupZip,
   listYears,
   listIssuers,
-] as unknown as ReadonlyArray<Operation<never>>;
+];

@@ -56,6 +56,11 @@ export interface Operation<P = Record<string, unknown>> {
    * states, plans): a front may keep the serialized response for the life of the build.
    */
   readonly cacheable?: boolean;
+  /**
+   * `year` is not a loaded plan year to default and check (the crosswalk's is the source year of a
+   * year-to-year mapping): the handler checks it itself.
+   */
+  readonly ownYearCheck?: boolean;
   /** Throws {@link ProblemError} for 400/404; returns the resource otherwise. */
   handle(ctx: OperationContext, params: P, meta: RequestMeta): Record<string, unknown>;
 }
@@ -90,7 +95,7 @@ export function execute<P>(
     };
   }
   const params = parsed.params as P & { year?: number };
-  if ('year' in (op.query.spec.schema.properties as object) && op.id !== 'getCrosswalk') {
+  if ('year' in (op.query.spec.schema.properties as object) && op.ownYearCheck !== true) {
     const year = params.year ?? ctx.registry.currentYear;
     if (ctx.registry.get(year) === undefined) {
       return {
