@@ -478,9 +478,8 @@ export function createRestServer(config: ServerConfig): RestServer {
     on('any', pattern, methodNotAllowed(label));
   };
   plain('/v1/openapi.json', () => 200, JSON_TYPE, () => (openapiBody ??= openapiFor(ctx)));
-  // The index, docs and plans pages (docs-pages.ts). The limits are the quota's own, as configured;
-  // peeking a user id no key can have counts nothing.
-  for (const page of pages({ baseUrl: config.baseUrl, operations: OPERATIONS, dailyLimit: (tier) => config.quota.peek('\u0000pricing-page', tier).limit })) {
+  // The index, docs and plans pages (docs-pages.ts); the plans page shows the quota's limits as configured.
+  for (const page of pages({ baseUrl: config.baseUrl, operations: OPERATIONS, dailyLimit: (tier) => config.quota.limits[tier] })) {
     const headers: Array<[string, string]> = [['content-type', page.contentType], ['cache-control', page.cacheControl], ['x-content-type-options', 'nosniff']];
     if (page.csp !== undefined) headers.push(['content-security-policy', page.csp]);
     const label = labelOf(page.pattern);

@@ -93,6 +93,10 @@ export class LeasedQuota implements Quota {
   readonly #link: RedisLink;
   readonly #redis: Redis;
   readonly #limits: Readonly<Record<Tier, number>>;
+
+  get limits(): Readonly<Record<Tier, number>> {
+    return this.#limits;
+  }
   readonly #clock: () => number;
   readonly #onError: (err: unknown) => void;
   readonly #holder = `h_${randomBytes(8).toString('hex')}`;

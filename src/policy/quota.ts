@@ -44,6 +44,8 @@ export interface Quota {
    * not (a LeasedQuota that must lease more allowance from Redis first), which the fronts await.
    */
   consume(userId: string, tier: Tier): QuotaDecision | Promise<QuotaDecision>;
+  /** Requests per UTC day for each tier, as configured (the plans page shows them). */
+  readonly limits: Readonly<Record<Tier, number>>;
   peek(userId: string, tier: Tier): QuotaDecision;
   flush(): Promise<void>;
   close(): Promise<void>;
@@ -79,6 +81,10 @@ export function defaultOnFlushError(err: unknown): void {
 export class DailyQuota implements Quota {
   readonly #store: StateStore;
   readonly #limits: Readonly<Record<Tier, number>>;
+
+  get limits(): Readonly<Record<Tier, number>> {
+    return this.#limits;
+  }
   readonly #clock: () => number;
   readonly #flushDelayMs: number;
   readonly #onFlushError: (err: unknown) => void;

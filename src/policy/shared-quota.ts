@@ -39,6 +39,10 @@ const dayName = (day: number): string => new Date(day * DAY_MS).toISOString().sl
 export class SharedDailyQuota implements Quota {
   readonly #tables: readonly [CounterTable, CounterTable];
   readonly #limits: Readonly<Record<Tier, number>>;
+
+  get limits(): Readonly<Record<Tier, number>> {
+    return this.#limits;
+  }
   readonly #clock: () => number;
   readonly #log: (line: string) => void;
   /** The owner's store; null in attached threads. */
