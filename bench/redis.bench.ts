@@ -15,22 +15,22 @@
  * `--short`: one 1 s repetition each, no threshold. Exit status: 0 when the run completed (and, in
  * full mode, the 0.9× target was met); 1 when it was missed; 2 when the harness failed.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRegistry } from '../src/operations/data-registry.ts';
-import { childEnv, cpuSeconds, detectPinning, type ServerProcess, freePorts, spawnHpdServe } from './lib/processes.ts';
+import { childEnv, cpuSeconds, detectPinning, type ServerProcess, spawnHpdServe } from './lib/processes.ts';
 import { benchArgs } from './lib/bench-args.ts';
 import { ensureBuild } from './lib/suite.ts';
-import { fmtMs, fmtRate, fmtRatio, median, sleep } from './lib/util.ts';
+import { fmtMs, fmtRate, fmtRatio, median } from './lib/util.ts';
+import { REDIS_SERVER, startTestRedis } from './lib/redis-server.ts';
 import { requireWrk, runWrk, type WrkRun } from './lib/wrk.ts';
 import { buildWorkloads } from './lib/workloads.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const HPD = join(ROOT, 'bin/hpd.js');
-const REDIS_SERVER = '/usr/bin/redis-server';
 const REDIS_CLI = '/usr/bin/redis-cli';
 const BASE_URL = 'http://bench.test';
 const TARGET = 0.9;
@@ -89,31 +89,6 @@ function redisCounts(port: number): { commands: number; evals: number } {
   };
 }
 
-async function startRedis(): Promise<{ port: number; pid: number; stop(): Promise<void> }> {
-  const [port] = (await freePorts(1)) as [number];
-  const dir = join(work, 'redis');
-  mkdirSync(dir);
-  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--protected-mode', 'no', '--loglevel', 'warning'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 10_000;
-  while (spawnSync(REDIS_CLI, ['-h', '127.0.0.1', '-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.trim() !== 'PONG') {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`redis-server did not start on ${port}: ${out.trim()}`);
-    await sleep(25);
-  }
-  return {
-    port,
-    pid: child.pid!,
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
 async function serve(config: Config, redisUrl: string): Promise<{ server: ServerProcess; key: string; origin: string }> {
   const env = childEnv({
     HPD_DATA_DIR: root,
@@ -133,10 +108,11 @@ const load = (origin: string, key: string, connections: number, durationS: numbe
   runWrk({ origin, urlsFile: urls, headers: [`Authorization: Bearer ${key}`], connections, durationS, paceMs: 0, cpu: pinning?.generatorCpu ?? null });
 
 let exitCode = 0;
-const redis = await startRedis();
+// No persistence: disk writes of the Redis would enter the figures.
+const redis = await startTestRedis({ persistent: false });
 const servers: ServerProcess[] = [];
 try {
-  const redisUrl = `redis://127.0.0.1:${redis.port}/0`;
+  const redisUrl = redis.url;
   const targets = {} as Record<Config, { server: ServerProcess; key: string; origin: string }>;
   for (const config of CONFIGS) {
     targets[config] = await serve(config, redisUrl);
@@ -155,14 +131,14 @@ try {
   for (let rep = 0; rep < REPS; rep++) {
     for (const config of CONFIGS) {
       const t = targets[config];
-      const before = { server: cpuSeconds(t.server.pid), redis: cpuSeconds(redis.pid), counts: redisCounts(redis.port) };
+      const before = { server: cpuSeconds(t.server.pid), redis: cpuSeconds(redis.pid()!), counts: redisCounts(redis.port) };
       const r = await load(t.origin, t.key, CONNECTIONS, DURATION_S);
       cpu[config] += cpuSeconds(t.server.pid) - before.server;
       if (config === 'redis') {
         const after = redisCounts(redis.port);
         calls.commands += after.commands - before.counts.commands;
         calls.evals += after.evals - before.counts.evals;
-        redisCpu += cpuSeconds(redis.pid) - before.redis;
+        redisCpu += cpuSeconds(redis.pid()!) - before.redis;
         answered += r.requests;
       }
       runs[config].push(r);
@@ -212,7 +188,7 @@ try {
   exitCode = 2;
 } finally {
   for (const s of servers.reverse()) await s.stop().catch(() => {});
-  await redis.stop();
+  await redis.close();
   rmSync(work, { recursive: true, force: true });
 }
 process.exit(exitCode);

@@ -1,19 +1,22 @@
 /**
- * @module A real Debian `redis-server` for tests: started on a free loopback port with its own temporary
- * directory (append-only file on, so a stop and restart keeps the data, as a production Redis would),
- * stopped and restarted on the same port by the outage tests, removed afterwards.
+ * @module A real Debian `redis-server` for tests and benchmarks: started on a free loopback port with its
+ * own temporary directory, stopped and restarted on the same port by the outage tests, removed afterwards.
+ * Tests keep an append-only file (a stop and restart keeps the data, as a production Redis would); the
+ * benchmark turns persistence off so disk writes do not enter its figures.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePorts } from '../../bench/lib/processes.ts';
+import { freePorts } from './processes.ts';
 
 export const REDIS_SERVER = '/usr/bin/redis-server';
 
 export interface TestRedis {
   readonly port: number;
+  /** The running server's process id (for CPU accounting), or null while stopped. */
+  pid(): number | null;
   /** redis://127.0.0.1:PORT/0 */
   readonly url: string;
   /** Stops the server (SIGTERM: it writes its data first); resolves once the process ended. */
@@ -26,14 +29,15 @@ export interface TestRedis {
   close(): Promise<void>;
 }
 
-export async function startTestRedis(): Promise<TestRedis> {
+export async function startTestRedis(opts: { readonly persistent?: boolean } = {}): Promise<TestRedis> {
+  const persistence = opts.persistent === false ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always'];
   const [port] = (await freePorts(1)) as [number];
   const dir = mkdtempSync(join(tmpdir(), 'hpd-redis-'));
   let child: ChildProcess | null = null;
   let log = '';
   const start = async (): Promise<void> => {
     log = '';
-    const c = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--protected-mode', 'no', '--loglevel', 'warning'], {
+    const c = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...persistence, '--save', '', '--protected-mode', 'no', '--loglevel', 'warning'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     c.stdout!.on('data', (d: Buffer) => (log += d.toString()));
@@ -57,6 +61,7 @@ export async function startTestRedis(): Promise<TestRedis> {
   return {
     port,
     url: `redis://127.0.0.1:${port}/0`,
+    pid: () => child?.pid ?? null,
     stop: () => end('SIGTERM'),
     kill: () => end('SIGKILL'),
     start,
