@@ -28,6 +28,7 @@ import { pages } from './docs-pages.ts';
 import { buildOpenApi } from './openapi.ts';
 import { collectExamples } from './openapi-examples.ts';
 import { queryPairs } from './query-string.ts';
+import { HEALTH_BODY, readinessOf, readyzAnswer } from '../observability/health-probes.ts';
 import { requestIdFrom } from './request-id.ts';
 import { createConnectionCap } from './connection-cap.ts';
 import { ResponseCache } from './response-cache.ts';
@@ -202,7 +203,7 @@ export function createRestServer(config: ServerConfig): RestServer {
     return Buffer.from(JSON.stringify(buildOpenApi(OPERATIONS, { baseUrl: config.baseUrl, build: c.registry.version, examples })));
   };
   let openapiBody: Buffer | null = null;
-  const healthBody = Buffer.from('{"status":"ok"}');
+  const healthBody = Buffer.from(HEALTH_BODY);
   const onError = config.onError ?? ((err, id) => process.stderr.write(`request ${id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`));
   const auth = new AuthCache(config.store);
   const cache = new ResponseCache<CachedResponse>(config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES);
@@ -494,18 +495,16 @@ export function createRestServer(config: ServerConfig): RestServer {
     on('any', page.pattern, methodNotAllowed(label));
   }
   plain('/healthz', () => 200, JSON_TYPE, () => healthBody);
-  // 'degraded': the shared state store lost Redis and serves known keys from its last state; still
-  // ready (taking every instance out of a load balancer would turn an outage of Redis into a total one).
-  // 'unavailable': past that grace, nothing can be verified.
-  const readiness = (): 'draining' | 'ready' | 'degraded' | 'unavailable' => {
-    if (draining) return 'draining';
-    const health = config.store.health();
-    return health === 'ok' ? 'ready' : health;
-  };
-  plain('/readyz', () => (readiness() === 'ready' || readiness() === 'degraded' ? 200 : 503), JSON_TYPE, () => {
-    const r = ctx.registry;
-    return JSON.stringify({ status: readiness(), years: r.years, build: r.version, builds: r.builds });
-  });
+  // 'degraded' (Redis lost, known keys still served) stays ready: taking every instance out of a load
+  // balancer would turn an outage of Redis into a total one (observability/health-probes.ts).
+  // plain() asks for the status, then the body, in one synchronous turn: both come from one answer.
+  let readyz: ReturnType<typeof readyzAnswer> | undefined;
+  plain(
+    '/readyz',
+    () => (readyz = readyzAnswer(readinessOf(draining, config.store), ctx.registry)).status,
+    JSON_TYPE,
+    () => readyz!.body,
+  );
   const problemLabel = labelOf('/problems/:slug');
   const problemPage = (head: boolean) => (res: HttpResponse, req: HttpRequest) => {
     const t0 = performance.now();

@@ -18,27 +18,30 @@ export interface HealthProbes {
   readiness(): Readiness;
 }
 
-const HEALTH_BODY = '{"status":"ok"}';
+export const HEALTH_BODY = '{"status":"ok"}';
+
+/** Readiness of a listener from its drain state and the state store's health (every front alike). */
+export function readinessOf(draining: boolean, store: Pick<StateStore, 'health'>): Readiness {
+  if (draining) return 'draining';
+  const h = store.health();
+  return h === 'ok' ? 'ready' : h;
+}
+
+/** The /readyz status and body of a readiness, with the builds served. */
+export function readyzAnswer(state: Readiness, r: DataRegistry): { readonly status: number; readonly body: string } {
+  return { status: state === 'ready' || state === 'degraded' ? 200 : 503, body: JSON.stringify({ status: state, years: r.years, build: r.version, builds: r.builds }) };
+}
 
 export function createHealthProbes(o: { readonly store: Pick<StateStore, 'health'>; readonly registry: () => DataRegistry }): HealthProbes {
   let draining = false;
-  const readiness = (): Readiness => {
-    if (draining) return 'draining';
-    const h = o.store.health();
-    return h === 'ok' ? 'ready' : h;
-  };
+  const readiness = (): Readiness => readinessOf(draining, o.store);
   return {
     answer(req, res, path) {
       if (path !== '/healthz' && path !== '/readyz') return false;
       if (req.method !== 'GET' && req.method !== 'HEAD') return false;
       let status = 200;
       let body = HEALTH_BODY;
-      if (path === '/readyz') {
-        const state = readiness();
-        const r = o.registry();
-        status = state === 'ready' || state === 'degraded' ? 200 : 503;
-        body = JSON.stringify({ status: state, years: r.years, build: r.version, builds: r.builds });
-      }
+      if (path === '/readyz') ({ status, body } = readyzAnswer(readiness(), o.registry()));
       res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-cache', 'content-length': Buffer.byteLength(body) });
       res.end(req.method === 'HEAD' ? undefined : body);
       return true;
