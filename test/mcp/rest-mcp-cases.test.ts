@@ -89,6 +89,14 @@ const CASES: readonly Case[] = [
     facts: { 'plans.0.id': '33333TX0030001-06' },
   },
   {
+    name: 'search, expanded bronze',
+    op: PLANS,
+    rest: '/v1/health/plans?zip=77002&age=40&metal_level=expanded_bronze',
+    args: { zip: '77002', age: 40, metal_level: 'expanded_bronze' },
+    status: 200,
+    facts: { total: 1, 'plans.0.metal_level': 'expanded bronze' },
+  },
+  {
     name: 'search, split ZIP picks a county',
     op: PLANS,
     rest: `/v1/health/plans?zip=${FIXTURE_ZIPS.split}&age=40&county_fips=48201&per_page=1`,
@@ -264,6 +272,14 @@ const CASES: readonly Case[] = [
     args: { zip: '77002', household_income: 40000, household_size: 3, ages: [40, 38, 10] },
     status: 200,
     facts: { eligible: true, 'household.size': 3 },
+  },
+  {
+    name: 'APTC, a repeated list parameter is the array',
+    op: APTC,
+    rest: '/v1/health/plans/aptc-estimate?zip=77002&income=40000&household_size=2&ages=40&ages=38',
+    args: { zip: '77002', household_income: 40000, household_size: 2, ages: [40, 38] },
+    status: 200,
+    facts: { 'household.size': 2 },
   },
   {
     name: 'APTC, more ages than members',
