@@ -7,15 +7,15 @@
  * Failures are tool execution errors carrying the REST problem document (MCP 2025-11-25, SEP-1303), so
  * a model can read `errors[].field` and correct itself.
  */
-import { comparePlans } from '../operations/compare-plans.ts';
+import { comparePlansOperation } from '../operations/compare-plans.ts';
 import { estimateAptcOperation } from '../operations/estimate-aptc.ts';
-import { estimateOopOperation } from '../operations/estimate-oop.ts';
-import { getCrosswalk } from '../operations/get-crosswalk.ts';
-import { listIssuers } from '../operations/list-issuers.ts';
-import { listYears } from '../operations/list-years.ts';
-import { lookupZip } from '../operations/lookup-zip.ts';
+import { estimateOutOfPocketOperation } from '../operations/estimate-out-of-pocket.ts';
+import { getPlanCrosswalkOperation } from '../operations/get-plan-crosswalk.ts';
+import { listIssuersOperation } from '../operations/list-issuers.ts';
+import { listPlanYearsOperation } from '../operations/list-plan-years.ts';
+import { getPlanDetailsOperation } from '../operations/get-plan-details.ts';
+import { lookupZipOperation } from '../operations/lookup-zip.ts';
 import type { Operation } from '../operations/operation.ts';
-import { getPlanById } from '../operations/plan-detail.ts';
 import type { JsonSchema } from '../operations/query.ts';
 import { searchPlansOperation } from '../operations/search-plans.ts';
 import { toolInputSchema, type ToolParam } from './tool-input.ts';
@@ -48,15 +48,18 @@ export interface ToolDefinition {
   summarize(body: Record<string, unknown>): string;
 }
 
-interface ToolSpec extends Omit<ToolDefinition, 'inputSchema' | 'outputSchema' | 'operation'> {
+interface ToolSpec extends Omit<ToolDefinition, 'name' | 'inputSchema' | 'outputSchema' | 'operation'> {
   /** The tool's own keywords of an argument (tool argument name → keywords over the REST parameter's). */
   readonly params?: Readonly<Record<string, ToolParam>>;
 }
 
-/** A tool over an operation: its input schema from the operation's query, its output the REST body. */
+/**
+ * A tool over an operation: the name the operation declares, the input schema from its query, the
+ * REST body as output.
+ */
 function defineTool(operation: Operation<never>, { params, ...spec }: ToolSpec): ToolDefinition {
   const inputSchema = toolInputSchema(operation.query, spec.rename, { ...SHARED_PARAMS, ...params });
-  return { ...spec, inputSchema, outputSchema: operation.responseSchema, operation };
+  return { name: operation.toolName, ...spec, inputSchema, outputSchema: operation.responseSchema, operation };
 }
 
 type Body = Record<string, unknown>;
@@ -67,7 +70,6 @@ const modeledNote = (b: Body): string => (String(b.data_source ?? '').includes('
 
 export const TOOLS: readonly ToolDefinition[] = [
   defineTool(searchPlansOperation, {
-    name: 'search_plans',
     title: 'Search health plans',
     description: `ACA marketplace plans offered at a ZIP code, priced for one applicant age, with filters, sorting and pages. Catastrophic plans appear only under age 30 unless metal_level is catastrophic. The filters issuer, hsa_eligible, max_premium, max_deductible, a sort_by other than premium, and income with household_size (premium after the estimated tax credit; cost-sharing-reduction variants of silver plans) ${PRO.toLowerCase().replace('.', '')}.`,
     params: {
@@ -92,14 +94,12 @@ export const TOOLS: readonly ToolDefinition[] = [
       return `${total} at ZIP ${String(b.zip)} (${String(b.county)}, ${String(b.state)}, ${String(b.rating_area)}), plan year ${String(b.plan_year)}.${cheapest}${b.next_cursor !== undefined ? ' More pages: pass next_cursor.' : ''}${modeledNote(b)}`;
     },
   }),
-  defineTool(getPlanById, {
-    name: 'get_plan_details',
+  defineTool(getPlanDetailsOperation, {
     title: 'Plan details',
     description: `Full record of a plan: deductibles and out-of-pocket maximums by network tier, SBC coverage examples, links. ${PRO}`,
     summarize: (b) => `${String(b.name)} (${String(b.id)}), ${String(b.metal_level)} ${String(b.plan_type)} by ${String(b.issuer)} in ${String(b.state)}, plan year ${String(b.plan_year)}.`,
   }),
-  defineTool(comparePlans, {
-    name: 'compare_plans',
+  defineTool(comparePlansOperation, {
     title: 'Compare plans',
     description: `Two to four plans side by side at one ZIP and age, naming the lowest premium, deductible and out-of-pocket maximum. ${PRO}`,
     params: {
@@ -111,8 +111,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       return `Compared ${((b._embedded as { plans: unknown[] }).plans).length} plans at ZIP ${String(b.zip)}: lowest premium ${String(s.lowest_premium)}, lowest deductible ${String(s.lowest_deductible)}, lowest out-of-pocket maximum ${String(s.lowest_moop)}.${modeledNote(b)}`;
     },
   }),
-  defineTool(estimateOopOperation, {
-    name: 'estimate_out_of_pocket',
+  defineTool(estimateOutOfPocketOperation, {
     title: 'Estimate yearly cost',
     description: `A year of premiums plus the member's share of care for one scenario: having_baby and having_diabetes use the plan's SBC coverage examples; low, medium and high are a documented heuristic capped at the plan's out-of-pocket maximum. ${PRO}`,
     params: { scenario: { description: 'Care used in the year: low, medium or high use (heuristic), or an SBC coverage example' } },
@@ -122,7 +121,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     },
   }),
   defineTool(estimateAptcOperation, {
-    name: 'estimate_aptc',
     title: 'Estimate the premium tax credit',
     description: `Monthly advance premium tax credit for a household: FPL of the plan year (Alaska and Hawaii have their own), applicable percentage, second-lowest-cost silver benchmark with only the three oldest children under 21 rated. ${PRO}`,
     params: {
@@ -137,8 +135,7 @@ export const TOOLS: readonly ToolDefinition[] = [
         : `Not eligible for the premium tax credit at ${num(h.fpl_percentage)} % FPL.`;
     },
   }),
-  defineTool(getCrosswalk, {
-    name: 'get_plan_crosswalk',
+  defineTool(getPlanCrosswalkOperation, {
     title: 'Plan crosswalk',
     description: `Where a plan's enrollees are re-enrolled the following year (CMS Plan ID Crosswalk). Source years and states are those with crosswalk data loaded. ${PRO}`,
     params: {
@@ -153,8 +150,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       return tgt === null ? `${String(src.plan_id)} is discontinued with no replacement (${String(b.crosswalk_reason)}).` : `${String(src.plan_id)} (${String(src.year)}) maps to ${String(tgt.plan_id)} (${String(tgt.year)}): ${String(b.crosswalk_reason)}.`;
     },
   }),
-  defineTool(lookupZip, {
-    name: 'lookup_zip',
+  defineTool(lookupZipOperation, {
     title: 'Look up a ZIP code',
     description: 'State, county and rating area of a ZIP code; every location when it spans several, primary first.',
     summarize: (b) => {
@@ -162,15 +158,13 @@ export const TOOLS: readonly ToolDefinition[] = [
       return `ZIP ${String(b.zip)}: ${locs.map((l) => `${String(l.county_name)}, ${String(l.state)} (${String(l.rating_area_id)})`).join('; ')}.${b.plans_available === false ? ` ${String(b.note)}` : ''}`;
     },
   }),
-  defineTool(listIssuers, {
-    name: 'list_issuers',
+  defineTool(listIssuersOperation, {
     title: 'List issuers of a state',
     description: 'Insurance companies with plans in a state and year, with their plan counts.',
     params: { state: { description: 'Two-letter state code, e.g. TX' } },
     summarize: (b) => `${num(b.total)} issuers in ${String(b.state)} for ${String(b.year)}.`,
   }),
-  defineTool(listYears, {
-    name: 'list_plan_years',
+  defineTool(listPlanYearsOperation, {
     title: 'List plan years',
     description: 'Plan years with data, and the default year.',
     summarize: (b) => `Plan years ${(b.available_years as number[]).join(', ')}; default ${String(b.current_year)}.`,

@@ -1,7 +1,7 @@
 /** @module `GET /v1/health/plans/compare`: 2–4 plans side by side at one location and age. */
 import { PLAN_VARIANT_ID, STANDARD_COMPONENT_ID } from '../engine/plan-record.ts';
 import { locationFields, offeredPremium, resolveLocation } from './location.ts';
-import { echoQuery, type Operation } from './operation.ts';
+import { defineOperation, echoQuery } from './operation.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
 import { COMPARE_RESPONSE, P } from './schemas/common.ts';
@@ -15,7 +15,7 @@ interface Params {
   county_fips?: string;
 }
 
-const QUERY = compileQuery({
+const QUERY = compileQuery<Params>({
   schema: {
     type: 'object',
     properties: {
@@ -30,8 +30,9 @@ const QUERY = compileQuery({
   lists: ['ids'],
 });
 
-export const comparePlans: Operation<Params> = {
+export const comparePlansOperation = defineOperation({
   id: 'comparePlans',
+  toolName: 'compare_plans',
   path: '/v1/health/plans/compare',
   summary: 'Compare 2–4 plans',
   description: 'Plan summaries in the order of `ids`, priced for one age at one location, with the lowest premium, deductible and MOOP named. Ties go to the plan listed first.',
@@ -91,7 +92,7 @@ export const comparePlans: Operation<Params> = {
       data_freshness: yd.dataFreshness,
     };
   },
-};
+});
 
 /** A 14-character standard component id names its on-exchange standard variant. */
 function variantId(id: string): string {

@@ -7,7 +7,7 @@
 import { estimateAptc } from '../engine/subsidy.ts';
 import { ratingAreaLabel } from './data-registry.ts';
 import { locationFields, resolveLocation } from './location.ts';
-import { echoQuery, type Operation } from './operation.ts';
+import { defineOperation, echoQuery } from './operation.ts';
 import { compileQuery } from './query.ts';
 import { APTC_RESPONSE, P } from './schemas/common.ts';
 
@@ -20,7 +20,7 @@ interface Params {
   county_fips?: string;
 }
 
-const QUERY = compileQuery({
+const QUERY = compileQuery<Params>({
   schema: {
     type: 'object',
     properties: {
@@ -37,8 +37,9 @@ const QUERY = compileQuery({
   lists: ['ages'],
 });
 
-export const estimateAptcOperation: Operation<Params> = {
+export const estimateAptcOperation = defineOperation({
   id: 'calculateAptc',
+  toolName: 'estimate_aptc',
   path: '/v1/health/plans/aptc-estimate',
   summary: 'Estimate the premium tax credit (APTC)',
   description:
@@ -85,4 +86,4 @@ export const estimateAptcOperation: Operation<Params> = {
       data_freshness: yd.dataFreshness,
     };
   },
-};
+});

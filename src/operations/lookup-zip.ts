@@ -4,7 +4,7 @@
  * and a `note`) rather than naming a `data_source` for data that is not there.
  */
 import { ratingAreaLabel } from './data-registry.ts';
-import { echoQuery, type Operation } from './operation.ts';
+import { defineOperation, echoQuery } from './operation.ts';
 import { spansRatingAreas } from './location.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
@@ -15,13 +15,14 @@ interface Params {
   year: number;
 }
 
-export const lookupZip: Operation<Params> = {
+export const lookupZipOperation = defineOperation({
   id: 'lookupZip',
+  toolName: 'lookup_zip',
   path: '/v1/health/zips/{zip}',
   summary: 'Look up a ZIP code',
   description: 'State, county and rating area of a ZIP; every location when the ZIP spans several counties or rating areas, ordered by share of residential addresses.',
   tier: 'free',
-  query: compileQuery({ schema: { type: 'object', properties: { zip: P.zip, year: P.year }, required: ['zip'] } }),
+  query: compileQuery<Params>({ schema: { type: 'object', properties: { zip: P.zip, year: P.year }, required: ['zip'] } }),
   pathParams: ['zip'],
   responseSchema: ZIP_RESPONSE,
   cacheable: true,
@@ -54,4 +55,4 @@ export const lookupZip: Operation<Params> = {
       data_freshness: yd.dataFreshness,
     };
   },
-};
+});

@@ -13,7 +13,7 @@ import { searchPlans, type CsrOverride, type SearchFilters } from '../engine/sea
 import { csrVariantFor, estimateAptc } from '../engine/subsidy.ts';
 import type { YearData } from './data-registry.ts';
 import { locationFields, resolveLocation } from './location.ts';
-import { echoQuery, encodeValue, type Operation } from './operation.ts';
+import { defineOperation, echoQuery, encodeValue } from './operation.ts';
 import { validationProblem, type FieldError } from './problems.ts';
 import { compileQuery } from './query.ts';
 import { P, SEARCH_RESPONSE } from './schemas/common.ts';
@@ -41,7 +41,7 @@ export interface SearchParams {
 
 const PRO_PARAMS = new Set(['issuer', 'hsa_eligible', 'max_premium', 'max_deductible', 'sort_by', 'income', 'household_size']);
 
-const QUERY = compileQuery({
+const QUERY = compileQuery<SearchParams>({
   schema: {
     type: 'object',
     properties: {
@@ -77,8 +77,9 @@ interface Cursor {
   readonly f: string;
 }
 
-export const searchPlansOperation: Operation<SearchParams> = {
+export const searchPlansOperation = defineOperation({
   id: 'searchPlans',
+  toolName: 'search_plans',
   path: '/v1/health/plans',
   summary: 'Search plans',
   description:
@@ -176,7 +177,7 @@ export const searchPlansOperation: Operation<SearchParams> = {
       data_freshness: yd.dataFreshness,
     };
   },
-};
+});
 
 /**
  * A plan summary: the catalog's immutable parts with this request's premiums. A class with four

@@ -1,9 +1,9 @@
 /** @module `GET /v1/health/plans/{plan_id}/oop-estimate`: yearly cost of a plan for one scenario. */
 import { estimateOop, OOP_SCENARIOS, type OopScenario } from '../engine/oop.ts';
 import { locationFields, offeredPremium, resolveLocation } from './location.ts';
-import { echoQuery, type Operation } from './operation.ts';
+import { defineOperation, echoQuery } from './operation.ts';
 import { notFound } from './problems.ts';
-import { findPlan } from './plan-detail.ts';
+import { findPlan } from './get-plan-details.ts';
 import { compileQuery } from './query.ts';
 import { OOP_RESPONSE, P } from './schemas/common.ts';
 
@@ -16,7 +16,7 @@ interface Params {
   county_fips?: string;
 }
 
-const QUERY = compileQuery({
+const QUERY = compileQuery<Params>({
   schema: {
     type: 'object',
     properties: {
@@ -31,8 +31,9 @@ const QUERY = compileQuery({
   },
 });
 
-export const estimateOopOperation: Operation<Params> = {
+export const estimateOutOfPocketOperation = defineOperation({
   id: 'estimateOop',
+  toolName: 'estimate_out_of_pocket',
   path: '/v1/health/plans/{plan_id}/oop-estimate',
   summary: 'Estimate yearly out-of-pocket cost',
   description: 'Premium for a year plus the member’s share of a scenario’s care. SBC scenarios sum the plan’s coverage-example columns (sbc_data_available true); low/medium/high are modeled (sbc_data_available false) and capped at the plan’s MOOP.',
@@ -77,4 +78,4 @@ export const estimateOopOperation: Operation<Params> = {
       data_freshness: yd.dataFreshness,
     };
   },
-};
+});

@@ -1,7 +1,7 @@
 /** @module `GET /v1/health/plans/{plan_id}`: the full detail record of a plan variant. */
 import { PLAN_VARIANT_ID, STANDARD_COMPONENT_ID, type PlanVariantRecord } from '../engine/plan-record.ts';
 import type { YearData } from './data-registry.ts';
-import type { Operation } from './operation.ts';
+import { defineOperation } from './operation.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
 import { P, PLAN_DETAIL_RESPONSE } from './schemas/common.ts';
@@ -22,14 +22,15 @@ export function findPlan(yd: YearData, planId: string): PlanVariantRecord {
   return rec;
 }
 
-export const getPlanById: Operation<Params> = {
+export const getPlanDetailsOperation = defineOperation({
   id: 'getPlanById',
+  toolName: 'get_plan_details',
   path: '/v1/health/plans/{plan_id}',
   summary: 'Get plan detail',
   description: 'Full plan record: cost sharing by network tier, SBC coverage examples, links. A 14-character standard component ID resolves to its on-exchange standard variant (-01).',
   tier: 'pro',
   tierDetail: 'Plan details require a Pro subscription.',
-  query: compileQuery({ schema: { type: 'object', properties: { plan_id: { type: 'string', description: 'Plan variant ID, e.g. 21989AK0030001-01' }, year: P.year }, required: ['plan_id'] } }),
+  query: compileQuery<Params>({ schema: { type: 'object', properties: { plan_id: { type: 'string', description: 'Plan variant ID, e.g. 21989AK0030001-01' }, year: P.year }, required: ['plan_id'] } }),
   pathParams: ['plan_id'],
   responseSchema: PLAN_DETAIL_RESPONSE,
   cacheable: true,
@@ -75,4 +76,4 @@ export const getPlanById: Operation<Params> = {
       data_freshness: yd.dataFreshness,
     };
   },
-};
+});
