@@ -4,7 +4,7 @@ import { locationFields, offeredPremium, resolveLocation } from './location.ts';
 import { defineOperation, echoQuery } from './operation.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { COMPARE_RESPONSE, P } from './schemas/common.ts';
+import { LABELS, LINKS_OF, P, PLAN_SUMMARY } from './shared-schemas.ts';
 import { summaryRow, type PlanSummaryRow } from './search-plans.ts';
 
 interface Params {
@@ -29,6 +29,29 @@ const QUERY = compileQuery<Params>({
   },
   lists: ['ids'],
 });
+
+export const COMPARE_RESPONSE = {
+  type: 'object',
+  properties: {
+    _links: LINKS_OF(['self']),
+    _embedded: { type: 'object', properties: { plans: { type: 'array', minItems: 2, maxItems: 4, items: PLAN_SUMMARY } }, required: ['plans'], additionalProperties: false },
+    comparison_summary: {
+      type: 'object',
+      properties: { lowest_premium: { type: 'string' }, lowest_deductible: { type: ['string', 'null'] }, lowest_moop: { type: ['string', 'null'] } },
+      required: ['lowest_premium', 'lowest_deductible', 'lowest_moop'],
+      additionalProperties: false,
+    },
+    zip: { type: 'string' },
+    county: { type: 'string' },
+    county_fips: { type: 'string' },
+    rating_area: { type: 'string' },
+    multiple_areas: { type: 'boolean' },
+    plan_year: { type: 'integer' },
+    ...LABELS,
+  },
+  required: ['_links', '_embedded', 'comparison_summary', 'zip', 'county_fips', 'rating_area', 'plan_year', 'data_source', 'data_freshness'],
+  additionalProperties: false,
+} as const;
 
 export const comparePlansOperation = defineOperation({
   id: 'comparePlans',

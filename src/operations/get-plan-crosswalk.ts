@@ -13,7 +13,7 @@ import { JURISDICTIONS } from './list-issuers.ts';
 import { defineOperation, echoQuery } from './operation.ts';
 import { notFound, validationProblem, type FieldError } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { CROSSWALK_RESPONSE, YEAR_MAX, YEAR_MIN } from './schemas/common.ts';
+import { LINKS_OF, YEAR_MAX, YEAR_MIN } from './shared-schemas.ts';
 
 interface Params {
   plan_id: string;
@@ -57,6 +57,37 @@ function crosswalkCoverage(registry: DataRegistry): Map<number, Set<string>> {
   }
   return out;
 }
+
+const CROSSWALK_PLAN = {
+  type: 'object',
+  properties: {
+    plan_id: { type: 'string' },
+    year: { type: 'integer' },
+    state: { type: 'string' },
+    name: { type: ['string', 'null'] },
+    issuer_id: { type: ['string', 'null'] },
+    issuer_name: { type: ['string', 'null'] },
+  },
+  required: ['plan_id', 'year', 'state', 'name', 'issuer_id', 'issuer_name'],
+  additionalProperties: false,
+} as const;
+
+export const CROSSWALK_RESPONSE = {
+  type: 'object',
+  properties: {
+    _links: LINKS_OF(['self']),
+    source_plan: CROSSWALK_PLAN,
+    target_plan: { anyOf: [CROSSWALK_PLAN, { type: 'null' }] },
+    crosswalk_reason: { type: 'string' },
+    reason_description: { type: 'string' },
+    reason_code: { type: 'integer' },
+    crosswalk_level: { type: 'integer' },
+    data_source: { type: 'string' },
+    data_freshness: { type: 'string' },
+  },
+  required: ['_links', 'source_plan', 'target_plan', 'crosswalk_reason', 'reason_description', 'reason_code', 'data_source', 'data_freshness'],
+  additionalProperties: false,
+} as const;
 
 export const getPlanCrosswalkOperation = defineOperation({
   id: 'getCrosswalk',

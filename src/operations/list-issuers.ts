@@ -2,7 +2,7 @@
 import { defineOperation, echoQuery } from './operation.ts';
 import { notFound, validationProblem } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { ISSUERS_RESPONSE, P } from './schemas/common.ts';
+import { LINKS_OF, P } from './shared-schemas.ts';
 
 interface Params {
   state: string;
@@ -11,6 +11,29 @@ interface Params {
 
 /** The 50 states and DC: the state codes a plan can carry. */
 export const JURISDICTIONS: ReadonlySet<string> = new Set(['AL','AK','AZ','AR','CA','CO','CT','DE','DC','FL','GA','HI','ID','IL','IN','IA','KS','KY','LA','ME','MD','MA','MI','MN','MS','MO','MT','NE','NV','NH','NJ','NM','NY','NC','ND','OH','OK','OR','PA','RI','SC','SD','TN','TX','UT','VT','VA','WA','WV','WI','WY']);
+
+export const ISSUERS_RESPONSE = {
+  type: 'object',
+  properties: {
+    _links: LINKS_OF(['self']),
+    state: { type: 'string' },
+    year: { type: 'integer' },
+    issuers: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { issuer_id: { type: 'string' }, name: { type: 'string' }, plan_count: { type: 'integer' } },
+        required: ['issuer_id', 'name', 'plan_count'],
+        additionalProperties: false,
+      },
+    },
+    total: { type: 'integer' },
+    data_source: { type: 'string' },
+    data_freshness: { type: 'string' },
+  },
+  required: ['_links', 'state', 'year', 'issuers', 'total', 'data_source', 'data_freshness'],
+  additionalProperties: false,
+} as const;
 
 export const listIssuersOperation = defineOperation({
   id: 'listIssuers',

@@ -1,7 +1,18 @@
 /** @module `GET /v1/health/years`: the plan years loaded and the default one. */
 import { defineOperation } from './operation.ts';
 import { compileQuery } from './query.ts';
-import { YEARS_RESPONSE } from './schemas/common.ts';
+import { LINKS_OF } from './shared-schemas.ts';
+
+export const YEARS_RESPONSE = {
+  type: 'object',
+  properties: {
+    _links: LINKS_OF(['self']),
+    current_year: { type: 'integer' },
+    available_years: { type: 'array', items: { type: 'integer' } },
+  },
+  required: ['_links', 'current_year', 'available_years'],
+  additionalProperties: false,
+} as const;
 
 export const listPlanYearsOperation = defineOperation({
   id: 'getAvailableYears',

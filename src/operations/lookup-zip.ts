@@ -8,12 +8,44 @@ import { defineOperation, echoQuery } from './operation.ts';
 import { spansRatingAreas } from './location.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { P, ZIP_RESPONSE } from './schemas/common.ts';
+import { LINKS_OF, P } from './shared-schemas.ts';
 
 interface Params {
   zip: string;
   year: number;
 }
+
+export const ZIP_RESPONSE = {
+  type: 'object',
+  properties: {
+    _links: LINKS_OF(['self', 'search'], ['self', 'search']),
+    zip: { type: 'string' },
+    locations: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          state: { type: 'string' },
+          county_fips: { type: 'string' },
+          county_name: { type: 'string' },
+          rating_area_id: { type: 'string' },
+          residential_share: { type: 'number' },
+          primary: { type: 'boolean' },
+        },
+        required: ['state', 'county_fips', 'county_name', 'rating_area_id', 'primary'],
+        additionalProperties: false,
+      },
+    },
+    multiple_areas: { type: 'boolean' },
+    plan_year: { type: 'integer' },
+    plans_available: { type: 'boolean', description: 'Whether the loaded build has plan data for the state of the primary location; false: the plan endpoints answer 404 for this ZIP' },
+    note: { type: 'string', description: 'Present when plans_available is false, saying which data is missing' },
+    data_source: { type: 'string', description: 'Source of the plan data of the primary location’s state; absent when plans_available is false' },
+    data_freshness: { type: 'string' },
+  },
+  required: ['_links', 'zip', 'locations', 'multiple_areas', 'plan_year', 'plans_available', 'data_freshness'],
+  additionalProperties: false,
+} as const;
 
 export const lookupZipOperation = defineOperation({
   id: 'lookupZip',

@@ -16,7 +16,7 @@ import { locationFields, resolveLocation } from './location.ts';
 import { defineOperation, echoQuery, encodeValue } from './operation.ts';
 import { validationProblem, type FieldError } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { P, SEARCH_RESPONSE } from './schemas/common.ts';
+import { LABELS, LINKS_OF, P, PLAN_SUMMARY } from './shared-schemas.ts';
 import { SUMMARY_JSON, type SummaryParts } from './plan-catalog.ts';
 
 export interface SearchParams {
@@ -76,6 +76,29 @@ interface Cursor {
   readonly k: [number | string | null, string];
   readonly f: string;
 }
+
+export const SEARCH_RESPONSE = {
+  type: 'object',
+  properties: {
+    _links: LINKS_OF(['self', 'first', 'next', 'prev', 'last', 'plan_detail']),
+    _embedded: { type: 'object', properties: { plans: { type: 'array', items: PLAN_SUMMARY } }, required: ['plans'], additionalProperties: false },
+    total: { type: ['integer', 'null'] },
+    page: { type: ['integer', 'null'] },
+    per_page: { type: 'integer' },
+    page_size: { type: 'integer' },
+    next_cursor: { type: 'string' },
+    zip: { type: 'string' },
+    state: { type: 'string' },
+    county: { type: 'string' },
+    county_fips: { type: 'string' },
+    rating_area: { type: 'string' },
+    multiple_areas: { type: 'boolean' },
+    plan_year: { type: 'integer' },
+    ...LABELS,
+  },
+  required: ['_links', '_embedded', 'total', 'page', 'per_page', 'zip', 'state', 'county', 'county_fips', 'rating_area', 'multiple_areas', 'plan_year', 'data_source', 'data_freshness'],
+  additionalProperties: false,
+} as const;
 
 export const searchPlansOperation = defineOperation({
   id: 'searchPlans',

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { OPERATIONS, type OperationId } from '../../src/operations/index.ts';
-import { PROBLEM_RESPONSE } from '../../src/operations/schemas/common.ts';
+import { PROBLEM_RESPONSE } from '../../src/operations/shared-schemas.ts';
 
 export const BASE = 'http://api.test';
 export const UPGRADE = 'https://hpd.test/pricing';
