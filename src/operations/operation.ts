@@ -126,7 +126,7 @@ export function execute<P>(
   }
   try {
     const body = op.handle(ctx, params, { given: parsed.given, aliasUsed: parsed.aliasUsed, raw: parsed.raw });
-    return { ok: true, body, canonical: canonicalRequest(op.id, params as Record<string, unknown>, sortedNames(op as Operation<never>)) };
+    return { ok: true, body, canonical: canonicalRequest(op.id, params as Record<string, unknown>, sortedNames(op)) };
   } catch (err) {
     if (err instanceof ProblemError) return { ok: false, problem: err.spec };
     throw err;
