@@ -11,13 +11,13 @@ import { OOP_SCENARIOS, estimateOop } from '../../src/engine/oop.ts';
 import { searchPlans } from '../../src/engine/search.ts';
 import { estimateAptc } from '../../src/engine/subsidy.ts';
 import { compileSerializer, fragmentSerializer } from '../../src/http/serializers.ts';
-import { comparePlans } from '../../src/operations/compare-plans.ts';
+import { comparePlansOperation } from '../../src/operations/compare-plans.ts';
 import type { YearData } from '../../src/operations/data-registry.ts';
 import { estimateAptcOperation } from '../../src/operations/estimate-aptc.ts';
-import { estimateOopOperation } from '../../src/operations/estimate-oop.ts';
-import { lookupZip } from '../../src/operations/lookup-zip.ts';
+import { estimateOutOfPocketOperation } from '../../src/operations/estimate-out-of-pocket.ts';
+import { lookupZipOperation } from '../../src/operations/lookup-zip.ts';
 import { execute, type Operation, type OperationContext } from '../../src/operations/operation.ts';
-import { getPlanById } from '../../src/operations/plan-detail.ts';
+import { getPlanDetailsOperation } from '../../src/operations/get-plan-details.ts';
 import { searchPlansOperation } from '../../src/operations/search-plans.ts';
 
 export interface MicroResult {
@@ -75,13 +75,13 @@ export async function runMicro(yd: YearData, ctx: OperationContext, timeMs: numb
   if (!page.ok) throw new Error('search failed');
   const fjs = compileSerializer(searchPlansOperation.responseSchema);
   const fragments = fragmentSerializer((b) => JSON.stringify(b));
-  const detailFjs = compileSerializer(getPlanById.responseSchema);
-  const detail = execute(getPlanById, ctx, 'enterprise', [], { plan_id: firstIds[0]! });
+  const detailFjs = compileSerializer(getPlanDetailsOperation.responseSchema);
+  const detail = execute(getPlanDetailsOperation, ctx, 'enterprise', [], { plan_id: firstIds[0]! });
   if (!detail.ok) throw new Error('detail failed');
 
   const tasks: Array<[group: string, task: string, fn: () => unknown]> = [
     ['zip', `engine resolveZip(${zip})`, () => yd.ds.resolveZip(zip)],
-    ['zip', 'operation lookupZip', op(lookupZip, '', { zip })],
+    ['zip', 'operation lookupZip', op(lookupZipOperation, '', { zip })],
     ['search', `engine searchPlans, ${size} plans, page 1 of 25`, () => searchPlans(yd.ds, engineQuery)],
     ['search', 'no filters', op(searchPlansOperation, base)],
     ['search', 'metal_level=silver', op(searchPlansOperation, `${base}&metal_level=silver`)],
@@ -100,10 +100,10 @@ export async function runMicro(yd: YearData, ctx: OperationContext, timeMs: numb
     ['search', 'offset page 5 of 10', op(searchPlansOperation, `${base}&per_page=10&page=5`)],
     ['search', 'keyset cursor page 5 of 10', op(searchPlansOperation, cursorQuery)],
     ['detail', 'engine planRecord (LMDB + msgpack)', () => yd.ds.planRecord(firstIds[0]!)],
-    ['detail', 'operation getPlanById', op(getPlanById, '', { plan_id: firstIds[0]! })],
-    ['compare', `compare ${firstIds.length} plans`, op(comparePlans, `ids=${firstIds.join(',')}&zip=${zip}&age=${age}`)],
+    ['detail', 'operation getPlanById', op(getPlanDetailsOperation, '', { plan_id: firstIds[0]! })],
+    ['compare', `compare ${firstIds.length} plans`, op(comparePlansOperation, `ids=${firstIds.join(',')}&zip=${zip}&age=${age}`)],
     ...OOP_SCENARIOS.map((s): [string, string, () => unknown] => ['oop', `engine estimateOop ${s}`, () => estimateOop(rec, premium, s, yd.rules)]),
-    ...OOP_SCENARIOS.map((s): [string, string, () => unknown] => ['oop', `operation ${s}`, op(estimateOopOperation, `zip=${zip}&age=${age}&scenario=${s}`, { plan_id: firstIds[0]! })]),
+    ...OOP_SCENARIOS.map((s): [string, string, () => unknown] => ['oop', `operation ${s}`, op(estimateOutOfPocketOperation, `zip=${zip}&age=${age}&scenario=${s}`, { plan_id: firstIds[0]! })]),
     ['aptc', 'engine estimateAptc, 1 member', () => estimateAptc(yd.ds, yd.rules, loc, { income: 30_000, householdSize: 1, ages: [age] })],
     ['aptc', 'engine estimateAptc, 5 members', () => estimateAptc(yd.ds, yd.rules, loc, { income: 60_000, householdSize: 5, ages: [44, 42, 16, 12, 8] })],
     ['aptc', 'operation, 1 member', op(estimateAptcOperation, `zip=${zip}&household_income=30000&household_size=1&ages=${age}`)],

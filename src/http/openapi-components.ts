@@ -8,21 +8,16 @@
  * never merged by accident.
  */
 import type { JsonSchema } from '../operations/query.ts';
-import {
-  APTC_RESPONSE,
-  COMPARE_RESPONSE,
-  CROSSWALK_RESPONSE,
-  HAL_LINK,
-  ISSUERS_RESPONSE,
-  LOCATION,
-  OOP_RESPONSE,
-  PLAN_DETAIL_RESPONSE,
-  PLAN_SUMMARY,
-  PROBLEM_RESPONSE,
-  SEARCH_RESPONSE,
-  YEARS_RESPONSE,
-  ZIP_RESPONSE,
-} from '../operations/schemas/common.ts';
+import { COMPARE_RESPONSE } from '../operations/compare-plans.ts';
+import { APTC_RESPONSE, LOCATION } from '../operations/estimate-aptc.ts';
+import { OOP_RESPONSE } from '../operations/estimate-out-of-pocket.ts';
+import { CROSSWALK_RESPONSE } from '../operations/get-plan-crosswalk.ts';
+import { PLAN_DETAIL_RESPONSE } from '../operations/get-plan-details.ts';
+import { ISSUERS_RESPONSE } from '../operations/list-issuers.ts';
+import { YEARS_RESPONSE } from '../operations/list-plan-years.ts';
+import { ZIP_RESPONSE } from '../operations/lookup-zip.ts';
+import { SEARCH_RESPONSE } from '../operations/search-plans.ts';
+import { HAL_LINK, PLAN_SUMMARY, PROBLEM_RESPONSE } from '../operations/shared-schemas.ts';
 
 /** Component name of each shared schema constant, in the order the document lists them. */
 export const COMPONENT_NAMES: ReadonlyMap<object, string> = new Map<object, string>([

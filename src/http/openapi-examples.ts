@@ -11,7 +11,7 @@
 import type { DataRegistry } from '../operations/data-registry.ts';
 import { execute, type ExecuteResult, type Operation, type OperationContext } from '../operations/operation.ts';
 import { toProblemBody, type ProblemSpec } from '../operations/problems.ts';
-import { P } from '../operations/schemas/common.ts';
+import { P } from '../operations/shared-schemas.ts';
 import { BODY_NOT_ALLOWED, RATE_LIMITED, UNAUTHORIZED } from './front-problems.ts';
 
 /** Example body by status code ('200', '400'…), by operation id. */

@@ -8,7 +8,7 @@
 import fastJson from 'fast-json-stringify';
 import type { JsonSchema } from '../operations/query.ts';
 import { SUMMARY_JSON, type SummaryJson } from '../operations/plan-catalog.ts';
-import { PROBLEM_RESPONSE } from '../operations/schemas/common.ts';
+import { PROBLEM_RESPONSE } from '../operations/shared-schemas.ts';
 
 export type Serializer = (body: Record<string, unknown>) => string;
 

@@ -7,27 +7,33 @@
  * Failures are tool execution errors carrying the REST problem document (MCP 2025-11-25, SEP-1303), so
  * a model can read `errors[].field` and correct itself.
  */
-import { comparePlans } from '../operations/compare-plans.ts';
+import { comparePlansOperation } from '../operations/compare-plans.ts';
 import { estimateAptcOperation } from '../operations/estimate-aptc.ts';
-import { estimateOopOperation } from '../operations/estimate-oop.ts';
-import { getCrosswalk } from '../operations/get-crosswalk.ts';
-import { listIssuers } from '../operations/list-issuers.ts';
-import { listYears } from '../operations/list-years.ts';
-import { lookupZip } from '../operations/lookup-zip.ts';
+import { estimateOutOfPocketOperation } from '../operations/estimate-out-of-pocket.ts';
+import { getPlanCrosswalkOperation } from '../operations/get-plan-crosswalk.ts';
+import { listIssuersOperation } from '../operations/list-issuers.ts';
+import { listPlanYearsOperation } from '../operations/list-plan-years.ts';
+import { getPlanDetailsOperation } from '../operations/get-plan-details.ts';
+import { lookupZipOperation } from '../operations/lookup-zip.ts';
 import type { Operation } from '../operations/operation.ts';
-import { getPlanById } from '../operations/plan-detail.ts';
 import type { JsonSchema } from '../operations/query.ts';
-import { METAL_LEVEL_FILTER_VALUES, PLAN_TYPES } from '../engine/plan-record.ts';
 import { searchPlansOperation } from '../operations/search-plans.ts';
+import { toolInputSchema, type ToolParam } from './tool-input.ts';
 
-const ZIP = { type: 'string', pattern: '^\\d{5}$', description: '5-digit ZIP code' } as const;
-const AGE = { type: 'integer', minimum: 0, maximum: 65, description: 'Age; 0–14 use the child rate, 64 and over the age-64 rate' } as const;
-const YEAR = { type: 'integer', minimum: 2014, maximum: 2030, description: 'Plan year; defaults to the newest loaded year (see list_plan_years)' } as const;
-const COUNTY = { type: 'string', pattern: '^\\d{5}$', description: 'County FIPS code choosing a location of a ZIP that spans several' } as const;
+/** The contract's plan ID shape (§7.5): a variant ID, or a 14-character ID meaning its -01 variant. */
 const PLAN_ID = { type: 'string', pattern: '^\\d{5}[A-Z]{2}\\d{7}(-\\d{2})?$', description: 'Plan variant ID (14-character ID + -NN); a bare 14-character ID means its -01 variant' } as const;
-/** The crosswalk's source year: required, so no default; the range is the schema's. */
-const CROSSWALK_YEAR = { type: 'integer', minimum: 2014, maximum: 2030, description: 'Source plan year (2014–2030), mapped to year + 1: 2025 gives the 2025 → 2026 crosswalk. Years whose crosswalk data is not loaded are answered with an error' } as const;
 const PRO = 'Requires Pro or Enterprise.';
+
+/**
+ * How a model reads the parameters that several tools share, where the REST wording (written for the
+ * OpenAPI reader) is not it. A tool's own `params` entry replaces these for its arguments.
+ */
+const SHARED_PARAMS: Readonly<Record<string, ToolParam>> = {
+  age: { description: 'Age; 0–14 use the child rate, 64 and over the age-64 rate' },
+  year: { description: 'Plan year; defaults to the newest loaded year (see list_plan_years)' },
+  county_fips: { description: 'County FIPS code choosing a location of a ZIP that spans several' },
+  plan_id: PLAN_ID,
+};
 
 export interface ToolDefinition {
   readonly name: string;
@@ -42,7 +48,19 @@ export interface ToolDefinition {
   summarize(body: Record<string, unknown>): string;
 }
 
-const obj = (properties: Record<string, JsonSchema>, required: readonly string[] = []): JsonSchema => ({ type: 'object', properties, required, additionalProperties: false });
+interface ToolSpec extends Omit<ToolDefinition, 'name' | 'inputSchema' | 'outputSchema' | 'operation'> {
+  /** The tool's own keywords of an argument (tool argument name → keywords over the REST parameter's). */
+  readonly params?: Readonly<Record<string, ToolParam>>;
+}
+
+/**
+ * A tool over an operation: the name the operation declares, the input schema from its query, the
+ * REST body as output.
+ */
+function defineTool(operation: Operation<never>, { params, ...spec }: ToolSpec): ToolDefinition {
+  const inputSchema = toolInputSchema(operation.query, spec.rename, { ...SHARED_PARAMS, ...params });
+  return { name: operation.toolName, ...spec, inputSchema, outputSchema: operation.responseSchema, operation };
+}
 
 type Body = Record<string, unknown>;
 /** Dollars: grouped, always two decimals ($512.30, $6,147.60). */
@@ -51,34 +69,23 @@ const num = (v: unknown): string => (typeof v === 'number' ? v.toLocaleString('e
 const modeledNote = (b: Body): string => (String(b.data_source ?? '').includes('modeled') ? ' Premiums are modeled from SLCSP benchmarks, not issuer rates.' : '');
 
 export const TOOLS: readonly ToolDefinition[] = [
-  {
-    name: 'search_plans',
+  defineTool(searchPlansOperation, {
     title: 'Search health plans',
     description: `ACA marketplace plans offered at a ZIP code, priced for one applicant age, with filters, sorting and pages. Catastrophic plans appear only under age 30 unless metal_level is catastrophic. The filters issuer, hsa_eligible, max_premium, max_deductible, a sort_by other than premium, and income with household_size (premium after the estimated tax credit; cost-sharing-reduction variants of silver plans) ${PRO.toLowerCase().replace('.', '')}.`,
-    inputSchema: obj(
-      {
-        zip: ZIP,
-        age: AGE,
-        year: YEAR,
-        county_fips: COUNTY,
-        metal_level: { type: 'string', enum: [...METAL_LEVEL_FILTER_VALUES], description: 'Only plans of this metal level' },
-        plan_type: { type: 'string', enum: [...PLAN_TYPES], description: 'Only plans of this network type' },
-        issuer: { type: 'string', minLength: 1, maxLength: 100, description: 'Pro: case-insensitive part of the issuer name' },
-        hsa_eligible: { type: 'boolean', description: 'Pro: only plans that are (true) or are not (false) HSA-eligible' },
-        max_premium: { type: 'number', minimum: 0, description: 'Pro: monthly premium cap, dollars' },
-        max_deductible: { type: 'number', minimum: 0, description: 'Pro: individual deductible cap, dollars' },
-        sort_by: { type: 'string', enum: ['premium', 'deductible', 'max_oop', 'name'], description: 'Sort key (default premium); non-default values are Pro' },
-        sort_order: { type: 'string', enum: ['asc', 'desc'], description: 'Sort direction (default asc)' },
-        cursor: { type: 'string', description: 'next_cursor of the previous result' },
-        page: { type: 'integer', minimum: 1, description: 'Page number, from 1 (not with cursor)' },
-        per_page: { type: 'integer', minimum: 1, maximum: 100, description: 'Plans per page, 1–100 (default 25)' },
-        income: { type: 'number', minimum: 0, maximum: 10_000_000, description: 'Pro: annual household income, dollars' },
-        household_size: { type: 'integer', minimum: 1, maximum: 20, description: 'Pro: people in the tax household' },
-      },
-      ['zip', 'age'],
-    ),
-    outputSchema: searchPlansOperation.responseSchema,
-    operation: searchPlansOperation,
+    params: {
+      issuer: { description: 'Pro: case-insensitive part of the issuer name' },
+      hsa_eligible: { description: 'Pro: only plans that are (true) or are not (false) HSA-eligible' },
+      max_premium: { description: 'Pro: monthly premium cap, dollars' },
+      max_deductible: { description: 'Pro: individual deductible cap, dollars' },
+      sort_by: { description: 'Sort key (default premium); non-default values are Pro' },
+      sort_order: { description: 'Sort direction (default asc)' },
+      // §7.5 publishes the cursor without the REST length limit.
+      cursor: { maxLength: undefined, description: 'next_cursor of the previous result' },
+      page: { description: 'Page number, from 1 (not with cursor)' },
+      per_page: { description: 'Plans per page, 1–100 (default 25)' },
+      income: { description: 'Pro: annual household income, dollars' },
+      household_size: { description: 'Pro: people in the tax household' },
+    },
     summarize(b) {
       const plans = ((b._embedded as { plans?: Body[] } | undefined)?.plans ?? []) as Body[];
       const first = plans[0];
@@ -86,117 +93,82 @@ export const TOOLS: readonly ToolDefinition[] = [
       const cheapest = first === undefined ? '' : ` First: ${String(first.name)} (${String(first.metal_level)}) at ${money(first.premium)}/month.`;
       return `${total} at ZIP ${String(b.zip)} (${String(b.county)}, ${String(b.state)}, ${String(b.rating_area)}), plan year ${String(b.plan_year)}.${cheapest}${b.next_cursor !== undefined ? ' More pages: pass next_cursor.' : ''}${modeledNote(b)}`;
     },
-  },
-  {
-    name: 'get_plan_details',
+  }),
+  defineTool(getPlanDetailsOperation, {
     title: 'Plan details',
     description: `Full record of a plan: deductibles and out-of-pocket maximums by network tier, SBC coverage examples, links. ${PRO}`,
-    inputSchema: obj({ plan_id: PLAN_ID, year: YEAR }, ['plan_id']),
-    outputSchema: getPlanById.responseSchema,
-    operation: getPlanById,
     summarize: (b) => `${String(b.name)} (${String(b.id)}), ${String(b.metal_level)} ${String(b.plan_type)} by ${String(b.issuer)} in ${String(b.state)}, plan year ${String(b.plan_year)}.`,
-  },
-  {
-    name: 'compare_plans',
+  }),
+  defineTool(comparePlansOperation, {
     title: 'Compare plans',
     description: `Two to four plans side by side at one ZIP and age, naming the lowest premium, deductible and out-of-pocket maximum. ${PRO}`,
-    inputSchema: obj(
-      { plan_ids: { type: 'array', minItems: 2, maxItems: 4, uniqueItems: true, items: PLAN_ID, description: 'Two to four distinct plan variant IDs, compared in this order' }, zip: ZIP, age: AGE, year: YEAR, county_fips: COUNTY },
-      ['plan_ids', 'zip', 'age'],
-    ),
-    outputSchema: comparePlans.responseSchema,
-    operation: comparePlans,
+    params: {
+      plan_ids: { uniqueItems: true, items: PLAN_ID, description: 'Two to four distinct plan variant IDs, compared in this order' },
+    },
     rename: { plan_ids: 'ids' },
     summarize: (b) => {
       const s = b.comparison_summary as Body;
       return `Compared ${((b._embedded as { plans: unknown[] }).plans).length} plans at ZIP ${String(b.zip)}: lowest premium ${String(s.lowest_premium)}, lowest deductible ${String(s.lowest_deductible)}, lowest out-of-pocket maximum ${String(s.lowest_moop)}.${modeledNote(b)}`;
     },
-  },
-  {
-    name: 'estimate_out_of_pocket',
+  }),
+  defineTool(estimateOutOfPocketOperation, {
     title: 'Estimate yearly cost',
     description: `A year of premiums plus the member's share of care for one scenario: having_baby and having_diabetes use the plan's SBC coverage examples; low, medium and high are a documented heuristic capped at the plan's out-of-pocket maximum. ${PRO}`,
-    inputSchema: obj(
-      { plan_id: PLAN_ID, zip: ZIP, age: AGE, scenario: { type: 'string', enum: ['low', 'medium', 'high', 'having_baby', 'having_diabetes'], description: 'Care used in the year: low, medium or high use (heuristic), or an SBC coverage example' }, year: YEAR, county_fips: COUNTY },
-      ['plan_id', 'zip', 'age', 'scenario'],
-    ),
-    outputSchema: estimateOopOperation.responseSchema,
-    operation: estimateOopOperation,
+    params: { scenario: { description: 'Care used in the year: low, medium or high use (heuristic), or an SBC coverage example' } },
     summarize: (b) => {
       const br = b.breakdown as Body;
       return `${String(b.plan_name)}, scenario ${String(b.scenario)}: about ${money(b.estimated_annual_cost)} a year (${money(br.annual_premium)} premiums + ${money(br.estimated_out_of_pocket)} out of pocket)${b.sbc_data_available === true ? ', from the plan’s SBC example' : ', modeled'}.${modeledNote(b)}`;
     },
-  },
-  {
-    name: 'estimate_aptc',
+  }),
+  defineTool(estimateAptcOperation, {
     title: 'Estimate the premium tax credit',
     description: `Monthly advance premium tax credit for a household: FPL of the plan year (Alaska and Hawaii have their own), applicable percentage, second-lowest-cost silver benchmark with only the three oldest children under 21 rated. ${PRO}`,
-    inputSchema: obj(
-      {
-        zip: ZIP,
-        household_income: { type: 'number', minimum: 0, maximum: 10_000_000, description: 'Annual household income, dollars' },
-        household_size: { type: 'integer', minimum: 1, maximum: 20, description: 'People in the tax household, for the poverty-level percentage' },
-        ages: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'integer', minimum: 0, maximum: 65 }, description: 'Ages of the members seeking coverage' },
-        year: YEAR,
-        county_fips: COUNTY,
-      },
-      ['zip', 'household_income', 'household_size', 'ages'],
-    ),
-    outputSchema: estimateAptcOperation.responseSchema,
-    operation: estimateAptcOperation,
+    params: {
+      household_income: { description: 'Annual household income, dollars' },
+      household_size: { description: 'People in the tax household, for the poverty-level percentage' },
+      ages: { description: 'Ages of the members seeking coverage' },
+    },
     summarize: (b) => {
       const h = b.household as Body;
       return b.eligible === true
         ? `Estimated credit ${money(b.aptc_amount)}/month: benchmark ${money(b.benchmark_premium)}/month minus the expected contribution ${money(h.expected_monthly_contribution)}/month (${num(h.fpl_percentage)} % FPL, applicable ${num(h.applicable_percentage)} %).`
         : `Not eligible for the premium tax credit at ${num(h.fpl_percentage)} % FPL.`;
     },
-  },
-  {
-    name: 'get_plan_crosswalk',
+  }),
+  defineTool(getPlanCrosswalkOperation, {
     title: 'Plan crosswalk',
     description: `Where a plan's enrollees are re-enrolled the following year (CMS Plan ID Crosswalk). Source years and states are those with crosswalk data loaded. ${PRO}`,
-    inputSchema: obj(
-      { plan_id: { type: 'string', pattern: '^\\d{5}[A-Z]{2}\\d{7}$', description: '14-character plan ID without variant' }, year: CROSSWALK_YEAR, state: { type: 'string', pattern: '^[A-Z]{2}$', description: 'Two-letter state of the plan (a HealthCare.gov state)' } },
-      ['plan_id', 'year', 'state'],
-    ),
-    outputSchema: getCrosswalk.responseSchema,
-    operation: getCrosswalk,
+    params: {
+      plan_id: { description: '14-character plan ID without variant' },
+      // The source year is required, so no default to state; the range is the REST one.
+      year: { description: 'Source plan year (2014–2030), mapped to year + 1: 2025 gives the 2025 → 2026 crosswalk. Years whose crosswalk data is not loaded are answered with an error' },
+      state: { description: 'Two-letter state of the plan (a HealthCare.gov state)' },
+    },
     summarize: (b) => {
       const src = b.source_plan as Body;
       const tgt = b.target_plan as Body | null;
       return tgt === null ? `${String(src.plan_id)} is discontinued with no replacement (${String(b.crosswalk_reason)}).` : `${String(src.plan_id)} (${String(src.year)}) maps to ${String(tgt.plan_id)} (${String(tgt.year)}): ${String(b.crosswalk_reason)}.`;
     },
-  },
-  {
-    name: 'lookup_zip',
+  }),
+  defineTool(lookupZipOperation, {
     title: 'Look up a ZIP code',
     description: 'State, county and rating area of a ZIP code; every location when it spans several, primary first.',
-    inputSchema: obj({ zip: ZIP, year: YEAR }, ['zip']),
-    outputSchema: lookupZip.responseSchema,
-    operation: lookupZip,
     summarize: (b) => {
       const locs = b.locations as Body[];
       return `ZIP ${String(b.zip)}: ${locs.map((l) => `${String(l.county_name)}, ${String(l.state)} (${String(l.rating_area_id)})`).join('; ')}.${b.plans_available === false ? ` ${String(b.note)}` : ''}`;
     },
-  },
-  {
-    name: 'list_issuers',
+  }),
+  defineTool(listIssuersOperation, {
     title: 'List issuers of a state',
     description: 'Insurance companies with plans in a state and year, with their plan counts.',
-    inputSchema: obj({ state: { type: 'string', pattern: '^[A-Z]{2}$', description: 'Two-letter state code, e.g. TX' }, year: YEAR }, ['state']),
-    outputSchema: listIssuers.responseSchema,
-    operation: listIssuers,
+    params: { state: { description: 'Two-letter state code, e.g. TX' } },
     summarize: (b) => `${num(b.total)} issuers in ${String(b.state)} for ${String(b.year)}.`,
-  },
-  {
-    name: 'list_plan_years',
+  }),
+  defineTool(listPlanYearsOperation, {
     title: 'List plan years',
     description: 'Plan years with data, and the default year.',
-    inputSchema: obj({}),
-    outputSchema: listYears.responseSchema,
-    operation: listYears,
     summarize: (b) => `Plan years ${(b.available_years as number[]).join(', ')}; default ${String(b.current_year)}.`,
-  },
+  }),
 ];
 
 export const TOOL_BY_NAME: ReadonlyMap<string, ToolDefinition> = new Map(TOOLS.map((t) => [t.name, t]));

@@ -1,10 +1,10 @@
 /** @module `GET /v1/health/plans/compare`: 2–4 plans side by side at one location and age. */
 import { PLAN_VARIANT_ID, STANDARD_COMPONENT_ID } from '../engine/plan-record.ts';
 import { locationFields, offeredPremium, resolveLocation } from './location.ts';
-import { echoQuery, type Operation } from './operation.ts';
+import { defineOperation, echoQuery } from './operation.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { COMPARE_RESPONSE, P } from './schemas/common.ts';
+import { LABELS, LINKS_OF, P, PLAN_SUMMARY } from './shared-schemas.ts';
 import { summaryRow, type PlanSummaryRow } from './search-plans.ts';
 
 interface Params {
@@ -15,7 +15,7 @@ interface Params {
   county_fips?: string;
 }
 
-const QUERY = compileQuery({
+const QUERY = compileQuery<Params>({
   schema: {
     type: 'object',
     properties: {
@@ -30,8 +30,32 @@ const QUERY = compileQuery({
   lists: ['ids'],
 });
 
-export const comparePlans: Operation<Params> = {
+export const COMPARE_RESPONSE = {
+  type: 'object',
+  properties: {
+    _links: LINKS_OF(['self']),
+    _embedded: { type: 'object', properties: { plans: { type: 'array', minItems: 2, maxItems: 4, items: PLAN_SUMMARY } }, required: ['plans'], additionalProperties: false },
+    comparison_summary: {
+      type: 'object',
+      properties: { lowest_premium: { type: 'string' }, lowest_deductible: { type: ['string', 'null'] }, lowest_moop: { type: ['string', 'null'] } },
+      required: ['lowest_premium', 'lowest_deductible', 'lowest_moop'],
+      additionalProperties: false,
+    },
+    zip: { type: 'string' },
+    county: { type: 'string' },
+    county_fips: { type: 'string' },
+    rating_area: { type: 'string' },
+    multiple_areas: { type: 'boolean' },
+    plan_year: { type: 'integer' },
+    ...LABELS,
+  },
+  required: ['_links', '_embedded', 'comparison_summary', 'zip', 'county_fips', 'rating_area', 'plan_year', 'data_source', 'data_freshness'],
+  additionalProperties: false,
+} as const;
+
+export const comparePlansOperation = defineOperation({
   id: 'comparePlans',
+  toolName: 'compare_plans',
   path: '/v1/health/plans/compare',
   summary: 'Compare 2–4 plans',
   description: 'Plan summaries in the order of `ids`, priced for one age at one location, with the lowest premium, deductible and MOOP named. Ties go to the plan listed first.',
@@ -91,7 +115,7 @@ export const comparePlans: Operation<Params> = {
       data_freshness: yd.dataFreshness,
     };
   },
-};
+});
 
 /** A 14-character standard component id names its on-exchange standard variant. */
 function variantId(id: string): string {

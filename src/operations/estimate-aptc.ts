@@ -7,9 +7,9 @@
 import { estimateAptc } from '../engine/subsidy.ts';
 import { ratingAreaLabel } from './data-registry.ts';
 import { locationFields, resolveLocation } from './location.ts';
-import { echoQuery, type Operation } from './operation.ts';
+import { defineOperation, echoQuery } from './operation.ts';
 import { compileQuery } from './query.ts';
-import { APTC_RESPONSE, P } from './schemas/common.ts';
+import { LABELS, LINKS_OF, NULLABLE_NUMBER, P } from './shared-schemas.ts';
 
 interface Params {
   zip: string;
@@ -20,7 +20,7 @@ interface Params {
   county_fips?: string;
 }
 
-const QUERY = compileQuery({
+const QUERY = compileQuery<Params>({
   schema: {
     type: 'object',
     properties: {
@@ -37,8 +37,59 @@ const QUERY = compileQuery({
   lists: ['ages'],
 });
 
-export const estimateAptcOperation: Operation<Params> = {
+export const LOCATION = {
+  type: 'object',
+  properties: { zip: { type: 'string' }, state: { type: 'string' }, county: { type: 'string' }, county_fips: { type: 'string' }, rating_area: { type: 'string' }, multiple_areas: { type: 'boolean' } },
+  required: ['zip', 'state', 'county', 'county_fips', 'rating_area', 'multiple_areas'],
+  additionalProperties: false,
+} as const;
+
+export const APTC_RESPONSE = {
+  type: 'object',
+  properties: {
+    _links: LINKS_OF(['self', 'search'], ['self', 'search']),
+    aptc_amount: { type: 'number' },
+    benchmark_premium: { type: 'number' },
+    benchmark_plan_description: { type: 'string' },
+    benchmark_plan_id: { type: ['string', 'null'] },
+    household: {
+      type: 'object',
+      properties: {
+        income: { type: 'number' },
+        size: { type: 'integer' },
+        fpl_amount: { type: 'number' },
+        fpl_percentage: { type: 'number' },
+        fpl_band: { type: ['string', 'null'] },
+        applicable_percentage: NULLABLE_NUMBER,
+        expected_yearly_contribution: { type: 'number' },
+        expected_monthly_contribution: { type: 'number' },
+      },
+      required: ['income', 'size', 'fpl_amount', 'fpl_percentage', 'fpl_band', 'applicable_percentage', 'expected_yearly_contribution', 'expected_monthly_contribution'],
+      additionalProperties: false,
+    },
+    members: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { age: { type: 'integer' }, slcsp_premium: { type: 'number' }, counted_in_benchmark: { type: 'boolean' } },
+        required: ['age', 'slcsp_premium', 'counted_in_benchmark'],
+        additionalProperties: false,
+      },
+    },
+    location: LOCATION,
+    eligible: { type: 'boolean' },
+    benchmark_source: { type: ['string', 'null'], enum: ['rate_puf', 'modeled', 'benchmark_only', null] },
+    notes: { type: 'array', items: { type: 'string' } },
+    plan_year: { type: 'integer' },
+    ...LABELS,
+  },
+  required: ['_links', 'aptc_amount', 'benchmark_premium', 'benchmark_plan_description', 'household', 'members', 'location', 'eligible', 'benchmark_source', 'notes', 'plan_year', 'data_source', 'data_freshness'],
+  additionalProperties: false,
+} as const;
+
+export const estimateAptcOperation = defineOperation({
   id: 'calculateAptc',
+  toolName: 'estimate_aptc',
   path: '/v1/health/plans/aptc-estimate',
   summary: 'Estimate the premium tax credit (APTC)',
   description:
@@ -85,4 +136,4 @@ export const estimateAptcOperation: Operation<Params> = {
       data_freshness: yd.dataFreshness,
     };
   },
-};
+});

@@ -2,25 +2,28 @@
  * @module Every operation, in route order: literal paths (`compare`, `aptc-estimate`, `crosswalk`)
  * before `/plans/{plan_id}`, which would otherwise capture them.
  */
-import { comparePlans } from './compare-plans.ts';
+import { comparePlansOperation } from './compare-plans.ts';
 import { estimateAptcOperation } from './estimate-aptc.ts';
-import { estimateOopOperation } from './estimate-oop.ts';
-import { getCrosswalk } from './get-crosswalk.ts';
-import { listIssuers } from './list-issuers.ts';
-import { listYears } from './list-years.ts';
-import { lookupZip } from './lookup-zip.ts';
+import { estimateOutOfPocketOperation } from './estimate-out-of-pocket.ts';
+import { getPlanCrosswalkOperation } from './get-plan-crosswalk.ts';
+import { getPlanDetailsOperation } from './get-plan-details.ts';
+import { listIssuersOperation } from './list-issuers.ts';
+import { listPlanYearsOperation } from './list-plan-years.ts';
+import { lookupZipOperation } from './lookup-zip.ts';
 import type { Operation } from './operation.ts';
-import { getPlanById } from './plan-detail.ts';
 import { searchPlansOperation } from './search-plans.ts';
 
-export const OPERATIONS: ReadonlyArray<Operation<never>> = [
+export const OPERATIONS = [
   searchPlansOperation,
-  comparePlans,
+  comparePlansOperation,
   estimateAptcOperation,
-  getCrosswalk,
-  estimateOopOperation,
-  getPlanById,
-  lookupZip,
-  listYears,
-  listIssuers,
-];
+  getPlanCrosswalkOperation,
+  estimateOutOfPocketOperation,
+  getPlanDetailsOperation,
+  lookupZipOperation,
+  listPlanYearsOperation,
+  listIssuersOperation,
+] as const satisfies ReadonlyArray<Operation<never>>;
+
+/** The OpenAPI operationIds, for code that names an operation by its public id. */
+export type OperationId = (typeof OPERATIONS)[number]['id'];

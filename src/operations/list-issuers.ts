@@ -1,8 +1,8 @@
 /** @module `GET /v1/health/issuers?state=XX`: issuers of a state with their on-exchange plan counts. */
-import { echoQuery, type Operation } from './operation.ts';
+import { defineOperation, echoQuery } from './operation.ts';
 import { notFound, validationProblem } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { ISSUERS_RESPONSE, P } from './schemas/common.ts';
+import { LINKS_OF, P } from './shared-schemas.ts';
 
 interface Params {
   state: string;
@@ -12,13 +12,37 @@ interface Params {
 /** The 50 states and DC: the state codes a plan can carry. */
 export const JURISDICTIONS: ReadonlySet<string> = new Set(['AL','AK','AZ','AR','CA','CO','CT','DE','DC','FL','GA','HI','ID','IL','IN','IA','KS','KY','LA','ME','MD','MA','MI','MN','MS','MO','MT','NE','NV','NH','NJ','NM','NY','NC','ND','OH','OK','OR','PA','RI','SC','SD','TN','TX','UT','VT','VA','WA','WV','WI','WY']);
 
-export const listIssuers: Operation<Params> = {
+export const ISSUERS_RESPONSE = {
+  type: 'object',
+  properties: {
+    _links: LINKS_OF(['self']),
+    state: { type: 'string' },
+    year: { type: 'integer' },
+    issuers: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { issuer_id: { type: 'string' }, name: { type: 'string' }, plan_count: { type: 'integer' } },
+        required: ['issuer_id', 'name', 'plan_count'],
+        additionalProperties: false,
+      },
+    },
+    total: { type: 'integer' },
+    data_source: { type: 'string' },
+    data_freshness: { type: 'string' },
+  },
+  required: ['_links', 'state', 'year', 'issuers', 'total', 'data_source', 'data_freshness'],
+  additionalProperties: false,
+} as const;
+
+export const listIssuersOperation = defineOperation({
   id: 'listIssuers',
+  toolName: 'list_issuers',
   path: '/v1/health/issuers',
   summary: 'List issuers of a state',
   description: 'Issuers with plan data in a state and year, ordered by name; `plan_count` counts on-exchange standard plans (-01 variants).',
   tier: 'free',
-  query: compileQuery({
+  query: compileQuery<Params>({
     schema: {
       type: 'object',
       properties: { state: { type: 'string', minLength: 2, maxLength: 2, pattern: '^[A-Z]{2}$', description: 'Two-letter state code (50 states and DC)', example: 'FL' }, year: P.year },
@@ -43,4 +67,4 @@ export const listIssuers: Operation<Params> = {
       data_freshness: yd.dataFreshness,
     };
   },
-};
+});

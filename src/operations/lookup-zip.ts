@@ -4,24 +4,57 @@
  * and a `note`) rather than naming a `data_source` for data that is not there.
  */
 import { ratingAreaLabel } from './data-registry.ts';
-import { echoQuery, type Operation } from './operation.ts';
+import { defineOperation, echoQuery } from './operation.ts';
 import { spansRatingAreas } from './location.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { P, ZIP_RESPONSE } from './schemas/common.ts';
+import { LINKS_OF, P } from './shared-schemas.ts';
 
 interface Params {
   zip: string;
   year: number;
 }
 
-export const lookupZip: Operation<Params> = {
+export const ZIP_RESPONSE = {
+  type: 'object',
+  properties: {
+    _links: LINKS_OF(['self', 'search'], ['self', 'search']),
+    zip: { type: 'string' },
+    locations: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          state: { type: 'string' },
+          county_fips: { type: 'string' },
+          county_name: { type: 'string' },
+          rating_area_id: { type: 'string' },
+          residential_share: { type: 'number' },
+          primary: { type: 'boolean' },
+        },
+        required: ['state', 'county_fips', 'county_name', 'rating_area_id', 'primary'],
+        additionalProperties: false,
+      },
+    },
+    multiple_areas: { type: 'boolean' },
+    plan_year: { type: 'integer' },
+    plans_available: { type: 'boolean', description: 'Whether the loaded build has plan data for the state of the primary location; false: the plan endpoints answer 404 for this ZIP' },
+    note: { type: 'string', description: 'Present when plans_available is false, saying which data is missing' },
+    data_source: { type: 'string', description: 'Source of the plan data of the primary location’s state; absent when plans_available is false' },
+    data_freshness: { type: 'string' },
+  },
+  required: ['_links', 'zip', 'locations', 'multiple_areas', 'plan_year', 'plans_available', 'data_freshness'],
+  additionalProperties: false,
+} as const;
+
+export const lookupZipOperation = defineOperation({
   id: 'lookupZip',
+  toolName: 'lookup_zip',
   path: '/v1/health/zips/{zip}',
   summary: 'Look up a ZIP code',
   description: 'State, county and rating area of a ZIP; every location when the ZIP spans several counties or rating areas, ordered by share of residential addresses.',
   tier: 'free',
-  query: compileQuery({ schema: { type: 'object', properties: { zip: P.zip, year: P.year }, required: ['zip'] } }),
+  query: compileQuery<Params>({ schema: { type: 'object', properties: { zip: P.zip, year: P.year }, required: ['zip'] } }),
   pathParams: ['zip'],
   responseSchema: ZIP_RESPONSE,
   cacheable: true,
@@ -54,4 +87,4 @@ export const lookupZip: Operation<Params> = {
       data_freshness: yd.dataFreshness,
     };
   },
-};
+});

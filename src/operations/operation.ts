@@ -28,9 +28,16 @@ export interface RequestMeta {
   readonly raw: ReadonlyMap<string, string>;
 }
 
+/**
+ * An operation and its names. Its file is `src/operations/<tool-name>.ts` (the MCP tool name in kebab
+ * case) and exports it as `<toolName>Operation` (camel case); `id` and `toolName` are public names fixed
+ * by api-contract §2 and §7.5, so the file and export follow the tool name, never the reverse.
+ */
 export interface Operation<P = Record<string, unknown>> {
-  /** OpenAPI operationId, also the MCP tool's link to it. */
+  /** OpenAPI operationId. */
   readonly id: string;
+  /** Name of the MCP tool over this operation (snake case). */
+  readonly toolName: string;
   /** OpenAPI path template, e.g. `/v1/health/plans/{plan_id}`. */
   readonly path: string;
   readonly summary: string;
@@ -39,7 +46,7 @@ export interface Operation<P = Record<string, unknown>> {
   readonly tier: Tier;
   /** `detail` of the 402 when a caller's tier is below {@link tier}. */
   readonly tierDetail?: string;
-  readonly query: CompiledQuery;
+  readonly query: CompiledQuery<P>;
   /** Path parameters in order of appearance. */
   readonly pathParams: readonly string[];
   /** Pro-only parameters the request used, in request order (search only). */
@@ -63,6 +70,18 @@ export interface Operation<P = Record<string, unknown>> {
   readonly ownYearCheck?: boolean;
   /** Throws {@link ProblemError} for 400/404; returns the resource otherwise. */
   handle(ctx: OperationContext, params: P, meta: RequestMeta): Record<string, unknown>;
+}
+
+/**
+ * Declares an operation: `P`, the type of its validated parameters, is taken from its compiled query,
+ * so the handler and the rules are checked against it. Its public names keep their literal types, from
+ * which `OperationId` (index.ts) is derived. The result serves every front (`Operation<never>` accepts
+ * any parameter type).
+ */
+export function defineOperation<P, Id extends string, ToolName extends string>(
+  op: Operation<P> & { readonly id: Id; readonly toolName: ToolName },
+): Operation<P> & { readonly id: Id; readonly toolName: ToolName } {
+  return op;
 }
 
 export type ExecuteResult =
@@ -107,7 +126,7 @@ export function execute<P>(
   }
   try {
     const body = op.handle(ctx, params, { given: parsed.given, aliasUsed: parsed.aliasUsed, raw: parsed.raw });
-    return { ok: true, body, canonical: canonicalRequest(op.id, params as Record<string, unknown>, sortedNames(op as Operation<never>)) };
+    return { ok: true, body, canonical: canonicalRequest(op.id, params as Record<string, unknown>, sortedNames(op)) };
   } catch (err) {
     if (err instanceof ProblemError) return { ok: false, problem: err.spec };
     throw err;

@@ -26,7 +26,13 @@ const ajv = new Ajv({ coerceTypes: 'array', useDefaults: true, allErrors: true, 
 ajv.addKeyword('example');
 ajv.addKeyword('x-pro');
 
-export interface CompiledQuery {
+/** Only a type: carries the parameters' type from {@link compileQuery} to `defineOperation`. */
+declare const PARAMS: unique symbol;
+
+/** A compiled query spec whose valid requests are parameters of type `P`. */
+export interface CompiledQuery<P = never> {
+  /** Never set; `P` in a parameter position, so a query of `P` also serves where any query is expected. */
+  readonly [PARAMS]?: (params: P) => void;
   readonly spec: QuerySpec;
   /** Canonical parameter names in documentation order (for `self` links). */
   readonly order: readonly string[];
@@ -40,7 +46,8 @@ export interface CompiledQuery {
   readonly lists: ReadonlySet<string>;
 }
 
-export function compileQuery(spec: QuerySpec): CompiledQuery {
+/** Compiles `spec`; `P` is the type of the parameters it validates, declared next to the spec. */
+export function compileQuery<P = Record<string, unknown>>(spec: QuerySpec): CompiledQuery<P> {
   const props = (spec.schema.properties ?? {}) as Record<string, JsonSchema>;
   const kind = (t: string): Set<string> =>
     new Set(Object.entries(props).filter(([, s]) => s.type === t || (s.type === 'array' && (s.items as JsonSchema | undefined)?.type === t)).map(([k]) => k));
@@ -67,7 +74,7 @@ export type ParsedQuery<P> =
  * Validates raw parameters (from URLSearchParams or an MCP call) against an operation's spec.
  * `given` lists the canonical names the caller sent, in the order sent (for tier checks and links).
  */
-export function parseQuery<P>(q: CompiledQuery, raw: ReadonlyArray<readonly [string, string]>, pathParams: Readonly<Record<string, string>> = {}): ParsedQuery<P> {
+export function parseQuery<P>(q: CompiledQuery<P>, raw: ReadonlyArray<readonly [string, string]>, pathParams: Readonly<Record<string, string>> = {}): ParsedQuery<P> {
   const errors: FieldError[] = [];
   const values = new Map<string, string>();
   let aliasUsed: Set<string> | null = null;

@@ -13,10 +13,10 @@ import { searchPlans, type CsrOverride, type SearchFilters } from '../engine/sea
 import { csrVariantFor, estimateAptc } from '../engine/subsidy.ts';
 import type { YearData } from './data-registry.ts';
 import { locationFields, resolveLocation } from './location.ts';
-import { echoQuery, encodeValue, type Operation } from './operation.ts';
+import { defineOperation, echoQuery, encodeValue } from './operation.ts';
 import { validationProblem, type FieldError } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { P, SEARCH_RESPONSE } from './schemas/common.ts';
+import { LABELS, LINKS_OF, P, PLAN_SUMMARY } from './shared-schemas.ts';
 import { SUMMARY_JSON, type SummaryParts } from './plan-catalog.ts';
 
 export interface SearchParams {
@@ -41,7 +41,7 @@ export interface SearchParams {
 
 const PRO_PARAMS = new Set(['issuer', 'hsa_eligible', 'max_premium', 'max_deductible', 'sort_by', 'income', 'household_size']);
 
-const QUERY = compileQuery({
+const QUERY = compileQuery<SearchParams>({
   schema: {
     type: 'object',
     properties: {
@@ -77,8 +77,32 @@ interface Cursor {
   readonly f: string;
 }
 
-export const searchPlansOperation: Operation<SearchParams> = {
+export const SEARCH_RESPONSE = {
+  type: 'object',
+  properties: {
+    _links: LINKS_OF(['self', 'first', 'next', 'prev', 'last', 'plan_detail']),
+    _embedded: { type: 'object', properties: { plans: { type: 'array', items: PLAN_SUMMARY } }, required: ['plans'], additionalProperties: false },
+    total: { type: ['integer', 'null'] },
+    page: { type: ['integer', 'null'] },
+    per_page: { type: 'integer' },
+    page_size: { type: 'integer' },
+    next_cursor: { type: 'string' },
+    zip: { type: 'string' },
+    state: { type: 'string' },
+    county: { type: 'string' },
+    county_fips: { type: 'string' },
+    rating_area: { type: 'string' },
+    multiple_areas: { type: 'boolean' },
+    plan_year: { type: 'integer' },
+    ...LABELS,
+  },
+  required: ['_links', '_embedded', 'total', 'page', 'per_page', 'zip', 'state', 'county', 'county_fips', 'rating_area', 'multiple_areas', 'plan_year', 'data_source', 'data_freshness'],
+  additionalProperties: false,
+} as const;
+
+export const searchPlansOperation = defineOperation({
   id: 'searchPlans',
+  toolName: 'search_plans',
   path: '/v1/health/plans',
   summary: 'Search plans',
   description:
@@ -176,7 +200,7 @@ export const searchPlansOperation: Operation<SearchParams> = {
       data_freshness: yd.dataFreshness,
     };
   },
-};
+});
 
 /**
  * A plan summary: the catalog's immutable parts with this request's premiums. A class with four

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { OPERATIONS } from '../../src/operations/index.ts';
-import { PROBLEM_RESPONSE } from '../../src/operations/schemas/common.ts';
+import { OPERATIONS, type OperationId } from '../../src/operations/index.ts';
+import { PROBLEM_RESPONSE } from '../../src/operations/shared-schemas.ts';
 
 export const BASE = 'http://api.test';
 export const UPGRADE = 'https://hpd.test/pricing';
@@ -16,16 +16,7 @@ const validators = new Map<string, ValidateFunction>();
 for (const op of OPERATIONS) validators.set(op.id, ajv.compile(op.responseSchema));
 const problemValidator = ajv.compile(PROBLEM_RESPONSE);
 
-export type OperationId =
-  | 'searchPlans'
-  | 'comparePlans'
-  | 'calculateAptc'
-  | 'getCrosswalk'
-  | 'estimateOop'
-  | 'getPlanById'
-  | 'lookupZip'
-  | 'getAvailableYears'
-  | 'listIssuers';
+export type { OperationId };
 
 /** A parsed JSON body (tests index into it freely). */
 export type Body = any;

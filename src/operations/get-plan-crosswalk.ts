@@ -10,10 +10,10 @@
 import type { CrosswalkPlanEntry, CrosswalkRow } from '../engine/crosswalk-record.ts';
 import { STATE_EXCHANGE_STATES, type DataRegistry } from './data-registry.ts';
 import { JURISDICTIONS } from './list-issuers.ts';
-import { echoQuery, type Operation } from './operation.ts';
+import { defineOperation, echoQuery } from './operation.ts';
 import { notFound, validationProblem, type FieldError } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { CROSSWALK_RESPONSE, YEAR_MAX, YEAR_MIN } from './schemas/common.ts';
+import { LINKS_OF, YEAR_MAX, YEAR_MIN } from './shared-schemas.ts';
 
 interface Params {
   plan_id: string;
@@ -33,7 +33,7 @@ export const CROSSWALK_REASONS: Readonly<Record<number, { slug: string; descript
   10: { slug: 'plan_crosswalked_multi_factor', description: 'Crosswalked for several reasons' },
 };
 
-const QUERY = compileQuery({
+const QUERY = compileQuery<Params>({
   schema: {
     type: 'object',
     properties: {
@@ -58,8 +58,40 @@ function crosswalkCoverage(registry: DataRegistry): Map<number, Set<string>> {
   return out;
 }
 
-export const getCrosswalk: Operation<Params> = {
+const CROSSWALK_PLAN = {
+  type: 'object',
+  properties: {
+    plan_id: { type: 'string' },
+    year: { type: 'integer' },
+    state: { type: 'string' },
+    name: { type: ['string', 'null'] },
+    issuer_id: { type: ['string', 'null'] },
+    issuer_name: { type: ['string', 'null'] },
+  },
+  required: ['plan_id', 'year', 'state', 'name', 'issuer_id', 'issuer_name'],
+  additionalProperties: false,
+} as const;
+
+export const CROSSWALK_RESPONSE = {
+  type: 'object',
+  properties: {
+    _links: LINKS_OF(['self']),
+    source_plan: CROSSWALK_PLAN,
+    target_plan: { anyOf: [CROSSWALK_PLAN, { type: 'null' }] },
+    crosswalk_reason: { type: 'string' },
+    reason_description: { type: 'string' },
+    reason_code: { type: 'integer' },
+    crosswalk_level: { type: 'integer' },
+    data_source: { type: 'string' },
+    data_freshness: { type: 'string' },
+  },
+  required: ['_links', 'source_plan', 'target_plan', 'crosswalk_reason', 'reason_description', 'reason_code', 'data_source', 'data_freshness'],
+  additionalProperties: false,
+} as const;
+
+export const getPlanCrosswalkOperation = defineOperation({
   id: 'getCrosswalk',
+  toolName: 'get_plan_crosswalk',
   ownYearCheck: true,
   path: '/v1/health/plans/crosswalk',
   summary: 'Plan crosswalk to the next year',
@@ -126,7 +158,7 @@ export const getCrosswalk: Operation<Params> = {
       data_freshness: `PY${p.year}-PY${entry.target_year} as of ${yd.dataFreshness.replace(/^PY\d{4} as of /, '').split(';')[0]}`,
     };
   },
-};
+});
 
 /** The target covering the most counties; ties go to the lowest plan id (a discontinuation sorts last). */
 export function pickTarget(rows: readonly CrosswalkRow[]): CrosswalkRow {

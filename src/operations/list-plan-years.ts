@@ -1,15 +1,27 @@
 /** @module `GET /v1/health/years`: the plan years loaded and the default one. */
-import type { Operation } from './operation.ts';
+import { defineOperation } from './operation.ts';
 import { compileQuery } from './query.ts';
-import { YEARS_RESPONSE } from './schemas/common.ts';
+import { LINKS_OF } from './shared-schemas.ts';
 
-export const listYears: Operation<Record<string, never>> = {
+export const YEARS_RESPONSE = {
+  type: 'object',
+  properties: {
+    _links: LINKS_OF(['self']),
+    current_year: { type: 'integer' },
+    available_years: { type: 'array', items: { type: 'integer' } },
+  },
+  required: ['_links', 'current_year', 'available_years'],
+  additionalProperties: false,
+} as const;
+
+export const listPlanYearsOperation = defineOperation({
   id: 'getAvailableYears',
+  toolName: 'list_plan_years',
   path: '/v1/health/years',
   summary: 'List available plan years',
   description: 'Plan years with loaded plan data; `current_year` is the default `year` of every other endpoint.',
   tier: 'free',
-  query: compileQuery({ schema: { type: 'object', properties: {} } }),
+  query: compileQuery<Record<string, never>>({ schema: { type: 'object', properties: {} } }),
   pathParams: [],
   responseSchema: YEARS_RESPONSE,
   cacheable: true,
@@ -20,4 +32,4 @@ export const listYears: Operation<Record<string, never>> = {
       available_years: [...ctx.registry.years],
     };
   },
-};
+});

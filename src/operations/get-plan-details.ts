@@ -1,10 +1,10 @@
 /** @module `GET /v1/health/plans/{plan_id}`: the full detail record of a plan variant. */
 import { PLAN_VARIANT_ID, STANDARD_COMPONENT_ID, type PlanVariantRecord } from '../engine/plan-record.ts';
 import type { YearData } from './data-registry.ts';
-import type { Operation } from './operation.ts';
+import { defineOperation } from './operation.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { P, PLAN_DETAIL_RESPONSE } from './schemas/common.ts';
+import { LABELS, LINKS_OF, NULLABLE_NUMBER, P, PLAN_SUMMARY } from './shared-schemas.ts';
 
 interface Params {
   plan_id: string;
@@ -22,14 +22,71 @@ export function findPlan(yd: YearData, planId: string): PlanVariantRecord {
   return rec;
 }
 
-export const getPlanById: Operation<Params> = {
+const MONEY_SET = (keys: readonly string[]) => ({
+  type: 'object',
+  properties: Object.fromEntries(keys.map((k) => [k, NULLABLE_NUMBER])),
+  required: keys,
+  additionalProperties: false,
+});
+const TIER_KEYS = ['individual_tier1', 'individual_tier2', 'family_tier1', 'family_tier2', 'individual_oon', 'family_oon'] as const;
+const SBC = {
+  type: 'object',
+  properties: { deductible: NULLABLE_NUMBER, copayment: NULLABLE_NUMBER, coinsurance: NULLABLE_NUMBER, limit: NULLABLE_NUMBER, total: NULLABLE_NUMBER },
+  required: ['deductible', 'copayment', 'coinsurance', 'limit', 'total'],
+  additionalProperties: false,
+} as const;
+
+export const PLAN_DETAIL_RESPONSE = {
+  type: 'object',
+  properties: {
+    _links: LINKS_OF(['self', 'collection'], ['self', 'collection']),
+    id: { type: 'string' },
+    standard_component_id: { type: 'string' },
+    name: { type: 'string' },
+    issuer: { type: 'string' },
+    state: { type: 'string' },
+    metal_level: PLAN_SUMMARY.properties.metal_level,
+    plan_type: PLAN_SUMMARY.properties.plan_type,
+    service_area_id: { type: 'string' },
+    hsa_eligible: { type: 'boolean' },
+    national_network: { type: 'boolean' },
+    deductible: MONEY_SET(TIER_KEYS),
+    max_out_of_pocket: MONEY_SET([...TIER_KEYS, 'combined_individual', 'combined_family']),
+    sbc_scenarios: {
+      type: 'object',
+      properties: { having_baby: SBC, having_diabetes: SBC, simple_fracture: SBC },
+      required: ['having_baby', 'having_diabetes', 'simple_fracture'],
+      additionalProperties: false,
+    },
+    links: PLAN_SUMMARY.properties.links,
+    issuer_id: { type: 'string' },
+    csr_variation: { type: 'string' },
+    network_id: { type: ['string', 'null'] },
+    formulary_id: { type: ['string', 'null'] },
+    referral_required_for_specialist: { type: 'boolean' },
+    out_of_country_coverage: { type: 'boolean' },
+    out_of_service_area_coverage: { type: 'boolean' },
+    plan_year: { type: 'integer' },
+    ...LABELS,
+  },
+  required: [
+    '_links', 'id', 'standard_component_id', 'name', 'issuer', 'state', 'metal_level', 'plan_type', 'service_area_id', 'hsa_eligible',
+    'national_network', 'deductible', 'max_out_of_pocket', 'sbc_scenarios', 'links', 'issuer_id', 'csr_variation', 'network_id',
+    'formulary_id', 'referral_required_for_specialist', 'out_of_country_coverage', 'out_of_service_area_coverage', 'plan_year',
+    'data_source', 'data_freshness',
+  ],
+  additionalProperties: false,
+} as const;
+
+export const getPlanDetailsOperation = defineOperation({
   id: 'getPlanById',
+  toolName: 'get_plan_details',
   path: '/v1/health/plans/{plan_id}',
   summary: 'Get plan detail',
   description: 'Full plan record: cost sharing by network tier, SBC coverage examples, links. A 14-character standard component ID resolves to its on-exchange standard variant (-01).',
   tier: 'pro',
   tierDetail: 'Plan details require a Pro subscription.',
-  query: compileQuery({ schema: { type: 'object', properties: { plan_id: { type: 'string', description: 'Plan variant ID, e.g. 21989AK0030001-01' }, year: P.year }, required: ['plan_id'] } }),
+  query: compileQuery<Params>({ schema: { type: 'object', properties: { plan_id: { type: 'string', description: 'Plan variant ID, e.g. 21989AK0030001-01' }, year: P.year }, required: ['plan_id'] } }),
   pathParams: ['plan_id'],
   responseSchema: PLAN_DETAIL_RESPONSE,
   cacheable: true,
@@ -75,4 +132,4 @@ export const getPlanById: Operation<Params> = {
       data_freshness: yd.dataFreshness,
     };
   },
-};
+});

@@ -1,11 +1,11 @@
 /** @module `GET /v1/health/plans/{plan_id}/oop-estimate`: yearly cost of a plan for one scenario. */
 import { estimateOop, OOP_SCENARIOS, type OopScenario } from '../engine/oop.ts';
 import { locationFields, offeredPremium, resolveLocation } from './location.ts';
-import { echoQuery, type Operation } from './operation.ts';
+import { defineOperation, echoQuery } from './operation.ts';
 import { notFound } from './problems.ts';
-import { findPlan } from './plan-detail.ts';
+import { findPlan } from './get-plan-details.ts';
 import { compileQuery } from './query.ts';
-import { OOP_RESPONSE, P } from './schemas/common.ts';
+import { LABELS, LINKS_OF, P, PLAN_SUMMARY } from './shared-schemas.ts';
 
 interface Params {
   plan_id: string;
@@ -16,7 +16,7 @@ interface Params {
   county_fips?: string;
 }
 
-const QUERY = compileQuery({
+const QUERY = compileQuery<Params>({
   schema: {
     type: 'object',
     properties: {
@@ -31,8 +31,46 @@ const QUERY = compileQuery({
   },
 });
 
-export const estimateOopOperation: Operation<Params> = {
+export const OOP_RESPONSE = {
+  type: 'object',
+  properties: {
+    _links: LINKS_OF(['self', 'plan'], ['self', 'plan']),
+    plan_id: { type: 'string' },
+    plan_name: { type: 'string' },
+    metal_level: PLAN_SUMMARY.properties.metal_level,
+    zip: { type: 'string' },
+    age: { type: 'integer' },
+    county: { type: 'string' },
+    county_fips: { type: 'string' },
+    multiple_areas: { type: 'boolean' },
+    monthly_premium: { type: 'number' },
+    scenario: { type: 'string', enum: [...OOP_SCENARIOS] },
+    estimated_annual_cost: { type: 'number' },
+    sbc_data_available: { type: 'boolean' },
+    breakdown: {
+      type: 'object',
+      properties: {
+        annual_premium: { type: 'number' },
+        estimated_out_of_pocket: { type: 'number' },
+        deductible_applied: { type: 'number' },
+        coinsurance_applied: { type: 'number' },
+        copay_applied: { type: 'number' },
+        limits_or_exclusions: { type: 'number' },
+      },
+      required: ['annual_premium', 'estimated_out_of_pocket', 'deductible_applied', 'coinsurance_applied', 'copay_applied', 'limits_or_exclusions'],
+      additionalProperties: false,
+    },
+    notes: { type: 'array', items: { type: 'string' } },
+    plan_year: { type: 'integer' },
+    ...LABELS,
+  },
+  required: ['_links', 'plan_id', 'plan_name', 'metal_level', 'zip', 'age', 'county', 'county_fips', 'multiple_areas', 'monthly_premium', 'scenario', 'estimated_annual_cost', 'sbc_data_available', 'breakdown', 'notes', 'plan_year', 'data_source', 'data_freshness'],
+  additionalProperties: false,
+} as const;
+
+export const estimateOutOfPocketOperation = defineOperation({
   id: 'estimateOop',
+  toolName: 'estimate_out_of_pocket',
   path: '/v1/health/plans/{plan_id}/oop-estimate',
   summary: 'Estimate yearly out-of-pocket cost',
   description: 'Premium for a year plus the member’s share of a scenario’s care. SBC scenarios sum the plan’s coverage-example columns (sbc_data_available true); low/medium/high are modeled (sbc_data_available false) and capped at the plan’s MOOP.',
@@ -77,4 +115,4 @@ export const estimateOopOperation: Operation<Params> = {
       data_freshness: yd.dataFreshness,
     };
   },
-};
+});

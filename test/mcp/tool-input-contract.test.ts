@@ -1,0 +1,60 @@
+/**
+ * @module The generated tool input schemas against the ones api-contract §7.5 writes out: the same
+ * arguments, the same required ones and the same keywords, apart from the descriptions (ours) and the
+ * departures listed here with their reason. Skipped where the shared docs are not checked out.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { TOOLS } from '../../src/mcp/tools.ts';
+
+const CONTRACT = new URL('../../../shared/docs/api-contract.md', import.meta.url);
+
+type Schema = { required?: string[]; properties: Record<string, Record<string, unknown>> };
+
+/** `tool.argument.keyword` → why ours differs from §7.5. */
+const DEPARTURES: Readonly<Record<string, string>> = {
+  'search_plans.metal_level.enum': 'REST accepts the CMS spelling `expanded bronze` too; the tool takes what REST takes',
+  'search_plans.metal_level.type': 'enumerations of strings say so (valid in both schema dialects)',
+  'search_plans.plan_type.type': 'enumerations of strings say so',
+  'search_plans.sort_by.type': 'enumerations of strings say so',
+  'search_plans.sort_order.type': 'enumerations of strings say so',
+  'estimate_out_of_pocket.scenario.type': 'enumerations of strings say so',
+  'get_plan_crosswalk.year.const': 'source years follow the loaded crosswalk data (§5.6), not a fixed 2025',
+  'get_plan_crosswalk.year.type': 'the REST range instead of const 2025 (see const)',
+  'get_plan_crosswalk.year.minimum': 'the REST range instead of const 2025 (see const)',
+  'get_plan_crosswalk.year.maximum': 'the REST range instead of const 2025 (see const)',
+};
+
+const withoutDescriptions = (v: unknown): unknown =>
+  v !== null && typeof v === 'object' && !Array.isArray(v)
+    ? Object.fromEntries(
+        Object.entries(v)
+          .filter(([k]) => k !== 'description')
+          .map(([k, x]) => [k, withoutDescriptions(x)]),
+      )
+    : v;
+
+test('tool input schemas follow api-contract §7.5 but for the listed departures', {
+  skip: !existsSync(CONTRACT) && 'shared docs not present',
+}, () => {
+  const doc = readFileSync(CONTRACT, 'utf8');
+  const start = doc.indexOf('```json\n{\n  "search_plans"', doc.indexOf('### 7.5 Tools'));
+  assert.ok(start > 0, '§7.5 input schemas found');
+  const contract = JSON.parse(doc.slice(start + '```json\n'.length, doc.indexOf('```', start + 3))) as Record<string, Schema>;
+  assert.deepEqual(TOOLS.map((t) => t.name).sort(), Object.keys(contract).sort());
+  const found: string[] = [];
+  for (const tool of TOOLS) {
+    const theirs = contract[tool.name]!;
+    const ours = tool.inputSchema as Schema;
+    assert.deepEqual(ours.required, theirs.required ?? [], `${tool.name} required`);
+    assert.deepEqual(Object.keys(ours.properties), Object.keys(theirs.properties), `${tool.name} arguments`);
+    for (const [arg, schema] of Object.entries(theirs.properties)) {
+      const mine = ours.properties[arg]!;
+      for (const k of new Set([...Object.keys(schema), ...Object.keys(mine)].filter((x) => x !== 'description'))) {
+        if (JSON.stringify(withoutDescriptions(mine[k])) !== JSON.stringify(schema[k])) found.push(`${tool.name}.${arg}.${k}`);
+      }
+    }
+  }
+  assert.deepEqual(found.sort(), Object.keys(DEPARTURES).sort());
+});
