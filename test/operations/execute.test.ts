@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type DataRegistry, openRegistry } from '../../src/operations/data-registry.ts';
 import { OPERATIONS } from '../../src/operations/index.ts';
-import { type ExecuteResult, execute } from '../../src/operations/operation.ts';
+import { type ExecuteResult, execute, type Operation } from '../../src/operations/operation.ts';
 import type { ProblemSpec } from '../../src/operations/problems.ts';
 import type { Tier } from '../../src/policy/tiers.ts';
 import { buildCrosswalkFixture } from '../helpers/crosswalk-fixture.ts';
@@ -31,7 +31,7 @@ after(() => {
 
 /** Runs the operation at `path` for a caller of `tier` with a query string (and path parameters). */
 function run(path: string, tier: Tier, query: string, pathParams: Record<string, string> = {}): ExecuteResult {
-  const op = OPERATIONS.find((o) => o.path === path);
+  const op: Operation<never> | undefined = OPERATIONS.find((o) => o.path === path);
   assert.ok(op !== undefined, `no operation at ${path}`);
   return execute(op, { registry, baseUrl: 'http://api.test' }, tier, [...new URLSearchParams(query)], pathParams);
 }
