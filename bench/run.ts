@@ -93,10 +93,14 @@ const options: SuiteOptions = {
   durationS: Math.round(num('--duration', short ? 1 : 4)),
   reps: Math.round(num('--reps', short ? 1 : 3)),
   connections: Math.round(num('--connections', 64)),
-  paced: short ? ['search'] : WORKLOADS,
-  calibrations: short ? 0 : 2,
+  // Open loop: the three workloads of issue #14 (--short: search only, to check the wrk2 path).
+  openLoop: short ? ['search'] : ['search', 'detail', 'aptc'],
+  openLoopLevels: [0.5, 0.8, 0.95],
   warmup: !short,
   urlsPerWorkload: short ? 40 : 400,
+  // The realistic search stream: ≥ 100,000 distinct queries, enough requests that a run never wraps
+  // around at ~20k req/s × 4 s; --short: a small stream on the fixture build.
+  realistic: short ? { distinct: 2_000, length: 5_000 } : { distinct: 100_000, length: 250_000 },
   workloads: value('--workloads')?.split(',').map((w) => {
     if (!(WORKLOADS as readonly string[]).includes(w)) {
       process.stderr.write(`--workloads: unknown workload "${w}" (${WORKLOADS.join(', ')})\n`);
