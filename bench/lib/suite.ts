@@ -322,16 +322,20 @@ function spawnHpd(o: SuiteOptions, name: TargetName, env: NodeJS.ProcessEnv, por
   });
 }
 
-/** The search cache's lookups so far, from /metrics: every `hpd_response_cache_lookups_total` series, by result. */
-async function cacheLookups(metricsPort: number): Promise<{ hit: number; miss: number; searchOnly: boolean }> {
+/**
+ * The search cache's lookups so far, from /metrics, by result: `hpd_search_cache_lookups_total` (the
+ * search cache's own family) when the server has it; else the `hpd_response_cache_lookups_total`
+ * series labelled for search, else all of that family (during the realistic runs, search is all the
+ * server is asked).
+ */
+async function cacheLookups(metricsPort: number): Promise<{ hit: number; miss: number }> {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const series = [...text.matchAll(/^hpd_response_cache_lookups_total\{([^}]*)\}\s+(\S+)$/gm)].map((m) => ({ labels: m[1]!, value: Number(m[2]) }));
-  // A series labelled for search (cache="search", route=…plans, …) counts search alone; otherwise every
-  // lookup counts, which during the realistic runs are the search requests' lookups.
-  const search = series.filter((s) => /search|"\/v1\/health\/plans"/.test(s.labels));
-  const use = search.length > 0 ? search : series;
-  const sum = (result: string): number => use.filter((s) => s.labels.includes(`result="${result}"`)).reduce((a, s) => a + s.value, 0);
-  return { hit: sum('hit'), miss: sum('miss'), searchOnly: search.length > 0 };
+  const series = [...text.matchAll(/^(hpd_search_cache_lookups_total|hpd_response_cache_lookups_total)\{([^}]*)\}\s+(\S+)$/gm)].map((m) => ({ family: m[1]!, labels: m[2]!, value: Number(m[3]) }));
+  const own = series.filter((x) => x.family === 'hpd_search_cache_lookups_total');
+  const labelled = series.filter((x) => /search|"\/v1\/health\/plans"/.test(x.labels));
+  const use = own.length > 0 ? own : labelled.length > 0 ? labelled : series;
+  const sum = (result: string): number => use.filter((x) => x.labels.includes(`result="${result}"`)).reduce((n, x) => n + x.value, 0);
+  return { hit: sum('hit'), miss: sum('miss') };
 }
 
 export async function runSuite(o: SuiteOptions): Promise<SuiteResult> {
