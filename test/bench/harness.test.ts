@@ -19,7 +19,7 @@ import { buildFixture } from '../helpers/rest-server.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-test('bench:short runs the three targets on the fixture build: bodies match, no errors, results written', { timeout: 180_000 }, async (t) => {
+test('bench:short runs every target on the fixture build, closed and open loop: bodies match, no errors, results written', { timeout: 180_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hpd-bench-test-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const builds = await buildFixture(dir);
