@@ -43,7 +43,9 @@ mkdirSync(join(root, String(year)), { recursive: true });
 symlinkSync(buildDir, join(root, String(year), 'current'));
 try {
   const registry = openRegistry(root, BASE_URL, [year]);
-  const w = buildWorkloads(registry.get(year)!, { registry, baseUrl: BASE_URL }, 400).find((x) => x.name === workload)!;
+  // The realistic search stream is drawn only when asked for (100,000 distinct queries, as the suite).
+  const realistic = workload === 'realistic' ? { distinct: 100_000, length: 250_000 } : undefined;
+  const w = buildWorkloads(registry.get(year)!, { registry, baseUrl: BASE_URL }, 400, realistic).find((x) => x.name === workload)!;
   registry.close();
   const urls = join(work, 'urls');
   writeFileSync(urls, `${w.urls.join('\n')}\n`);

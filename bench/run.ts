@@ -4,7 +4,7 @@
  * the same machine — and its results in bench/results/<timestamp>.{json,md,svg}.
  *
  * `npm run bench:short` (CI): tiny durations, one repetition, no thresholds; it checks the harness
- * itself (every target answers, bodies match, no errors). Only a complete full run replaces the files in
+ * itself (every target answers, bodies match, no errors, wrk2's open loop runs on search). Only a complete full run replaces the files in
  * bench/results (older ones are removed); short and partial runs write to a temporary directory unless
  * --out is given.
  *
@@ -32,8 +32,9 @@ import { WORKLOADS, type WorkloadName } from './lib/workloads.ts';
 const USAGE = `Usage: npm run bench [-- options]   (npm run bench:short: the CI check of the harness)
 
 Engine micro-benchmarks, then wrk load runs against ours, the reference baseline and the ceiling,
-alternated on this machine (about 6 minutes; wrk needed); results in bench/results/ for a complete
-full run, else in a temporary directory.
+alternated on this machine, and open-loop wrk2 runs of ours and the ceiling at 50/80/95 % of our
+rate (about 8 minutes; wrk needed; wrk2 is built into data/cache/tools on first use); results in
+bench/results/ for a complete full run, else in a temporary directory.
 
 Options:
   --short               tiny durations, one repetition, no thresholds (checks the harness)
@@ -44,7 +45,8 @@ Options:
   --duration S          seconds per load run (default 4; 1 with --short)
   --reps N              repetitions (default 3; 1 with --short)
   --connections N       wrk connections at full load (default 64)
-  --workloads LIST      a subset of ${WORKLOADS.join(',')}
+  --workloads LIST      a subset of ${WORKLOADS.join(',')} (realistic: the Zipf search
+                        stream, ours with the search cache off and on)
   --profile DIR         run hpd serve under --cpu-prof and write its profile there
   --no-micro            skip the micro-benchmarks
   --report FILE.json    only rewrite the markdown and SVG of an earlier run
@@ -93,10 +95,14 @@ const options: SuiteOptions = {
   durationS: Math.round(num('--duration', short ? 1 : 4)),
   reps: Math.round(num('--reps', short ? 1 : 3)),
   connections: Math.round(num('--connections', 64)),
-  paced: short ? ['search'] : WORKLOADS,
-  calibrations: short ? 0 : 2,
+  // Open loop: the three workloads of issue #14 (--short: search only, to check the wrk2 path).
+  openLoop: short ? ['search'] : ['search', 'detail', 'aptc'],
+  openLoopLevels: [0.5, 0.8, 0.95],
   warmup: !short,
   urlsPerWorkload: short ? 40 : 400,
+  // The realistic search stream: ≥ 100,000 distinct queries, enough requests that a run never wraps
+  // around at ~20k req/s × 4 s; --short: a small stream on the fixture build.
+  realistic: short ? { distinct: 2_000, length: 5_000 } : { distinct: 100_000, length: 250_000 },
   workloads: value('--workloads')?.split(',').map((w) => {
     if (!(WORKLOADS as readonly string[]).includes(w)) {
       process.stderr.write(`--workloads: unknown workload "${w}" (${WORKLOADS.join(', ')})\n`);

@@ -42,7 +42,9 @@ export interface FetchedResponse {
 const AUTOMATIC = new Set(['date', 'content-length', 'uwebsockets', 'connection', 'keep-alive', 'transfer-encoding']);
 
 export async function fetchResponse(origin: string, path: string, headers: Readonly<Record<string, string>>): Promise<FetchedResponse> {
-  const r = await fetch(`${origin}${path}`, { headers });
+  // Identity, as wrk asks (it sends no Accept-Encoding): fetch would otherwise offer gzip and br, and
+  // record a decoded body beside a Content-Encoding header for the ceiling to replay.
+  const r = await fetch(`${origin}${path}`, { headers: { 'accept-encoding': 'identity', ...headers } });
   const body = await r.text();
   const list: Array<[string, string]> = [];
   r.headers.forEach((value, name) => {

@@ -11,24 +11,41 @@
  *   variants, and 14-character standard component ids).
  * - years: the one URL.
  * - aptc: households of one to five members seeking coverage, incomes from 80 % to 600 % FPL or so.
+ * - realistic (only when asked for): the search stream a response cache would see, Zipf-distributed
+ *   over ≥ 100,000 distinct queries (bench/lib/realistic.ts).
  */
 import { NO_LIST } from '../../src/engine/build-format.ts';
 import type { ZipLocation } from '../../src/engine/dataset.ts';
 import type { YearData } from '../../src/operations/data-registry.ts';
 import { execute, type OperationContext } from '../../src/operations/operation.ts';
 import { searchPlansOperation } from '../../src/operations/search-plans.ts';
+import { realisticSearch, weightedLocations, type RealisticSearch } from './realistic.ts';
 import { int, pick, prng } from './util.ts';
 
-export type WorkloadName = 'search' | 'detail' | 'years' | 'aptc';
-export const WORKLOADS: readonly WorkloadName[] = ['search', 'detail', 'years', 'aptc'];
+export type WorkloadName = 'search' | 'detail' | 'years' | 'aptc' | 'realistic';
+export const WORKLOADS: readonly WorkloadName[] = ['search', 'detail', 'years', 'aptc', 'realistic'];
+
+/**
+ * The servers of the load runs: ours (`hpd serve`, the search response cache off so that every search
+ * is computed), the reference baseline, the bare-uWS ceiling, and ours with the search cache on (its
+ * default), which only the realistic workload drives.
+ */
+export type TargetName = 'ours' | 'baseline' | 'ceiling' | 'ours_cached';
+export const TARGETS: readonly TargetName[] = ['ours', 'baseline', 'ceiling', 'ours_cached'];
 
 export interface Workload {
   readonly name: WorkloadName;
   readonly title: string;
   /** Paths with query strings, in replay order. */
   readonly urls: readonly string[];
-  /** Whether the baseline implements this endpoint (it has no APTC). */
+  /** Whether the baseline implements this endpoint (it has no APTC): its answers are compared with ours. */
   readonly baseline: boolean;
+  /** The targets loaded with it, in the order they alternate. */
+  readonly targets: readonly TargetName[];
+  /** The URLs fetched and compared before the runs (all of them, or a sample of a large stream). */
+  readonly verify: readonly string[];
+  /** The realistic stream's make-up. */
+  readonly realistic?: Omit<RealisticSearch, 'universe' | 'sequence'> & { readonly universe: number };
 }
 
 const SEED = 2025;
@@ -52,15 +69,44 @@ function searchableZips(yd: YearData): Array<{ zip: string; locations: ZipLocati
   return out;
 }
 
-export function buildWorkloads(yd: YearData, ctx: OperationContext, perWorkload: number): Workload[] {
+/** Size of the realistic stream: distinct queries and requests replayed. */
+export interface RealisticSize {
+  readonly distinct: number;
+  readonly length: number;
+}
+
+const ALL: readonly TargetName[] = ['ours', 'baseline', 'ceiling'];
+
+export function buildWorkloads(yd: YearData, ctx: OperationContext, perWorkload: number, realistic?: RealisticSize): Workload[] {
   const zips = searchableZips(yd);
   if (zips.length === 0) throw new Error(`build ${yd.ds.buildHash.slice(0, 12)} has no ZIP with plans to search`);
-  return [
-    { name: 'search', title: 'Plan search (mixed ZIPs, ages, filters, sorts, pages)', urls: searchUrls(yd, ctx, zips, perWorkload), baseline: true },
-    { name: 'detail', title: 'Plan detail', urls: detailUrls(yd, perWorkload), baseline: true },
-    { name: 'years', title: 'Available years', urls: ['/v1/health/years'], baseline: true },
-    { name: 'aptc', title: 'APTC estimate (1–5 members)', urls: aptcUrls(zips, perWorkload), baseline: false },
+  const plain = (name: WorkloadName, title: string, urls: string[], baseline: boolean): Workload => ({ name, title, urls, baseline, targets: baseline ? ALL : ['ours', 'ceiling'], verify: [...new Set(urls)] });
+  const out = [
+    plain('search', 'Plan search (mixed ZIPs, ages, filters, sorts, pages)', searchUrls(yd, ctx, zips, perWorkload), true),
+    plain('detail', 'Plan detail', detailUrls(yd, perWorkload), true),
+    plain('years', 'Available years', ['/v1/health/years'], true),
+    plain('aptc', 'APTC estimate (1–5 members)', aptcUrls(zips, perWorkload), false),
   ];
+  if (realistic !== undefined) out.push(realisticWorkload(zips, realistic));
+  return out;
+}
+
+/** Verified before the runs: the most popular queries and a spread of the rest. */
+const REALISTIC_VERIFIED = 60;
+
+function realisticWorkload(zips: ReadonlyArray<{ zip: string; locations: ZipLocation[] }>, size: RealisticSize): Workload {
+  const r = realisticSearch(weightedLocations(zips), size.distinct, size.length);
+  const step = Math.max(1, Math.floor(r.universe.length / REALISTIC_VERIFIED));
+  const verify = [...new Set([...r.universe.slice(0, REALISTIC_VERIFIED / 2), ...r.universe.filter((_, i) => i % step === step - 1).slice(0, REALISTIC_VERIFIED / 2)])];
+  return {
+    name: 'realistic',
+    title: `Plan search, realistic: Zipf (s = ${r.zipfExponent}) over ${r.universe.length.toLocaleString('en-US')} distinct queries, ZIPs weighted by HUD residential ratio`,
+    urls: r.sequence,
+    baseline: true,
+    targets: ['ours', 'ours_cached'],
+    verify,
+    realistic: { universe: r.universe.length, distinctInSequence: r.distinctInSequence, zipfExponent: r.zipfExponent },
+  };
 }
 
 function searchUrls(yd: YearData, ctx: OperationContext, zips: ReadonlyArray<{ zip: string; locations: ZipLocation[] }>, n: number): string[] {

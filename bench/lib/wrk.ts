@@ -1,12 +1,13 @@
 /**
- * @module Running wrk (Debian's package) on one core with bench/wrk/rotate.lua and reading its summary.
+ * @module Running wrk (Debian's package) or wrk2 on one core with bench/wrk/rotate.lua and reading its
+ * summary.
  *
- * wrk measures each request from the moment it is written to the moment its response is parsed; it
- * has no rate limiter (Debian ships no wrk2), so paced runs give every connection a random think time
- * (`delay()` in the script, mean `paceMs`). That is a closed loop: the offered rate is
- * connections / (think time + latency), which the harness calibrates to the rate it wants and reports
- * as achieved. Errors are wrk's socket errors (connect, read, write, timeout) and responses with status
- * ≥ 400 (`errors.status`).
+ * wrk measures each request from the moment it is written to the moment its response is parsed. Its
+ * paced runs (`paceMs`, used by bench:workers) give every connection a random think time (`delay()` in
+ * the script): a closed loop, whose offered rate depends on the server's latency. Open-loop runs
+ * (`rate`) use wrk2 instead (bench/lib/wrk2.ts): a constant request rate, latency measured from when
+ * each request was due, read from its `--latency -U` distributions. Errors are the socket errors
+ * (connect, read, write, timeout) and responses with status ≥ 400 (`errors.status`).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pinnedCommand } from './processes.ts';
+import { parseWrk2Latency, type Wrk2Latency } from './wrk2.ts';
 
 const SCRIPT = fileURLToPath(new URL('../wrk/rotate.lua', import.meta.url));
 
@@ -28,6 +30,8 @@ export interface WrkRun {
   readonly connections: number;
   /** Mean think time per request in ms; 0 at full load. */
   readonly pace_ms: number;
+  /** Open-loop runs (wrk2): the offered rate and both latency distributions; `latency_ms` is the corrected one. */
+  readonly open_loop?: { readonly rate: number } & Wrk2Latency;
 }
 
 export interface WrkOptions {
@@ -40,6 +44,12 @@ export interface WrkOptions {
   readonly paceMs: number;
   readonly cpu: number | null;
   readonly timeoutS?: number;
+  /** Open loop: requests per second offered by wrk2 (`binary` must then be wrk2). */
+  readonly rate?: number;
+  /** The load generator; default `wrk` from PATH. */
+  readonly binary?: string;
+  /** Index of the first URL of the file to send (a run continues the stream of the previous one). */
+  readonly offset?: number;
 }
 
 /** wrk's version line, or null when wrk is not installed. */
@@ -55,10 +65,11 @@ export async function runWrk(o: WrkOptions): Promise<WrkRun> {
   const out = join(dir, 'summary.json');
   try {
     const args = ['-t1', `-c${o.connections}`, `-d${o.durationS}s`, `--timeout`, `${o.timeoutS ?? 5}s`, '-s', SCRIPT];
+    if (o.rate !== undefined) args.push('-R', String(Math.max(1, Math.round(o.rate))), '--latency', '-U');
     for (const h of o.headers) args.push('-H', h);
     args.push(`${o.origin}/`);
-    const [cmd, argv] = pinnedCommand(o.cpu, 'wrk', args);
-    const env = { ...process.env, HPD_WRK_URLS: o.urlsFile, HPD_WRK_PACE: String(o.paceMs), HPD_WRK_OUT: out };
+    const [cmd, argv] = pinnedCommand(o.cpu, o.binary ?? 'wrk', args);
+    const env = { ...process.env, HPD_WRK_URLS: o.urlsFile, HPD_WRK_PACE: String(o.paceMs), HPD_WRK_OUT: out, HPD_WRK_OFFSET: String(o.offset ?? 0) };
     const { code, stderr, stdout } = await new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve, reject) => {
       const child = spawn(cmd, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
@@ -78,15 +89,21 @@ export async function runWrk(o: WrkOptions): Promise<WrkRun> {
     };
     const ms = (us: number): number => us / 1000;
     const e = s.errors;
+    const open = o.rate === undefined ? undefined : { rate: o.rate, ...parseWrk2Latency(stdout) };
+    const c = open?.corrected;
     return {
       requests: s.requests,
       duration_s: s.duration_us / 1e6,
       rps: s.requests / (s.duration_us / 1e6),
       bytes_per_response: s.requests > 0 ? s.bytes / s.requests : 0,
       errors: { ...e, total: e.connect + e.read + e.write + e.status + e.timeout },
-      latency_ms: { p50: ms(s.latency_us.p50), p90: ms(s.latency_us.p90), p99: ms(s.latency_us.p99), p999: ms(s.latency_us.p999), max: ms(s.latency_us.max), mean: ms(s.latency_us.mean) },
+      latency_ms:
+        c === undefined
+          ? { p50: ms(s.latency_us.p50), p90: ms(s.latency_us.p90), p99: ms(s.latency_us.p99), p999: ms(s.latency_us.p999), max: ms(s.latency_us.max), mean: ms(s.latency_us.mean) }
+          : { p50: c.p50, p90: c.p90, p99: c.p99, p999: c.p999, max: c.max, mean: ms(s.latency_us.mean) },
       connections: o.connections,
       pace_ms: o.paceMs,
+      ...(open === undefined ? {} : { open_loop: open }),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -5,11 +5,17 @@
 --   HPD_WRK_URLS   file with one path?query per line (required)
 --   HPD_WRK_PACE   mean delay in ms before each request on a connection; 0 or unset = no pacing
 --   HPD_WRK_OUT    file the summary is written to as one JSON object (required)
+--   HPD_WRK_OFFSET index (from 0) of the first path sent; the harness passes the count sent by the
+--                  previous run, so that consecutive runs replay one continuous stream (the
+--                  realistic search workload, whose cache state carries over from run to run)
+-- Works with wrk 4 and with wrk2 (an older wrk: init, request and done are the same; wrk2 does not
+-- call delay() with -R, and the harness sets no pace for it).
 -- Headers (Authorization) come from wrk's -H options, which wrk.format() adds to every request.
 
 local urls_file = os.getenv("HPD_WRK_URLS")
 local pace = tonumber(os.getenv("HPD_WRK_PACE") or "0") or 0
 local out_file = os.getenv("HPD_WRK_OUT")
+local offset = tonumber(os.getenv("HPD_WRK_OFFSET") or "0") or 0
 
 local requests = {}
 local count = 0
@@ -28,6 +34,7 @@ function init(args)
     requests[i] = wrk.format("GET", requests[i])
   end
   math.randomseed(12345)
+  next_index = offset % count
 end
 
 function request()
@@ -43,6 +50,12 @@ if pace > 0 then
   end
 end
 
+-- A number JSON can hold: an empty histogram's mean is NaN (no response within the run).
+local function finite(x)
+  if x ~= x or x == math.huge or x == -math.huge then return 0 end
+  return x
+end
+
 function done(summary, latency, requests_stats)
   local e = summary.errors
   local f = assert(io.open(out_file, "w"))
@@ -52,7 +65,7 @@ function done(summary, latency, requests_stats)
     '"latency_us":{"min":%d,"mean":%.1f,"max":%d,"p50":%d,"p90":%d,"p99":%d,"p999":%d}}',
     summary.requests, summary.duration, summary.bytes,
     e.connect, e.read, e.write, e.status, e.timeout,
-    latency.min, latency.mean, latency.max,
+    latency.min, finite(latency.mean), latency.max,
     latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9)))
   f:close()
 end
