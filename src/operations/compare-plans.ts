@@ -1,18 +1,15 @@
 /** @module `GET /v1/health/plans/compare`: 2–4 plans side by side at one location and age. */
 import { PLAN_VARIANT_ID, STANDARD_COMPONENT_ID } from '../engine/plan-record.ts';
-import { locationFields, offeredPremium, resolveLocation } from './location.ts';
+import { locationFields, offeredPremium, resolveLocation, type LocationParams } from './location.ts';
 import { defineOperation, echoQuery } from './operation.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { LABELS, LINKS_OF, P, PLAN_SUMMARY } from './shared-schemas.ts';
+import { LABELS, LINKS_OF, PRICED_AT, P, PLAN_SUMMARY } from './shared-schemas.ts';
 import { summaryRow, type PlanSummaryRow } from './search-plans.ts';
 
-interface Params {
+interface Params extends LocationParams {
   ids: string[];
-  zip: string;
   age: number;
-  year: number;
-  county_fips?: string;
 }
 
 const QUERY = compileQuery<Params>({
@@ -42,11 +39,7 @@ export const COMPARE_RESPONSE = {
       additionalProperties: false,
     },
     zip: { type: 'string' },
-    county: { type: 'string' },
-    county_fips: { type: 'string' },
-    rating_area: { type: 'string' },
-    multiple_areas: { type: 'boolean' },
-    plan_year: { type: 'integer' },
+    ...PRICED_AT,
     ...LABELS,
   },
   required: ['_links', '_embedded', 'comparison_summary', 'zip', 'county_fips', 'rating_area', 'plan_year', 'data_source', 'data_freshness'],

@@ -6,18 +6,15 @@
  */
 import { estimateAptc } from '../engine/subsidy.ts';
 import { ratingAreaLabel } from './data-registry.ts';
-import { locationFields, resolveLocation } from './location.ts';
+import { locationFields, resolveLocation, type LocationParams } from './location.ts';
 import { defineOperation, echoQuery } from './operation.ts';
 import { compileQuery } from './query.ts';
 import { LABELS, LINKS_OF, NULLABLE_NUMBER, P } from './shared-schemas.ts';
 
-interface Params {
-  zip: string;
+interface Params extends LocationParams {
   household_income: number;
   household_size: number;
   ages: number[];
-  year: number;
-  county_fips?: string;
 }
 
 const QUERY = compileQuery<Params>({

@@ -1,19 +1,16 @@
 /** @module `GET /v1/health/plans/{plan_id}/oop-estimate`: yearly cost of a plan for one scenario. */
 import { estimateOop, OOP_SCENARIOS, type OopScenario } from '../engine/oop.ts';
-import { locationFields, offeredPremium, resolveLocation } from './location.ts';
+import { locationFields, offeredPremium, resolveLocation, type LocationParams } from './location.ts';
 import { defineOperation, echoQuery } from './operation.ts';
 import { notFound } from './problems.ts';
 import { findPlan } from './get-plan-details.ts';
 import { compileQuery } from './query.ts';
 import { LABELS, LINKS_OF, P, PLAN_SUMMARY } from './shared-schemas.ts';
 
-interface Params {
+interface Params extends LocationParams {
   plan_id: string;
-  zip: string;
   age: number;
   scenario: OopScenario;
-  year: number;
-  county_fips?: string;
 }
 
 const QUERY = compileQuery<Params>({

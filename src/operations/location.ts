@@ -8,6 +8,13 @@ import { NO_LIST } from '../engine/build-format.ts';
 import { pickLocation, ratingAreaLabel, type YearData } from './data-registry.ts';
 import { notFound, validationProblem } from './problems.ts';
 
+/** The request parameters that place a priced request: every such operation's parameters extend them. */
+export interface LocationParams {
+  zip: string;
+  year: number;
+  county_fips?: string;
+}
+
 export interface ResolvedLocation {
   readonly loc: ZipLocation;
   readonly multipleAreas: boolean;

@@ -16,7 +16,7 @@ import { locationFields, resolveLocation } from './location.ts';
 import { defineOperation, echoQuery, encodeValue } from './operation.ts';
 import { validationProblem, type FieldError } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { LABELS, LINKS_OF, P, PLAN_SUMMARY } from './shared-schemas.ts';
+import { LABELS, LINKS_OF, PRICED_AT, P, PLAN_SUMMARY } from './shared-schemas.ts';
 import { SUMMARY_JSON, type SummaryParts } from './plan-catalog.ts';
 
 export interface SearchParams {
@@ -89,11 +89,7 @@ export const SEARCH_RESPONSE = {
     next_cursor: { type: 'string' },
     zip: { type: 'string' },
     state: { type: 'string' },
-    county: { type: 'string' },
-    county_fips: { type: 'string' },
-    rating_area: { type: 'string' },
-    multiple_areas: { type: 'boolean' },
-    plan_year: { type: 'integer' },
+    ...PRICED_AT,
     ...LABELS,
   },
   required: ['_links', '_embedded', 'total', 'page', 'per_page', 'zip', 'state', 'county', 'county_fips', 'rating_area', 'multiple_areas', 'plan_year', 'data_source', 'data_freshness'],

@@ -34,6 +34,18 @@ export const HAL_LINK = {
 } as const;
 
 /** The provenance labels every plan-data response ends with. */
+/**
+ * Where a priced response was priced, in the order search and compare write it (the serializers follow
+ * the schema's order, so the order is part of the bytes).
+ */
+export const PRICED_AT = {
+  county: { type: 'string' },
+  county_fips: { type: 'string' },
+  rating_area: { type: 'string' },
+  multiple_areas: { type: 'boolean' },
+  plan_year: { type: 'integer' },
+} as const;
+
 export const LABELS = {
   data_source: { type: 'string' },
   data_freshness: { type: 'string' },
