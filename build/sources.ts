@@ -14,6 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import { Readable, Transform } from 'node:stream';
 import { DIAGNOSTIC_CODES, FatalBuildError } from './read/diagnostics.ts';
 import type { ProgressSink } from './progress.ts';
+import type { ManifestInput } from '../src/engine/manifest.ts';
 
 export interface MirrorSpec {
   readonly path: string;
@@ -35,14 +36,8 @@ export interface SourcesFile {
   readonly inputs: Readonly<Record<string, InputSpec>>;
 }
 
-export interface ResolvedInput {
-  readonly name: string;
-  readonly title: string;
-  readonly path: string;
-  readonly origin: 'command-line' | 'mirror' | 'cache' | 'download';
-  readonly url: string | null;
-  readonly sha256: string;
-  readonly bytes: number;
+/** An input as found: the manifest's description of it (its name, origin and checksum), before reading. */
+export interface ResolvedInput extends Pick<ManifestInput, 'name' | 'title' | 'path' | 'origin' | 'url' | 'sha256' | 'bytes'> {
   /** True when an expected checksum was known and matched; null when none was known. */
   readonly checksumVerified: boolean | null;
 }
