@@ -13,7 +13,7 @@ import { join, relative } from 'node:path';
 import { FORMAT_VERSION, LMDB_FILE, TABLES_FILE, writeTables } from '../src/engine/build-format.ts';
 import { BuildIntegrityError, checkBuild } from '../src/engine/build-integrity.ts';
 import type { BuildManifest } from '../src/engine/manifest.ts';
-import { availableRuleYears, loadRules } from '../src/engine/rules.ts';
+import { availableRuleYears, loadRules, RulesValidationError } from '../src/engine/rules.ts';
 import type { TaxYearRules } from '../src/engine/rules-types.ts';
 import { loadBenchmarks } from './benchmarks.ts';
 import { COMPILER_VERSION } from './compiler-version.ts';
@@ -139,7 +139,14 @@ function pickRules(year: number, dir: string | undefined, sink: DiagnosticSink):
     sink.warn({ file: 'data/rules', line: 0, column: 0, code: DIAGNOSTIC_CODES.model, reason: `no rule table for ${year}; age curves of ${rulesYear} used` });
   }
   const rulesDir = dir ?? new URL('../data/rules/', import.meta.url).pathname;
-  return { rules: loadRules(rulesYear, dir), rulesYear, rulesText: readFileSync(join(rulesDir, `${rulesYear}.json`), 'utf8') };
+  let rules: TaxYearRules;
+  try {
+    rules = loadRules(rulesYear, dir);
+  } catch (err) {
+    if (err instanceof RulesValidationError) throw new FatalBuildError(DIAGNOSTIC_CODES.badFormat, err.message);
+    throw err;
+  }
+  return { rules, rulesYear, rulesText: readFileSync(join(rulesDir, `${rulesYear}.json`), 'utf8') };
 }
 
 function buildHash(parts: { year: number; inputs: Map<string, ResolvedInput>; rulesText: string; geographyText: string }): string {

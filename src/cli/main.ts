@@ -6,6 +6,7 @@
  */
 import { FatalBuildError } from '../../build/read/diagnostics.ts';
 import { BuildIntegrityError } from '../engine/build-integrity.ts';
+import { RulesValidationError } from '../engine/rules.ts';
 import { ListenError } from '../http/listen-error.ts';
 import { RedisUnreachableError } from '../policy/redis-unreachable-error.ts';
 import { ConfigError } from '../config/config-error.ts';
@@ -99,7 +100,14 @@ try {
   } else if (err instanceof ConfigError) {
     process.stderr.write(`hpd: ${err.message}\n`);
     process.exitCode = 2;
-  } else if (err instanceof FatalBuildError || err instanceof CliError || err instanceof BuildIntegrityError || err instanceof ListenError || err instanceof RedisUnreachableError) {
+  } else if (
+    err instanceof FatalBuildError ||
+    err instanceof CliError ||
+    err instanceof BuildIntegrityError ||
+    err instanceof RulesValidationError ||
+    err instanceof ListenError ||
+    err instanceof RedisUnreachableError
+  ) {
     process.stderr.write(`hpd: ${err.message}\n`);
     process.exitCode = 1;
   } else {

@@ -6,7 +6,8 @@
  * LMDB reads, which are memory-mapped page lookups; no HTTP and no JSON parsing on any query path.
  */
 import { readlinkSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { InvariantError } from '../invariant.ts';
 import { open as openLmdb, type Database, type RootDatabase } from 'lmdb';
 import { AGE_BAND_COUNT, ageBand } from './age-bands.ts';
 import { BuildIntegrityError, checkBuildForOpen } from './build-integrity.ts';
@@ -203,10 +204,9 @@ export function openCurrentDataset(buildsRoot: string, year: number, opts: OpenO
 export function openDataset(dir: string, opts: OpenOptions = {}): Dataset {
   const check = checkBuildForOpen(dir, opts.checksums ?? 'first-open', opts.expectedHash);
   const manifest = check.manifest;
-  const tables = readTables(join(dir, TABLES_FILE));
-  if (tables.meta.buildHash !== manifest.build_hash) {
-    throw new Error(`${dir}: tables belong to build ${tables.meta.buildHash.slice(0, 12)}, manifest to ${manifest.build_hash.slice(0, 12)}`);
-  }
+  const damaged = (problem: string): BuildIntegrityError => new BuildIntegrityError(`${basename(dirname(dir))}/${manifest.build_hash.slice(0, 12)}`, TABLES_FILE, problem);
+  const tables = readTables(join(dir, TABLES_FILE), damaged);
+  if (tables.meta.buildHash !== manifest.build_hash) throw damaged(`belongs to build ${tables.meta.buildHash.slice(0, 12)}, the manifest to ${manifest.build_hash.slice(0, 12)}`);
   const image: DatasetImage = { dir, manifest, integrityWarning: check.legacy, tables: tables.buffer, derived: deriveColumns(tables) };
   return datasetOver(image, tables);
 }
@@ -216,7 +216,9 @@ export function openDataset(dir: string, opts: OpenOptions = {}): Dataset {
  * columns are the shared ones; this thread opens its own read-only LMDB handle.
  */
 export function attachDataset(image: DatasetImage): Dataset {
-  return datasetOver(image, attachTables(image.tables, join(image.dir, TABLES_FILE)));
+  // The opening thread checked this container: a damaged one never reaches another thread.
+  const damaged = (problem: string): InvariantError => new InvariantError(`${image.dir}: shared tables: ${problem}`);
+  return datasetOver(image, attachTables(image.tables, join(image.dir, TABLES_FILE), damaged));
 }
 
 interface DerivedColumns {
@@ -265,7 +267,7 @@ function deriveColumns(tables: LoadedTables): SharedArrayBuffer {
     d.planPairStart[p] = i;
   }
   for (let i = 1; i < pairPlan.length; i++) {
-    if (pairPlan[i]! < pairPlan[i - 1]!) throw new Error(`tables: premium pairs out of plan order at row ${i}`);
+    if (pairPlan[i]! < pairPlan[i - 1]!) throw new InvariantError(`tables: premium pairs out of plan order at row ${i}`);
   }
   for (let e = 0; e < entryCount; e++) {
     const p = entryPlan[e]!;

@@ -40,7 +40,8 @@ function dirPath(dir: string | URL | undefined): string {
 
 /**
  * Reads and validates `<dir>/<taxYear>.json`.
- * @throws Error naming the file and the offending field when the table does not fit `TaxYearRules`.
+ * @throws RulesValidationError naming the file (and the offending field) when the table cannot be read or
+ *   does not fit `TaxYearRules`.
  */
 export function loadRules(taxYear: number, dir?: string | URL): TaxYearRules {
   const file = `${taxYear}.json`;
@@ -51,7 +52,7 @@ export function loadRules(taxYear: number, dir?: string | URL): TaxYearRules {
   } catch (err) {
     // Callers pass user-chosen years; say which years exist instead of a bare ENOENT.
     const known = safeYears(dir);
-    throw new Error(`${label}: cannot read rule table (available years: ${known.join(', ') || 'none'})`, {
+    throw new RulesValidationError(`${label}: cannot read rule table (available years: ${known.join(', ') || 'none'})`, {
       cause: err,
     });
   }
@@ -59,12 +60,12 @@ export function loadRules(taxYear: number, dir?: string | URL): TaxYearRules {
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new Error(`${label}: invalid JSON: ${(err as Error).message}`, { cause: err });
+    throw new RulesValidationError(`${label}: invalid JSON: ${(err as Error).message}`, { cause: err });
   }
   const rules = validateRules(raw, label);
   // The file name is what callers select by, so a copied file with a stale tax_year must not load.
   if (rules.tax_year !== taxYear) {
-    throw new Error(`${label}: tax_year is ${rules.tax_year}, expected ${taxYear}`);
+    throw new RulesValidationError(`${label}: tax_year is ${rules.tax_year}, expected ${taxYear}`);
   }
   return rules;
 }
@@ -91,7 +92,11 @@ function safeYears(dir: string | URL | undefined): number[] {
 // Validation
 // ---------------------------------------------------------------------------------------------
 
-/** Error type of the validator, so callers can tell a bad table from an I/O failure. */
+/**
+ * A rule table that cannot be used: unreadable, not JSON, another tax year, or a field that does not fit.
+ * The message is one line naming the file (and the field): the CLI prints it as it is, and the data
+ * compiler reports it as HPD_BUILD_BAD_FORMAT.
+ */
 export class RulesValidationError extends Error {
   override name = 'RulesValidationError';
 }
