@@ -4,6 +4,7 @@
  * provider's own error page. What each choice means for a client is listed in server.ts's module notes.
  */
 import Provider, { errors, type ClientMetadata, type Configuration, type KoaContext } from 'oidc-provider';
+import { InvariantError } from '../invariant.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import { ErrorRedirectGuard } from './error-redirects.ts';
 import type { OAuthStore } from './lmdb-adapter.ts';
@@ -51,7 +52,7 @@ export interface ProviderSettings {
 
 /**
  * The configured provider, its event handlers attached and its pre-registered clients checked.
- * @throws Error naming the first pre-registered client the provider refuses.
+ * @throws InvariantError naming the first pre-registered client the provider refuses.
  */
 export async function createProvider(s: ProviderSettings): Promise<Provider> {
   const errorRedirects = new ErrorRedirectGuard(s.clients.map((c) => c.client_id));
@@ -62,13 +63,15 @@ export async function createProvider(s: ProviderSettings): Promise<Provider> {
   provider.on('authorization.error', errorRedirects.onAuthorizationError);
   provider.on('server_error', errorRedirects.onAuthorizationError);
   // The provider validates static clients lazily, on first use; a typo should stop startup instead.
+  // Pre-registered clients come from code (no setting configures them): a bad one is the caller's bug.
   for (const client of s.clients) {
+    let reason: string | null = null;
     try {
-      if ((await provider.Client.find(client.client_id)) === undefined) throw new Error('not found after configuration');
+      if ((await provider.Client.find(client.client_id)) === undefined) reason = 'not found after configuration';
     } catch (err) {
-      const reason = err instanceof errors.OIDCProviderError ? (err.error_description ?? err.error) : (err as Error).message;
-      throw new Error(`pre-registered client "${client.client_id}" is invalid: ${reason}`);
+      reason = err instanceof errors.OIDCProviderError ? (err.error_description ?? err.error) : (err as Error).message;
     }
+    if (reason !== null) throw new InvariantError(`pre-registered client "${client.client_id}" is invalid: ${reason}`);
   }
   return provider;
 }

@@ -46,6 +46,7 @@ import type { ClientMetadata } from 'oidc-provider';
 import { toListenError } from '../http/listen-error.ts';
 import { createNodeListener, DEFAULT_DRAIN_MS, type ListenerLimits, type NodeListener } from '../http/node-listener.ts';
 import { requestPath } from '../http/request-target.ts';
+import { InvariantError } from '../invariant.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import type { InteractionContext } from './interactions.ts';
 import { OAUTH_FILE, openOAuthStore, type OAuthStore } from './lmdb-adapter.ts';
@@ -131,19 +132,21 @@ function stripOneSlash(value: string): string {
   return value.endsWith('/') ? value.slice(0, -1) : value;
 }
 
+// The option checks below guard the programmatic API: `hpd serve` refuses such values as settings
+// first (serveConfig), so an InvariantError here means a caller skipped that.
 function checkMcpResource(resource: string): void {
   const url = URL.parse(resource);
   if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.hash !== '' || resource.includes('#')) {
-    throw new Error(`mcpResource must be an absolute http(s) URL without fragment, got "${resource}"`);
+    throw new InvariantError(`mcpResource must be an absolute http(s) URL without fragment, got "${resource}"`);
   }
 }
 
 function checkIssuer(issuer: string): void {
   const url = URL.parse(issuer);
   if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== issuer) {
-    throw new Error(`issuer must be a bare http(s) origin without path or trailing slash (e.g. http://127.0.0.1:8082), got "${issuer}"`);
+    throw new InvariantError(`issuer must be a bare http(s) origin without path or trailing slash (e.g. http://127.0.0.1:8082), got "${issuer}"`);
   }
-  if (url.port === '0') throw new Error('issuer must name the port clients reach; omit issuer to derive it from the bound port');
+  if (url.port === '0') throw new InvariantError('issuer must name the port clients reach; omit issuer to derive it from the bound port');
 }
 
 function hostForUrl(host: string): string {
@@ -167,7 +170,7 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
   checkMcpResource(opts.mcpResource);
   if (opts.issuer !== undefined) checkIssuer(opts.issuer);
   const accessTokenTtl = opts.accessTokenTtlSeconds ?? DEFAULT_ACCESS_TOKEN_TTL_SECONDS;
-  if (!Number.isSafeInteger(accessTokenTtl) || accessTokenTtl <= 0) throw new Error(`accessTokenTtlSeconds must be a positive integer, got ${accessTokenTtl}`);
+  if (!Number.isSafeInteger(accessTokenTtl) || accessTokenTtl <= 0) throw new InvariantError(`accessTokenTtlSeconds must be a positive integer, got ${accessTokenTtl}`);
   const clock = opts.clock ?? Date.now;
   const onError = opts.onError ?? defaultOnError;
   const host = opts.host ?? '127.0.0.1';

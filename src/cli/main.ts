@@ -9,6 +9,7 @@ import { BuildIntegrityError } from '../engine/build-integrity.ts';
 import { RulesValidationError } from '../engine/rules.ts';
 import { ListenError } from '../http/listen-error.ts';
 import { RedisUnreachableError } from '../policy/redis-unreachable-error.ts';
+import { StateError } from '../policy/state-error.ts';
 import { ConfigError } from '../config/config-error.ts';
 import { debugEnabled } from '../config/settings.ts';
 import { PACKAGE_VERSION } from './package-version.ts';
@@ -106,7 +107,8 @@ try {
     err instanceof BuildIntegrityError ||
     err instanceof RulesValidationError ||
     err instanceof ListenError ||
-    err instanceof RedisUnreachableError
+    err instanceof RedisUnreachableError ||
+    err instanceof StateError
   ) {
     process.stderr.write(`hpd: ${err.message}\n`);
     process.exitCode = 1;

@@ -17,6 +17,7 @@ import { SharedDailyQuota } from '../policy/shared-quota.ts';
 import { openStateBackend, type StateBackend } from '../policy/state-backend.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import type { Tier } from '../policy/tiers.ts';
+import { ConfigError } from '../config/config-error.ts';
 import { watchBuilds } from './build-watcher.ts';
 import { createAccessLog, type AccessLog } from '../observability/access-log.ts';
 import { createHealthProbes, type HealthProbes } from '../observability/health-probes.ts';
@@ -285,6 +286,7 @@ async function startMcpAndAuth(
   const mcpHealth = createHealthProbes({ store, registry: () => live.current() });
   const authHealth = createHealthProbes({ store, registry: () => live.current() });
   if (c.externalIssuer === undefined) {
+    if (URL.parse(c.authUrl)?.port === '0') throw new ConfigError(`HPD_AUTH_PORT=0 needs HPD_AUTH_URL: the issuer (${c.authUrl}) must name the port clients reach`);
     // Loaded only when it starts: oidc-provider prints a runtime warning on Node 20 as it loads, which
     // `hpd serve --help` and an external issuer have no reason to show.
     const { startAuthServer } = await import('../auth-server/index.ts');

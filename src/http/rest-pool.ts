@@ -11,6 +11,7 @@ import { Worker } from 'node:worker_threads';
 import type { YearImage } from '../operations/data-registry.ts';
 import type { FromWorker, RestWorkerData, ToWorker } from './rest-worker-protocol.ts';
 import { listenExclusive, uws, type us_listen_socket } from './uws.ts';
+import { InvariantError } from '../invariant.ts';
 
 const WORKER_URL = new URL('./rest-worker.ts', import.meta.url);
 /** Workers load our TypeScript through the same hooks as the main thread. */
@@ -67,7 +68,7 @@ interface Slot {
 type Acceptor = ReturnType<typeof uws.App> & { addChildAppDescriptor(d: unknown): void; removeChildAppDescriptor(d: unknown): void };
 
 export async function startRestPool(c: RestPoolConfig): Promise<RestPool> {
-  if (!Number.isSafeInteger(c.workers) || c.workers < 1) throw new Error(`workers must be a positive integer, got ${c.workers}`);
+  if (!Number.isSafeInteger(c.workers) || c.workers < 1) throw new InvariantError(`workers must be a positive integer, got ${c.workers}`);
   const pool = new WorkerPool(c);
   try {
     await Promise.all(Array.from({ length: c.workers }, (_, i) => pool.spawn(i)));
