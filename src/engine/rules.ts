@@ -26,6 +26,7 @@ import type {
   Sourced,
   TaxYearRules,
 } from './rules-types.ts';
+import { InvariantError } from '../invariant.ts';
 
 /** Resolved from this module so the loader works from any working directory (CLI, tests, server). */
 const DEFAULT_RULES_DIR = new URL('../../data/rules/', import.meta.url);
@@ -333,7 +334,8 @@ export function validateRules(raw: unknown, label: string): TaxYearRules {
  */
 export function povertyGuideline(rules: TaxYearRules, state: string, householdSize: number): number {
   if (!Number.isInteger(householdSize) || householdSize < 1) {
-    throw new RangeError(`householdSize must be a positive integer, got ${householdSize}`);
+    // The operations' query schemas refuse such values first: reaching this is a caller's bug.
+    throw new InvariantError(`householdSize must be a positive integer, got ${householdSize}`);
   }
   const st = state.toUpperCase();
   const g = st === 'AK' ? rules.fpl.AK : st === 'HI' ? rules.fpl.HI : rules.fpl.contiguous;
@@ -363,7 +365,8 @@ function round2(x: number): number {
 export function applicablePercentage(rules: TaxYearRules, pctFplTruncated: number): number | null {
   const pct = pctFplTruncated;
   // NaN would fall through every band comparison and silently price as the first band.
-  if (!Number.isFinite(pct)) throw new RangeError(`pctFplTruncated must be a finite number, got ${pct}`);
+  // The operations' query schemas refuse such values first: reaching this is a caller's bug.
+  if (!Number.isFinite(pct)) throw new InvariantError(`pctFplTruncated must be a finite number, got ${pct}`);
   if (rules.cap_at_400_fpl.value && pct > 400) return null;
   const bands = rules.applicable_percentage.bands;
   const first = bands[0];
