@@ -39,7 +39,11 @@ const MODELED_DESCRIPTION =
 /** Writes manifest.json and SHA256SUMS into `dir`, whose data files are complete and closed. */
 export function writeManifest(dir: string, p: ManifestParts): BuildManifest {
   const { year, premiumsModeled, rateTable, crosswalk, sink } = p;
-  const freshnessDate = [p.planImport, premiumsModeled ? null : rateTable.newestImport].filter((d): d is string => d !== null).sort().at(-1) ?? null;
+  const freshnessDate =
+    [p.planImport, premiumsModeled ? null : rateTable.newestImport]
+      .filter((d): d is string => d !== null)
+      .sort()
+      .at(-1) ?? null;
   const lmdbBytes = statSync(join(dir, LMDB_FILE)).size;
   const manifest: BuildManifest = {
     format_version: FORMAT_VERSION,
@@ -63,7 +67,16 @@ export function writeManifest(dir: string, p: ManifestParts): BuildManifest {
     inputs: manifestInputs(p.inputs, sink),
     counts: p.assembled.counts,
     states: p.assembled.states,
-    crosswalk: crosswalk === null ? null : { source_year: crosswalk.sourceYear, target_year: crosswalk.targetYear, rows: crosswalk.rows, plans: crosswalk.plans.size, states: [...crosswalk.states].sort() },
+    crosswalk:
+      crosswalk === null
+        ? null
+        : {
+            source_year: crosswalk.sourceYear,
+            target_year: crosswalk.targetYear,
+            rows: crosswalk.rows,
+            plans: crosswalk.plans.size,
+            states: [...crosswalk.states].sort(),
+          },
     warnings: {
       count: sink.warningCount,
       rows_rejected: sink.errorCount,

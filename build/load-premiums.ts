@@ -32,7 +32,12 @@ export interface PremiumSources {
 
 const MODELED_FILE = 'rate-puf.modeled.csv';
 
-export async function loadPremiums(src: PremiumSources, scids: ReadonlySet<string>, sink: DiagnosticSink, progress: ProgressSink): Promise<Premiums> {
+export async function loadPremiums(
+  src: PremiumSources,
+  scids: ReadonlySet<string>,
+  sink: DiagnosticSink,
+  progress: ProgressSink,
+): Promise<Premiums> {
   const { year } = src;
   if (src.rates !== null) {
     const rateTable = await loadRates(await openTable(src.rates.path, src.rates.file), year, scids, sink, progress);
@@ -40,7 +45,10 @@ export async function loadPremiums(src: PremiumSources, scids: ReadonlySet<strin
     return { rateTable, premiumsModeled };
   }
   const plans = modelPlans(src.variants, (scid) => src.planAreas.get(scid) ?? new Set());
-  const csv = modeledRatePufCsv({ year, plans, benchmarks: src.benchmarks, rules: src.rules, importDate: src.newestImport ?? `${year - 1}-12-01` }, sink);
+  const csv = modeledRatePufCsv(
+    { year, plans, benchmarks: src.benchmarks, rules: src.rules, importDate: src.newestImport ?? `${year - 1}-12-01` },
+    sink,
+  );
   const table = await openTableFromStream(Readable.from(csv), MODELED_FILE);
   const rateTable = await loadRates(table, year, scids, sink, progress, 'rates (modeled)');
   // The modeled file is not an input: the manifest's per-input row counts must not list it.

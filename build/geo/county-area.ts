@@ -33,7 +33,14 @@ export async function readCountyAreaTables(
     const split = splitTableKey(row.get('county'));
     const area = Number(row.get('rating_area'));
     if (split === null || !Number.isInteger(area) || area < 1) {
-      sink.reject({ file: current.file, line: row.line, column: row.col('county'), columnName: 'county', value: row.get('county'), reason: 'not a <NAME>_<ST> key with a positive rating area' });
+      sink.reject({
+        file: current.file,
+        line: row.line,
+        column: row.col('county'),
+        columnName: 'county',
+        value: row.get('county'),
+        reason: 'not a <NAME>_<ST> key with a positive rating area',
+      });
       return;
     }
     byName.set(`${split.state}:${split.key}`, area);
@@ -49,7 +56,14 @@ export async function readCountyAreaTables(
     if (area === '') return; // ZIP3-rated places have no county value
     const fips = padCode(row.get('countyfip'), 5);
     if (fips === null || !/^\d+$/.test(area)) {
-      sink.reject({ file: old.file, line: row.line, column: row.col('countyfip'), columnName: 'countyfip', value: `${row.get('countyfip')}/${area}`, reason: 'not a county FIPS code with a rating area number' });
+      sink.reject({
+        file: old.file,
+        line: row.line,
+        column: row.col('countyfip'),
+        columnName: 'countyfip',
+        value: `${row.get('countyfip')}/${area}`,
+        reason: 'not a county FIPS code with a rating area number',
+      });
       return;
     }
     byFips2014.set(fips, Number(area));

@@ -12,14 +12,26 @@ import { padCode } from '../read/values.ts';
 import type { GeographyConfig } from './geography.ts';
 
 /** "ST:995" → area, for the ZIP3-rated states. */
-export async function readZip3Areas(path: string, stateFips: ReadonlyMap<string, string>, sink: DiagnosticSink, progress: ProgressSink): Promise<Map<string, number>> {
+export async function readZip3Areas(
+  path: string,
+  stateFips: ReadonlyMap<string, string>,
+  sink: DiagnosticSink,
+  progress: ProgressSink,
+): Promise<Map<string, number>> {
   const zip3 = new Map<string, number>();
   const z3 = await openTable(path, 'zip3_rating_areas_2014.csv');
   await forEachRow(z3, { required: ['statefip', 'ratingarea', 'zip3'], stage: 'ZIP3 rating areas' }, sink, progress, (row) => {
     const st = stateFips.get(padCode(row.get('statefip'), 2) ?? '');
     const z = padCode(row.get('zip3'), 3);
     if (st === undefined || z === null || !/^\d+$/.test(row.get('ratingarea'))) {
-      sink.reject({ file: z3.file, line: row.line, column: row.col('zip3'), columnName: 'zip3', value: row.get('zip3'), reason: 'not a state FIPS, ZIP3 and rating area' });
+      sink.reject({
+        file: z3.file,
+        line: row.line,
+        column: row.col('zip3'),
+        columnName: 'zip3',
+        value: row.get('zip3'),
+        reason: 'not a state FIPS, ZIP3 and rating area',
+      });
       return;
     }
     zip3.set(`${st}:${z}`, Number(row.get('ratingarea')));

@@ -183,14 +183,30 @@ function providerFeatures(s: ProviderSettings): NonNullable<Configuration['featu
 
 /** Words for the provider's error codes on its own HTML error page (bad client, bad redirect_uri, …). */
 export function errorPageFor(error: string): { title: string; message: string } {
-  if (error === 'server_error') return { title: 'Something went wrong', message: 'The request could not be completed because of an error on our side. Try again in a moment.' };
+  if (error === 'server_error')
+    return {
+      title: 'Something went wrong',
+      message: 'The request could not be completed because of an error on our side. Try again in a moment.',
+    };
   if (error === 'invalid_client' || error === 'invalid_redirect_uri' || error === 'unauthorized_client') {
-    return { title: 'Unknown application', message: 'The application that sent you here is not registered with this service, or asked to return to an address it did not register. Go back to it and connect again.' };
+    return {
+      title: 'Unknown application',
+      message:
+        'The application that sent you here is not registered with this service, or asked to return to an address it did not register. Go back to it and connect again.',
+    };
   }
-  return { title: 'Cannot continue', message: 'The application that sent you here made a request this service cannot accept. Go back to it and try again.' };
+  return {
+    title: 'Cannot continue',
+    message: 'The application that sent you here made a request this service cannot accept. Go back to it and try again.',
+  };
 }
 
-async function renderProviderError(ctx: KoaContext, out: { error: string; error_description?: string }, err: unknown, guard: ErrorRedirectGuard): Promise<void> {
+async function renderProviderError(
+  ctx: KoaContext,
+  out: { error: string; error_description?: string },
+  err: unknown,
+  guard: ErrorRedirectGuard,
+): Promise<void> {
   for (const [name, value] of Object.entries(PAGE_HEADERS)) ctx.set(name, value);
   ctx.type = 'html';
   // prompt=none errors carry 303, meant for the redirect; a page without Location must not say so.

@@ -22,10 +22,20 @@ export function sendJson(res: ServerResponse, status: number, body: string, head
   res.end(body);
 }
 
-export function sendProblem(res: ServerResponse, links: ProblemLinks, spec: ProblemSpec, instance: string, headers: Record<string, string> = {}): void {
+export function sendProblem(
+  res: ServerResponse,
+  links: ProblemLinks,
+  spec: ProblemSpec,
+  instance: string,
+  headers: Record<string, string> = {},
+): void {
   const doc = problemDoc(links, spec, instance);
   const body = JSON.stringify(doc);
-  res.writeHead(doc.status as number, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), ...headers });
+  res.writeHead(doc.status as number, {
+    'content-type': 'application/problem+json',
+    'content-length': Buffer.byteLength(body),
+    ...headers,
+  });
   res.end(body);
 }
 

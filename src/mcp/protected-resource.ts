@@ -16,7 +16,11 @@ export interface ProtectedResource {
 
 export function protectedResource(mcpUrl: string, mcpPath: string, authServerUrl: string): ProtectedResource {
   const suffix = mcpPath === '/' ? '' : mcpPath;
-  const paths = new Set([`${suffix}/.well-known/oauth-protected-resource`, `/.well-known/oauth-protected-resource${suffix}`, '/.well-known/oauth-protected-resource']);
+  const paths = new Set([
+    `${suffix}/.well-known/oauth-protected-resource`,
+    `/.well-known/oauth-protected-resource${suffix}`,
+    '/.well-known/oauth-protected-resource',
+  ]);
   const body = JSON.stringify({
     resource: mcpUrl,
     authorization_servers: [authServerUrl],
@@ -35,7 +39,9 @@ export function protectedResource(mcpUrl: string, mcpPath: string, authServerUrl
         return;
       }
       if (method !== 'GET' && method !== 'HEAD') {
-        sendProblem(res, links, { kind: 'methodNotAllowed', detail: `Method ${method} is not allowed. Allowed: GET, HEAD.` }, path, { allow: 'GET, HEAD' });
+        sendProblem(res, links, { kind: 'methodNotAllowed', detail: `Method ${method} is not allowed. Allowed: GET, HEAD.` }, path, {
+          allow: 'GET, HEAD',
+        });
         return;
       }
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...cors });
