@@ -8,36 +8,28 @@
  * so an unchanged year is not rebuilt and every API ETag changes exactly when the data does.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { Readable } from 'node:stream';
-import {
-  FORMAT_VERSION,
-  LMDB_FILE,
-  MANIFEST_FILE,
-  SUMS_FILE,
-  TABLES_FILE,
-  writeTables,
-} from '../src/engine/build-format.ts';
-import { BuildIntegrityError, checkBuild, describeOutputs, sumsText } from '../src/engine/build-integrity.ts';
-import type { BuildManifest, ManifestInput } from '../src/engine/manifest.ts';
-import type { PlanVariantRecord } from '../src/engine/plan-record.ts';
-import { availableRuleYears, loadRules } from '../src/engine/rules.ts';
+import { FORMAT_VERSION, LMDB_FILE, TABLES_FILE, writeTables } from '../src/engine/build-format.ts';
+import { BuildIntegrityError, checkBuild } from '../src/engine/build-integrity.ts';
+import type { BuildManifest } from '../src/engine/manifest.ts';
+import { availableRuleYears, loadRules, RulesValidationError } from '../src/engine/rules.ts';
 import type { TaxYearRules } from '../src/engine/rules-types.ts';
 import { loadBenchmarks } from './benchmarks.ts';
 import { COMPILER_VERSION } from './compiler-version.ts';
-import { areasOfCoverage, expandServiceArea, type Coverage } from './coverage.ts';
+import { writeManifest } from './build-manifest.ts';
+import { coverPlans } from './coverage.ts';
 import { loadGeography, type GeographyConfig } from './geo/geography.ts';
-import { METAL_FACTORS, MODELED_SOURCE_NAME, modeledRatePufCsv, modelPlans, VARIATION } from './model-rates.ts';
+import { loadPremiums } from './load-premiums.ts';
+import { METAL_FACTORS, VARIATION } from './model-rates.ts';
 import { loadBenefits, type BenefitsByVariant } from './puf/benefits.ts';
 import { loadCrosswalk, type CrosswalkTable } from './puf/crosswalk.ts';
 import { loadPlanAttributes } from './puf/plan-attributes.ts';
-import { loadRates, type RateTable } from './puf/rates.ts';
-import { loadServiceAreas, serviceAreaKey } from './puf/service-area.ts';
+import { loadServiceAreas } from './puf/service-area.ts';
 import type { ProgressSink } from './progress.ts';
 import { createTmpBuildDir, currentHash, discardTmpBuildDir, publishBuild, removeStaleTmpDirs, switchCurrent, yearDir, type PublishHooks } from './publish.ts';
-import { DIAGNOSTIC_CODES, DiagnosticSink, FatalBuildError, formatDiagnostic } from './read/diagnostics.ts';
-import { openTable, openTableFromStream } from './read/table.ts';
+import { DIAGNOSTIC_CODES, DiagnosticSink, FatalBuildError } from './read/diagnostics.ts';
+import { openTable } from './read/table.ts';
 import { loadSourcesFile, resolveInputs, type ResolvedInput } from './sources.ts';
 import { assembleTables } from './tables/assemble.ts';
 import { verifyBuild } from './verify-build.ts';
@@ -147,7 +139,14 @@ function pickRules(year: number, dir: string | undefined, sink: DiagnosticSink):
     sink.warn({ file: 'data/rules', line: 0, column: 0, code: DIAGNOSTIC_CODES.model, reason: `no rule table for ${year}; age curves of ${rulesYear} used` });
   }
   const rulesDir = dir ?? new URL('../data/rules/', import.meta.url).pathname;
-  return { rules: loadRules(rulesYear, dir), rulesYear, rulesText: readFileSync(join(rulesDir, `${rulesYear}.json`), 'utf8') };
+  let rules: TaxYearRules;
+  try {
+    rules = loadRules(rulesYear, dir);
+  } catch (err) {
+    if (err instanceof RulesValidationError) throw new FatalBuildError(DIAGNOSTIC_CODES.badFormat, err.message);
+    throw err;
+  }
+  return { rules, rulesYear, rulesText: readFileSync(join(rulesDir, `${rulesYear}.json`), 'utf8') };
 }
 
 function buildHash(parts: { year: number; inputs: Map<string, ResolvedInput>; rulesText: string; geographyText: string }): string {
@@ -208,58 +207,29 @@ async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManif
     throw new FatalBuildError(DIAGNOSTIC_CODES.badFormat, `${displayName('plan_attributes')}: no individual medical plan of ${year}`);
   }
 
-  // Coverage per standard component (all variants of a plan share its service area).
   const coverageStage = progress.stage('coverage');
-  const coverage = new Map<string, Coverage>();
-  const planAreas = new Map<string, Set<number>>();
-  const variantsByScid = new Map<string, PlanVariantRecord[]>();
-  for (const v of pa.variants.values()) {
-    let list = variantsByScid.get(v.standard_component_id);
-    if (list === undefined) variantsByScid.set(v.standard_component_id, (list = []));
-    list.push(v);
-  }
-  // Plans of an issuer share service areas: expand each service area once.
-  const bySa = new Map<string, { cov: Coverage; areas: Set<number> }>();
-  for (const [scid, variants] of variantsByScid) {
-    const v = variants[0]!;
-    const saKey = serviceAreaKey(v.issuer_id, v.service_area_id);
-    const known = bySa.get(saKey);
-    if (known !== undefined) {
-      coverage.set(scid, known.cov);
-      planAreas.set(scid, known.areas);
-      continue;
-    }
-    const sa = serviceAreas.get(saKey);
-    if (sa === undefined) {
-      sink.warn({ file: displayName('plan_attributes'), line: 0, column: 0, columnName: 'ServiceAreaId', value: `${scid} ${v.service_area_id}`, code: DIAGNOSTIC_CODES.geography, reason: 'service area not in the Service Area PUF; the plan is offered nowhere' });
-      coverage.set(scid, new Map());
-      planAreas.set(scid, new Set());
-      continue;
-    }
-    const cov = expandServiceArea(sa, geo);
-    const areas = areasOfCoverage(cov, geo, sink, displayName('service_area'));
-    bySa.set(saKey, { cov, areas });
-    coverage.set(scid, cov);
-    planAreas.set(scid, areas);
-  }
+  const { coverage, planAreas, variantsByScid } = coverPlans(pa.variants.values(), serviceAreas, geo, sink, {
+    planAttributes: displayName('plan_attributes'),
+    serviceArea: displayName('service_area'),
+  });
   coverageStage.end(coverage.size);
 
   const benchmarks = loadBenchmarks(need(inputs, 'slcsp_benchmarks'), year);
-  const scids = new Set(variantsByScid.keys());
-  let rateTable: RateTable;
-  let premiumsModeled: boolean;
   const ratesInput = inputs.get('rates');
-  if (ratesInput !== undefined) {
-    rateTable = await loadRates(await openTable(ratesInput.path, displayName('rates')), year, scids, sink, progress);
-    premiumsModeled = rateTable.sourceNames.size > 0 && [...rateTable.sourceNames].every((s) => s === MODELED_SOURCE_NAME);
-  } else {
-    const plans = modelPlans(pa.variants.values(), (scid) => planAreas.get(scid) ?? new Set());
-    const csv = modeledRatePufCsv({ year, plans, benchmarks, rules, importDate: pa.newestImport ?? `${year - 1}-12-01` }, sink);
-    const table = await openTableFromStream(Readable.from(csv), `rate-puf.modeled.csv`);
-    rateTable = await loadRates(table, year, scids, sink, progress, 'rates (modeled)');
-    premiumsModeled = true;
-    sink.files.delete('rate-puf.modeled.csv');
-  }
+  const { rateTable, premiumsModeled } = await loadPremiums(
+    {
+      year,
+      rates: ratesInput === undefined ? null : { path: ratesInput.path, file: displayName('rates') },
+      variants: pa.variants.values(),
+      planAreas,
+      benchmarks,
+      rules,
+      newestImport: pa.newestImport,
+    },
+    new Set(variantsByScid.keys()),
+    sink,
+    progress,
+  );
 
   const crosswalkInput = inputs.get('crosswalk');
   let crosswalk: CrosswalkTable | null = null;
@@ -281,66 +251,5 @@ async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManif
   const lmdbRows = await writeLmdb(join(dir, LMDB_FILE), { variants: pa.variants, geo, issuers: assembled.issuersByState, crosswalk, benefits, familyTiers: rateTable.familyTiers });
   lmdbStage.end(lmdbRows);
 
-  const freshnessDate = [pa.newestImport, premiumsModeled ? null : rateTable.newestImport].filter((d): d is string => d !== null).sort().at(-1) ?? null;
-  const dataSource = premiumsModeled ? 'puf_data+modeled_premiums' : 'puf_data';
-  const dataFreshness = `PY${year} as of ${freshnessDate ?? 'unknown'}${premiumsModeled ? '; premiums modeled from SLCSP benchmarks' : ''}`;
-
-  const manifestInputs: ManifestInput[] = [...inputs.values()].map((i) => {
-    const counts = sink.files.get(i.path.split('/').at(-1)!);
-    return {
-      name: i.name,
-      title: i.title,
-      path: i.path,
-      origin: i.origin,
-      url: i.url,
-      sha256: i.sha256,
-      bytes: i.bytes,
-      checksum_verified: i.checksumVerified,
-      rows_read: counts?.rowsRead ?? null,
-      rows_rejected: counts?.rowsRejected ?? null,
-      rows_ignored: counts?.rowsIgnored ?? null,
-    };
-  });
-  const lmdbBytes = statSync(join(dir, LMDB_FILE)).size;
-  const manifest: BuildManifest = {
-    format_version: FORMAT_VERSION,
-    compiler_version: COMPILER_VERSION,
-    build_hash: ctx.hash,
-    year,
-    built_at: new Date().toISOString(),
-    data_source: dataSource,
-    data_freshness: dataFreshness,
-    premiums: premiumsModeled
-      ? {
-          source: 'modeled',
-          description:
-            'No Rate PUF was supplied: premiums are modeled. price(age) = SLCSP benchmark (state, rating area, year; 0–14 normalised) × age curve(age)/curve(0–14) × metal factor × per-plan variation (±12 %, from a hash of the plan id); silver plans of each rating area are scaled so the second-lowest benchmark-eligible silver premium equals the benchmark at every age.',
-          benchmark_input: 'slcsp_benchmarks',
-          metal_factors: METAL_FACTORS,
-          variation: VARIATION,
-          rules_year: ctx.rulesYear,
-        }
-      : { source: 'rate_puf', source_names: [...rateTable.sourceNames].sort() },
-    rules_year: ctx.rulesYear,
-    inputs: manifestInputs,
-    counts: assembled.counts,
-    states: assembled.states,
-    crosswalk: crosswalk === null ? null : { source_year: crosswalk.sourceYear, target_year: crosswalk.targetYear, rows: crosswalk.rows, plans: crosswalk.plans.size, states: [...crosswalk.states].sort() },
-    warnings: {
-      count: sink.warningCount,
-      rows_rejected: sink.errorCount,
-      kept: sink.kept.map(formatDiagnostic),
-      truncated: sink.truncated(),
-    },
-    stages: progress.summaries.map((s) => ({ ...s })),
-    files: { [LMDB_FILE]: lmdbBytes, [TABLES_FILE]: tablesBytes },
-    // Hashed from the files as they lie on disk, after LMDB closed them: what a reader will find.
-    outputs: describeOutputs(dir),
-  };
-  const { writeFileSync } = await import('node:fs');
-  const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
-  writeFileSync(join(dir, MANIFEST_FILE), manifestText);
-  writeFileSync(join(dir, SUMS_FILE), sumsText(manifest.outputs ?? [], createHash('sha256').update(manifestText).digest('hex')));
-  return manifest;
+  return writeManifest(dir, { year, hash: ctx.hash, rulesYear: ctx.rulesYear, inputs, sink, progress, assembled, rateTable, premiumsModeled, planImport: pa.newestImport, crosswalk, tablesBytes });
 }
-

@@ -4,8 +4,9 @@
  * A plan's offer is a set of (county, ZIP restriction) pairs; with the county's rating areas this gives
  * the rating areas a Rate PUF must price the plan in, and the plan lists of every ZIP location.
  */
+import type { PlanVariantRecord } from '../src/engine/plan-record.ts';
 import type { Geography } from './geo/geography.ts';
-import type { ServiceArea } from './puf/service-area.ts';
+import { serviceAreaKey, type ServiceArea } from './puf/service-area.ts';
 import { DIAGNOSTIC_CODES, type DiagnosticSink } from './read/diagnostics.ts';
 
 /** County FIPS → null (whole county) or the ZIPs of a partial county. */
@@ -49,4 +50,57 @@ export function areasOfCoverage(coverage: Coverage, geo: Geography, sink: Diagno
     }
   }
   return areas;
+}
+
+/** Coverage and rating areas of every plan (by standard component id), and its variants grouped under it. */
+export interface PlanCoverage {
+  readonly coverage: Map<string, Coverage>;
+  readonly planAreas: Map<string, Set<number>>;
+  readonly variantsByScid: Map<string, PlanVariantRecord[]>;
+}
+
+/**
+ * Expands the service area of every plan; all variants of a plan share it. `files` names the two PUFs
+ * in diagnostics.
+ */
+export function coverPlans(
+  variants: Iterable<PlanVariantRecord>,
+  serviceAreas: ReadonlyMap<string, ServiceArea>,
+  geo: Geography,
+  sink: DiagnosticSink,
+  files: { readonly planAttributes: string; readonly serviceArea: string },
+): PlanCoverage {
+  const coverage = new Map<string, Coverage>();
+  const planAreas = new Map<string, Set<number>>();
+  const variantsByScid = new Map<string, PlanVariantRecord[]>();
+  for (const v of variants) {
+    let list = variantsByScid.get(v.standard_component_id);
+    if (list === undefined) variantsByScid.set(v.standard_component_id, (list = []));
+    list.push(v);
+  }
+  // Plans of an issuer share service areas: expand each service area once.
+  const bySa = new Map<string, { cov: Coverage; areas: Set<number> }>();
+  for (const [scid, planVariants] of variantsByScid) {
+    const v = planVariants[0]!;
+    const saKey = serviceAreaKey(v.issuer_id, v.service_area_id);
+    const known = bySa.get(saKey);
+    if (known !== undefined) {
+      coverage.set(scid, known.cov);
+      planAreas.set(scid, known.areas);
+      continue;
+    }
+    const sa = serviceAreas.get(saKey);
+    if (sa === undefined) {
+      sink.warn({ file: files.planAttributes, line: 0, column: 0, columnName: 'ServiceAreaId', value: `${scid} ${v.service_area_id}`, code: DIAGNOSTIC_CODES.geography, reason: 'service area not in the Service Area PUF; the plan is offered nowhere' });
+      coverage.set(scid, new Map());
+      planAreas.set(scid, new Set());
+      continue;
+    }
+    const cov = expandServiceArea(sa, geo);
+    const areas = areasOfCoverage(cov, geo, sink, files.serviceArea);
+    bySa.set(saKey, { cov, areas });
+    coverage.set(scid, cov);
+    planAreas.set(scid, areas);
+  }
+  return { coverage, planAreas, variantsByScid };
 }

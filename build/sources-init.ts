@@ -10,6 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { DIAGNOSTIC_CODES, FatalBuildError } from './read/diagnostics.ts';
 import { cacheName, sha256File, type InputSpec, type SourcesFile } from './sources.ts';
 
 const PUF = (year: number, name: string): string => `https://download.cms.gov/marketplace-puf/${year}/${name}-puf.zip`;
@@ -47,7 +48,7 @@ export async function pinSources(sources: SourcesFile, cacheDir: string): Promis
       continue;
     }
     const sha = await sha256File(cached);
-    if (spec.url_sha256 !== null && spec.url_sha256 !== sha) throw new Error(`${name}: the download ${cached} has sha256 ${sha}, the sources file records ${spec.url_sha256}`);
+    if (spec.url_sha256 !== null && spec.url_sha256 !== sha) throw new FatalBuildError(DIAGNOSTIC_CODES.checksum, `${name}: the download ${cached} has sha256 ${sha}, the sources file records ${spec.url_sha256}`);
     if (spec.url_sha256 === null) pinned.push(name);
     inputs[name] = { ...spec, url_sha256: sha };
   }

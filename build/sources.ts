@@ -189,6 +189,8 @@ async function download(url: string, dest: string, name: string, expected: strin
   mkdirSync(dirname(dest), { recursive: true });
   const tmp = `${dest}.partial`;
   const res = await fetch(url, { signal: AbortSignal.timeout(30 * 60_000) });
+  // Like fetch's own network errors, a reason for resolveInput's catch, which reports it under
+  // HPD_BUILD_INPUT_MISSING (or goes on without an optional input).
   if (!res.ok || res.body === null) throw new Error(`HTTP ${res.status}`);
   const total = Number(res.headers.get('content-length') ?? '') || null;
   const stage = progress.stage(`download ${name}`);

@@ -103,117 +103,156 @@ export async function loadPlanAttributes(
   let newestImport: string | null = null;
   const file = table.file;
   await forEachRow(table, { required: REQUIRED, optional: OPTIONAL, stage: 'plan attributes' }, sink, progress, (row) => {
-    const reject = (column: string, reason: string): void =>
-      sink.reject({ file, line: row.line, column: row.col(column), columnName: column, value: row.get(column), reason });
-    const by = row.get('BusinessYear');
-    if (by !== String(year)) return reject('BusinessYear', `BusinessYear is not the build year ${year}`);
-    if (row.get('MarketCoverage') !== 'Individual' || row.get('DentalOnlyPlan').toLowerCase() !== 'no') {
-      sink.rowIgnored(file);
-      return;
-    }
-    const id = row.get('PlanId');
-    const m = PLAN_VARIANT_ID.exec(id);
-    if (m === null) return reject('PlanId', 'not a plan variant id (14-character standard component id, hyphen, 2 digits)');
-    const scid = row.get('StandardComponentId');
-    if (scid !== m[1]) return reject('StandardComponentId', `does not match PlanId ${id}`);
-    const state = row.get('StateCode');
-    if (!/^[A-Z]{2}$/.test(state) || scid.slice(7 - 2, 7) !== state) return reject('StateCode', 'not the two-letter state of the plan id');
-    const metal = row.get('MetalLevel').toLowerCase() as MetalLevel;
-    if (!METAL_LEVELS.includes(metal)) return reject('MetalLevel', `not a medical metal level (${METAL_LEVELS.join(', ')})`);
-    const planType = row.get('PlanType').toLowerCase() as PlanType;
-    if (!PLAN_TYPES.includes(planType)) return reject('PlanType', `not a plan type (${PLAN_TYPES.join(', ')})`);
-    if (variants.has(id)) return reject('PlanId', 'duplicate PlanId; the first row is kept');
-    const issuerId = row.get('IssuerId');
-    if (!/^\d{5}$/.test(issuerId) || scid.slice(0, 5) !== issuerId) return reject('IssuerId', 'not the 5-digit issuer of the plan id');
-
-    // An unparsable optional value is nulled with a warning; the row is kept.
-    const optional =
-      <T,>(parse: (raw: string) => ParseResult<T>) =>
-      (column: string): T | null => {
-        const raw = row.get(column);
-        if (raw === '') return null;
-        const r = parse(raw);
-        if (r.ok) return r.value;
-        sink.warn({ file, line: row.line, column: row.col(column), columnName: column, value: raw, reason: `${r.reason}; stored as null` });
-        return null;
-      };
-    const money = optional(parseMoney);
-    const flag = optional(parseYesNo);
-    const pct = optional(parsePercent);
-    const int = optional(parseInteger);
-    const dec = optional(parseDecimal);
-    const text = (column: string): string | null => {
-      const v = row.get(column);
-      return v === '' ? null : v;
-    };
-
-    const dedIntegrated = flag('MedicalDrugDeductiblesIntegrated') ?? true;
-    const moopIntegrated = flag('MedicalDrugMaximumOutofPocketIntegrated') ?? true;
-    const dedPrefix = dedIntegrated ? 'TEHB' : 'MEHB';
-    const moopPrefix = moopIntegrated ? 'TEHB' : 'MEHB';
-    const importDate = (() => {
-      const raw = row.get('ImportDate');
-      if (raw === '') return null;
-      const r = parseDate(raw);
-      return r.ok ? r.value : null;
-    })();
+    const identity = rowIdentity(row, year, variants, file, sink);
+    if (identity === null) return;
+    const record = readVariant(row, identity, cellReaders(row, file, sink));
+    const importDate = record.import_date;
     if (importDate !== null && (newestImport === null || importDate > newestImport)) newestImport = importDate;
-
-    const record: PlanVariantRecord = {
-      id,
-      standard_component_id: scid,
-      variant: m[2]!,
-      name: row.get('PlanMarketingName'),
-      variant_name: text('PlanVariantMarketingName'),
-      issuer_id: issuerId,
-      issuer: row.get('IssuerMarketPlaceMarketingName').replace(/\s+/g, ' '),
-      state,
-      metal_level: metal,
-      plan_type: planType,
-      service_area_id: row.get('ServiceAreaId'),
-      network_id: text('NetworkId'),
-      formulary_id: text('FormularyId'),
-      product_id: text('HIOSProductId'),
-      csr_variation: row.get('CSRVariationType'),
-      hsa_eligible: flag('IsHSAEligible') ?? false,
-      national_network: flag('NationalNetwork') ?? false,
-      child_only: row.get('ChildOnlyOffering') === 'Allows Child-Only',
-      on_exchange: m[2] !== '00',
-      is_new_plan: row.get('IsNewPlan') === '' ? null : row.get('IsNewPlan') === 'New',
-      design_type: text('DesignType'),
-      referral_required_for_specialist: flag('IsReferralRequiredForSpecialist') ?? false,
-      out_of_country_coverage: flag('OutOfCountryCoverage') ?? false,
-      out_of_service_area_coverage: flag('OutOfServiceAreaCoverage') ?? false,
-      ehb_percent_premium: dec('EHBPercentTotalPremium'),
-      medical_drug_deductibles_integrated: dedIntegrated,
-      medical_drug_moop_integrated: moopIntegrated,
-      deductible: tierSet(money, dedPrefix, 'Ded'),
-      drug_deductible: dedIntegrated ? null : tierSet(money, 'DEHB', 'Ded'),
-      max_out_of_pocket: tierSet(money, moopPrefix, 'MOOP'),
-      coinsurance_tier1: pct(`${dedPrefix}DedInnTier1Coinsurance`),
-      primary_care: {
-        cost_sharing_after_visits: int('BeginPrimaryCareCostSharingAfterNumberOfVisits'),
-        deductible_coinsurance_after_copays: int('BeginPrimaryCareDeductibleCoinsuranceAfterNumberOfCopays'),
-      },
-      sbc_scenarios: {
-        having_baby: sbc(money, 'HavingaBaby'),
-        having_diabetes: sbc(money, 'HavingDiabetes'),
-        simple_fracture: sbc(money, 'HavingSimplefracture'),
-      },
-      links: {
-        benefits_summary: url(row, 'URLForSummaryofBenefitsCoverage'),
-        brochure: url(row, 'PlanBrochure'),
-        formulary: url(row, 'FormularyURL'),
-        // The Plan Attributes PUF has no provider directory; the Network PUF's NetworkURL would supply it.
-        provider_directory: null,
-      },
-      source_name: text('SourceName'),
-      import_date: importDate,
-    };
-    variants.set(id, record);
+    variants.set(identity.id, record);
   });
   sink.checkRejectedShare(file);
   return { variants, newestImport };
+}
+
+/** The columns that identify a plan variant, checked against each other. */
+interface VariantIdentity {
+  readonly id: string;
+  readonly scid: string;
+  /** The two-digit variant suffix of the plan id (00 off exchange, 01 standard, 02–06 CSR). */
+  readonly variant: string;
+  readonly state: string;
+  readonly metal: MetalLevel;
+  readonly planType: PlanType;
+  readonly issuerId: string;
+}
+
+/** The identity of an individual medical row of `year`; null when the row is ignored or rejected. */
+function rowIdentity(row: Row, year: number, seen: ReadonlyMap<string, unknown>, file: string, sink: DiagnosticSink): VariantIdentity | null {
+  const reject = (column: string, reason: string): null => {
+    sink.reject({ file, line: row.line, column: row.col(column), columnName: column, value: row.get(column), reason });
+    return null;
+  };
+  const by = row.get('BusinessYear');
+  if (by !== String(year)) return reject('BusinessYear', `BusinessYear is not the build year ${year}`);
+  if (row.get('MarketCoverage') !== 'Individual' || row.get('DentalOnlyPlan').toLowerCase() !== 'no') {
+    sink.rowIgnored(file);
+    return null;
+  }
+  const id = row.get('PlanId');
+  const m = PLAN_VARIANT_ID.exec(id);
+  if (m === null) return reject('PlanId', 'not a plan variant id (14-character standard component id, hyphen, 2 digits)');
+  const scid = row.get('StandardComponentId');
+  if (scid !== m[1]) return reject('StandardComponentId', `does not match PlanId ${id}`);
+  const state = row.get('StateCode');
+  if (!/^[A-Z]{2}$/.test(state) || scid.slice(7 - 2, 7) !== state) return reject('StateCode', 'not the two-letter state of the plan id');
+  const metal = row.get('MetalLevel').toLowerCase() as MetalLevel;
+  if (!METAL_LEVELS.includes(metal)) return reject('MetalLevel', `not a medical metal level (${METAL_LEVELS.join(', ')})`);
+  const planType = row.get('PlanType').toLowerCase() as PlanType;
+  if (!PLAN_TYPES.includes(planType)) return reject('PlanType', `not a plan type (${PLAN_TYPES.join(', ')})`);
+  if (seen.has(id)) return reject('PlanId', 'duplicate PlanId; the first row is kept');
+  const issuerId = row.get('IssuerId');
+  if (!/^\d{5}$/.test(issuerId) || scid.slice(0, 5) !== issuerId) return reject('IssuerId', 'not the 5-digit issuer of the plan id');
+  return { id, scid, variant: m[2]!, state, metal, planType, issuerId };
+}
+
+/** Typed readers of one row's optional cells; empty reads as null. */
+interface CellReaders {
+  readonly money: (column: string) => number | null;
+  readonly flag: (column: string) => boolean | null;
+  readonly pct: (column: string) => number | null;
+  readonly int: (column: string) => number | null;
+  readonly dec: (column: string) => number | null;
+  readonly text: (column: string) => string | null;
+}
+
+function cellReaders(row: Row, file: string, sink: DiagnosticSink): CellReaders {
+  // An unparsable optional value is nulled with a warning; the row is kept.
+  const optional =
+    <T,>(parse: (raw: string) => ParseResult<T>) =>
+    (column: string): T | null => {
+      const raw = row.get(column);
+      if (raw === '') return null;
+      const r = parse(raw);
+      if (r.ok) return r.value;
+      sink.warn({ file, line: row.line, column: row.col(column), columnName: column, value: raw, reason: `${r.reason}; stored as null` });
+      return null;
+    };
+  return {
+    money: optional(parseMoney),
+    flag: optional(parseYesNo),
+    pct: optional(parsePercent),
+    int: optional(parseInteger),
+    dec: optional(parseDecimal),
+    text: (column: string): string | null => {
+      const v = row.get(column);
+      return v === '' ? null : v;
+    },
+  };
+}
+
+/**
+ * The record of one identified row. The readers warn in the order they are called, which is the order
+ * of the kept diagnostics in the manifest: keep the field order.
+ */
+function readVariant(row: Row, idn: VariantIdentity, cells: CellReaders): PlanVariantRecord {
+  const { money, flag, pct, int, dec, text } = cells;
+  const dedIntegrated = flag('MedicalDrugDeductiblesIntegrated') ?? true;
+  const moopIntegrated = flag('MedicalDrugMaximumOutofPocketIntegrated') ?? true;
+  const dedPrefix = dedIntegrated ? 'TEHB' : 'MEHB';
+  const moopPrefix = moopIntegrated ? 'TEHB' : 'MEHB';
+  const rawImport = row.get('ImportDate');
+  const parsedImport = rawImport === '' ? null : parseDate(rawImport);
+  return {
+    id: idn.id,
+    standard_component_id: idn.scid,
+    variant: idn.variant,
+    name: row.get('PlanMarketingName'),
+    variant_name: text('PlanVariantMarketingName'),
+    issuer_id: idn.issuerId,
+    issuer: row.get('IssuerMarketPlaceMarketingName').replace(/\s+/g, ' '),
+    state: idn.state,
+    metal_level: idn.metal,
+    plan_type: idn.planType,
+    service_area_id: row.get('ServiceAreaId'),
+    network_id: text('NetworkId'),
+    formulary_id: text('FormularyId'),
+    product_id: text('HIOSProductId'),
+    csr_variation: row.get('CSRVariationType'),
+    hsa_eligible: flag('IsHSAEligible') ?? false,
+    national_network: flag('NationalNetwork') ?? false,
+    child_only: row.get('ChildOnlyOffering') === 'Allows Child-Only',
+    on_exchange: idn.variant !== '00',
+    is_new_plan: row.get('IsNewPlan') === '' ? null : row.get('IsNewPlan') === 'New',
+    design_type: text('DesignType'),
+    referral_required_for_specialist: flag('IsReferralRequiredForSpecialist') ?? false,
+    out_of_country_coverage: flag('OutOfCountryCoverage') ?? false,
+    out_of_service_area_coverage: flag('OutOfServiceAreaCoverage') ?? false,
+    ehb_percent_premium: dec('EHBPercentTotalPremium'),
+    medical_drug_deductibles_integrated: dedIntegrated,
+    medical_drug_moop_integrated: moopIntegrated,
+    deductible: tierSet(money, dedPrefix, 'Ded'),
+    drug_deductible: dedIntegrated ? null : tierSet(money, 'DEHB', 'Ded'),
+    max_out_of_pocket: tierSet(money, moopPrefix, 'MOOP'),
+    coinsurance_tier1: pct(`${dedPrefix}DedInnTier1Coinsurance`),
+    primary_care: {
+      cost_sharing_after_visits: int('BeginPrimaryCareCostSharingAfterNumberOfVisits'),
+      deductible_coinsurance_after_copays: int('BeginPrimaryCareDeductibleCoinsuranceAfterNumberOfCopays'),
+    },
+    sbc_scenarios: {
+      having_baby: sbc(money, 'HavingaBaby'),
+      having_diabetes: sbc(money, 'HavingDiabetes'),
+      simple_fracture: sbc(money, 'HavingSimplefracture'),
+    },
+    links: {
+      benefits_summary: url(row, 'URLForSummaryofBenefitsCoverage'),
+      brochure: url(row, 'PlanBrochure'),
+      formulary: url(row, 'FormularyURL'),
+      // The Plan Attributes PUF has no provider directory; the Network PUF's NetworkURL would supply it.
+      provider_directory: null,
+    },
+    source_name: text('SourceName'),
+    import_date: parsedImport?.ok === true ? parsedImport.value : null,
+  };
 }
 
 function tierSet(money: (c: string) => number | null, prefix: string, kind: 'Ded' | 'MOOP'): DeductibleSet {

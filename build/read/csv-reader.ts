@@ -69,6 +69,10 @@ class CsvParser {
   /** The previous chunk ended with CR: an LF opening this chunk completes a CRLF and is not a new line. */
   private prevEndedCR = false;
 
+  // Kept whole: one resumable state machine whose scan position, state, line counters and four cached
+  // delimiter positions live in locals shared by every state branch. The CSV parse is the build's hot
+  // path; per-state methods would read and write all of them through `this` on every transition.
+  // biome-ignore lint/complexity/noExcessiveLinesPerFunction: a single state machine over locals shared by every state (see above)
   push(text: string, out: CsvRecord[]): void {
     const n = text.length;
     if (n === 0) return;

@@ -14,6 +14,7 @@ import { csvRecords } from './csv-reader.ts';
 import type { CsvRecord } from './csv-reader.ts';
 import { DIAGNOSTIC_CODES, FatalBuildError } from './diagnostics.ts';
 import { openZipCsv } from './zip-entry.ts';
+import { InvariantError } from '../../src/invariant.ts';
 
 export interface TableReader {
   /** Name used in diagnostics (the file's base name unless the caller chose one). */
@@ -146,7 +147,7 @@ export async function openTableFromStream(
       });
     },
     async *rows(): AsyncGenerator<CsvRecord[]> {
-      if (started) throw new Error(`${displayName}: rows() can be iterated only once`);
+      if (started) throw new InvariantError(`${displayName}: rows() can be iterated only once`);
       started = true;
       if (first.length > 0) {
         const batch = first;

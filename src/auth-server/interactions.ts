@@ -58,11 +58,25 @@ export interface InteractionContext {
   onError(err: unknown): void;
 }
 
+/**
+ * Why a request to the sign-in pages is refused: the status and the sentence shown on the error page
+ * (the sign-in pages' counterpart of SIGNUP_ERRORS; these are HTML pages, not API problems).
+ */
+const PAGE_PROBLEMS = {
+  'not-a-form': { status: 415, message: 'This address only accepts the form on the sign-in page.' },
+  'form-too-large': { status: 413, message: 'The form was larger than expected.' },
+  'no-client': { status: 400, message: 'The sign-in request does not name an application.' },
+  'nothing-to-approve': { status: 400, message: 'There is nothing to approve on this page: log in or create an account instead.' },
+  'use-the-buttons': { status: 405, message: 'Use the buttons on the sign-in page.' },
+} as const;
+
+/** Carries a PAGE_PROBLEMS entry from where it is found to the handler that renders the page. */
 class HttpProblem extends Error {
   readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
-    this.status = status;
+  constructor(code: keyof typeof PAGE_PROBLEMS) {
+    super(PAGE_PROBLEMS[code].message);
+    this.name = 'HttpProblem';
+    this.status = PAGE_PROBLEMS[code].status;
   }
 }
 
@@ -73,13 +87,13 @@ function send(res: ServerResponse, status: number, html: string, extra: Record<s
 
 async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') throw new HttpProblem(415, 'This address only accepts the form on the sign-in page.');
+  if (type !== 'application/x-www-form-urlencoded') throw new HttpProblem('not-a-form');
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     const buf = chunk as Buffer;
     size += buf.length;
-    if (size > MAX_FORM_BYTES) throw new HttpProblem(413, 'The form was larger than expected.');
+    if (size > MAX_FORM_BYTES) throw new HttpProblem('form-too-large');
     chunks.push(buf);
   }
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
@@ -117,7 +131,7 @@ function addRequestedScopes(grant: Grant, interaction: Interaction, ctx: Interac
 
 function clientIdOf(interaction: Interaction): string {
   const id = interaction.params.client_id;
-  if (typeof id !== 'string' || id === '') throw new HttpProblem(400, 'The sign-in request does not name an application.');
+  if (typeof id !== 'string' || id === '') throw new HttpProblem('no-client');
   return id;
 }
 
@@ -171,7 +185,7 @@ async function finishWithLogin(req: IncomingMessage, res: ServerResponse, intera
 async function finishWithConsent(req: IncomingMessage, res: ServerResponse, interaction: Interaction, ctx: InteractionContext): Promise<void> {
   const session = interaction.session;
   if (interaction.prompt.name !== 'consent' || session === undefined) {
-    throw new HttpProblem(400, 'There is nothing to approve on this page: log in or create an account instead.');
+    throw new HttpProblem('nothing-to-approve');
   }
   const clientId = clientIdOf(interaction);
   const existing = interaction.grantId === undefined ? undefined : await ctx.provider.Grant.find(interaction.grantId);
@@ -237,8 +251,8 @@ async function signup(req: IncomingMessage, res: ServerResponse, interaction: In
 export async function handleInteraction(req: IncomingMessage, res: ServerResponse, uid: string, action: InteractionAction | undefined, ctx: InteractionContext): Promise<void> {
   try {
     const method = req.method ?? 'GET';
-    if (action === undefined && method !== 'GET' && method !== 'HEAD') throw new HttpProblem(405, 'Use the buttons on the sign-in page.');
-    if (action !== undefined && method !== 'POST') throw new HttpProblem(405, 'Use the buttons on the sign-in page.');
+    if (action === undefined && method !== 'GET' && method !== 'HEAD') throw new HttpProblem('use-the-buttons');
+    if (action !== undefined && method !== 'POST') throw new HttpProblem('use-the-buttons');
     const interaction = await ctx.provider.interactionDetails(req, res);
     // The cookie names the interaction this browser started; a different uid in the path is a stale tab
     // or a link from someone else.

@@ -13,6 +13,7 @@
  */
 import type { Redis } from 'ioredis';
 import { generateAuthSecrets, parseAuthSecrets, type AuthSecrets } from './secrets.ts';
+import { StateError } from '../policy/state-error.ts';
 
 export const DEFAULT_SECRETS_KEY = 'hpd:auth-secrets';
 
@@ -29,6 +30,6 @@ export async function loadOrCreateRedisAuthSecrets(redis: Redis, key: string = D
   await redis.set(key, JSON.stringify(fresh), 'NX');
   // Read back whether or not our SET won: the loser must use the winner's keys.
   const stored = await redis.get(key);
-  if (stored === null) throw new Error(`${source} vanished right after it was created`);
+  if (stored === null) throw new StateError(`${source} vanished right after it was created`);
   return parseAuthSecrets(stored, source);
 }

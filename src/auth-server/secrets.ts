@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { StateError } from '../policy/state-error.ts';
 
 export const SECRETS_FILE = 'auth-keys.json';
 
@@ -64,13 +65,13 @@ export function parseAuthSecrets(text: string, path: string): AuthSecrets {
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new Error(`${path} is not valid JSON (${(err as Error).message}); restore it from a backup or delete it to start over (every user will have to log in again)`);
+    throw new StateError(`${path} is not valid JSON (${(err as Error).message}); restore it from a backup or delete it to start over (every user will have to log in again)`);
   }
   const file = data as Partial<SecretsFileV1> | null;
   const keysOk = Array.isArray(file?.signing_keys) && file.signing_keys.length > 0 && file.signing_keys.every(isRsaPrivateJwk);
   const cookiesOk = Array.isArray(file?.cookie_keys) && file.cookie_keys.length > 0 && file.cookie_keys.every((k) => typeof k === 'string' && k.length >= 16);
   if (file?.version !== 1 || !keysOk || !cookiesOk) {
-    throw new Error(`${path} does not hold version-1 auth secrets (signing_keys: RSA private JWKs with kid; cookie_keys: strings)`);
+    throw new StateError(`${path} does not hold version-1 auth secrets (signing_keys: RSA private JWKs with kid; cookie_keys: strings)`);
   }
   return { signingKeys: file.signing_keys ?? [], cookieKeys: file.cookie_keys ?? [] };
 }

@@ -4,15 +4,11 @@
  * only with HPD_DEBUG=1.
  * Commands are loaded on demand, so `hpd keys` does not load the HTTP servers or the OAuth provider.
  */
-import { FatalBuildError } from '../../build/read/diagnostics.ts';
-import { BuildIntegrityError } from '../engine/build-integrity.ts';
-import { ListenError } from '../http/listen-error.ts';
-import { RedisUnreachableError } from '../policy/redis-unreachable-error.ts';
-import { ConfigError } from '../config/config-error.ts';
 import { debugEnabled } from '../config/settings.ts';
 import { PACKAGE_VERSION } from './package-version.ts';
 import { suggestion } from './suggest.ts';
-import { CliError, UsageError } from './usage-error.ts';
+import { describeFailure } from './one-line-errors.ts';
+import { UsageError } from './usage-error.ts';
 
 const USAGE = `Usage: hpd <command> [options]
 
@@ -93,18 +89,7 @@ try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (err) {
   if (debugEnabled()) console.error(err);
-  if (err instanceof UsageError) {
-    process.stderr.write(`hpd: ${err.message}${err.hint === null ? '' : ` (${err.hint})`}\n`);
-    process.exitCode = 2;
-  } else if (err instanceof ConfigError) {
-    process.stderr.write(`hpd: ${err.message}\n`);
-    process.exitCode = 2;
-  } else if (err instanceof FatalBuildError || err instanceof CliError || err instanceof BuildIntegrityError || err instanceof ListenError || err instanceof RedisUnreachableError) {
-    process.stderr.write(`hpd: ${err.message}\n`);
-    process.exitCode = 1;
-  } else {
-    const msg = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`hpd: unexpected error: ${msg.split('\n')[0]} (run with HPD_DEBUG=1 for details)\n`);
-    process.exitCode = 1;
-  }
+  const failure = describeFailure(err);
+  process.stderr.write(`${failure.line}\n`);
+  process.exitCode = failure.exit;
 }

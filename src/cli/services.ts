@@ -17,9 +17,10 @@ import { SharedDailyQuota } from '../policy/shared-quota.ts';
 import { openStateBackend, type StateBackend } from '../policy/state-backend.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import type { Tier } from '../policy/tiers.ts';
+import { ConfigError } from '../config/config-error.ts';
 import { watchBuilds } from './build-watcher.ts';
-import { createAccessLog } from '../observability/access-log.ts';
-import { createHealthProbes } from '../observability/health-probes.ts';
+import { createAccessLog, type AccessLog } from '../observability/access-log.ts';
+import { createHealthProbes, type HealthProbes } from '../observability/health-probes.ts';
 import { flushLogger, type Logger, type LogLevel } from '../observability/logger.ts';
 import { createMetricsExposition } from '../observability/metrics-exposition.ts';
 import { startMetricsServer, type MetricsServer } from '../observability/metrics-server.ts';
@@ -130,118 +131,39 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
   const watcher = c.watchBuilds === false ? null : watchBuilds(c.buildsRoot, () => reload());
   // Row 0 of the counters is this thread's (MCP, authorization server, REST without workers); one row per worker.
   const metrics = c.metricsPort === undefined ? undefined : RequestMetrics.create(1 + workers);
-  const accessLog = logger === undefined ? undefined : createAccessLog(logger, c.accessLog ?? 0);
-  const onRequestError = (err: unknown, requestId?: string): void => {
-    logger?.error({ reqId: requestId, err }, 'request failed');
-  };
-  const opened: Array<() => Promise<void>> = [
-    async () => {
-      watcher?.close();
-      await quota.close();
-      live.close();
-      await backend.close();
+  const parts: ServiceParts = {
+    live,
+    store,
+    quota,
+    shared,
+    backend,
+    metrics,
+    accessLog: logger === undefined ? undefined : createAccessLog(logger, c.accessLog ?? 0),
+    onRequestError: (err, requestId) => {
+      logger?.error({ reqId: requestId, err }, 'request failed');
     },
-  ];
+    opened: [
+      async () => {
+        watcher?.close();
+        await quota.close();
+        live.close();
+        await backend.close();
+      },
+    ],
+  };
   const closeAll = async (): Promise<void> => {
-    for (const close of opened.splice(0).reverse()) await close();
+    for (const close of parts.opened.splice(0).reverse()) await close();
   };
   try {
-    let rest: { drain(): void };
-    let restPort: number;
-    if (workers > 0) {
-      pool = await startRestPool({
-        workers,
-        maxConnections: c.restMaxConnections ?? DEFAULT_REST_MAX_CONNECTIONS,
-        years: () => imagesOf(live.current()),
-        worker: {
-          stateDir: c.stateDir,
-          baseUrl: c.baseUrl,
-          upgradeUrl: c.upgradeUrl,
-          limits: c.limits,
-          responseCacheBytes: c.responseCacheBytes,
-          quota: shared?.descriptor() ?? null,
-          redisUrl: c.redisUrl,
-          redisGraceMs: c.redisGraceMs,
-          metrics: metrics?.descriptor,
-          accessLog: c.accessLog,
-          logLevel: logger === undefined ? undefined : (logger.level as LogLevel),
-        },
-        log: (line) => {
-          process.stderr.write(`${line}\n`);
-          logger?.warn({ event: 'rest.worker' }, line.replace(/^hpd: /, ''));
-        },
-      });
-      const p = pool;
-      opened.push(() => p.close());
-      restPort = await p.listen(c.restPort, c.host);
-      rest = p;
-    } else {
-      const server: RestServer = createRestServer({
-        registry: live,
-        store,
-        quota,
-        baseUrl: c.baseUrl,
-        upgradeUrl: c.upgradeUrl,
-        clock: c.clock,
-        maxConnections: c.restMaxConnections,
-        responseCacheBytes: c.responseCacheBytes,
-        metrics,
-        accessLog,
-        onError: (err, requestId) => {
-          process.stderr.write(`request ${requestId} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-          onRequestError(err, requestId);
-        },
-      });
-      restPort = await server.listen(c.restPort, c.host);
-      opened.push(() => server.close());
-      rest = server;
-    }
-
-    let auth: AuthServer | null = null;
-    const issuer = c.externalIssuer ?? c.authUrl;
-    const mcpHealth = createHealthProbes({ store, registry: () => live.current() });
-    const authHealth = createHealthProbes({ store, registry: () => live.current() });
-    if (c.externalIssuer === undefined) {
-      // Loaded only when it starts: oidc-provider prints a runtime warning on Node 20 as it loads, which
-      // `hpd serve --help` and an external issuer have no reason to show.
-      const { startAuthServer } = await import('../auth-server/index.ts');
-      auth = await startAuthServer({ issuer: c.authUrl, port: c.authPort, host: c.host, mcpResource: c.mcpUrl, store, stateDir: c.stateDir, clock: c.clock, listenerLimits: c.listenerLimits, redis: backend.redis?.client, health: authHealth, metrics, accessLog });
-      opened.push(() => auth!.close());
-    }
-    const verifier = createCredentialVerifier({ issuer, resource: c.mcpUrl, store, clock: c.clock });
-    const mcp: McpHttpServer = createMcpServer({
-      registry: live,
-      quota,
-      verifier,
-      mcpUrl: c.mcpUrl,
-      authServerUrl: issuer,
-      baseUrl: c.baseUrl,
-      upgradeUrl: c.upgradeUrl,
-      allowedOrigins: c.allowedOrigins,
-      idleMs: c.mcpIdleMs,
-      clock: c.clock,
-      version: c.version,
-      listenerLimits: c.listenerLimits,
-      health: mcpHealth,
-      metrics,
-      accessLog,
-      onError: (err) => {
-        process.stderr.write(`mcp request failed: ${err instanceof Error ? err.message : String(err)}\n`);
-        onRequestError(err);
-      },
+    const rest = await startRest(c, parts, (started) => {
+      pool = started;
     });
+    const { mcp, auth, issuer, mcpHealth, authHealth } = await startMcpAndAuth(c, parts);
     const mcpPort = await mcp.listen(c.mcpPort, c.host);
-    opened.push(() => mcp.close());
-    let metricsServer: MetricsServer | null = null;
-    if (metrics !== undefined) {
-      const exposition = createMetricsExposition({ requests: metrics, registry: () => live.current(), workers: pool === null ? undefined : () => ({ serving: pool!.serving, replaced: pool!.replaced }) });
-      opened.push(async () => exposition.close());
-      const m = await startMetricsServer(exposition, c.metricsPort ?? 0, c.metricsHost ?? '127.0.0.1');
-      opened.push(() => m.close());
-      metricsServer = m;
-    }
+    parts.opened.push(() => mcp.close());
+    const metricsServer = await startMetrics(c, parts, rest.pool);
     logger?.info(
-      { event: 'started', restPort, mcpPort, authPort: auth?.port ?? null, metricsPort: metricsServer?.port ?? null, workers, years: live.current().years, builds: live.current().builds, state: c.redisUrl === undefined ? 'embedded' : 'redis' },
+      { event: 'started', restPort: rest.port, mcpPort, authPort: auth?.port ?? null, metricsPort: metricsServer?.port ?? null, workers, years: live.current().years, builds: live.current().builds, state: c.redisUrl === undefined ? 'embedded' : 'redis' },
       'serving',
     );
     const drainMs = c.drainMs ?? DEFAULT_DRAIN_MS;
@@ -250,7 +172,7 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
     // node:http listeners are the ones that can hold connections open, so they get the whole deadline.
     const close = (): Promise<void> =>
       (closing ??= (async () => {
-        rest.drain();
+        rest.front.drain();
         mcpHealth.drain();
         authHealth.drain();
         logger?.info({ event: 'stopping', drainMs }, 'draining');
@@ -270,7 +192,7 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
       },
       store,
       quota,
-      restPort,
+      restPort: rest.port,
       mcpPort,
       issuer,
       auth,
@@ -281,4 +203,132 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
     await closeAll();
     throw err;
   }
+}
+
+/** What the fronts share, and the closers of what is open so far (closed in reverse order). */
+interface ServiceParts {
+  readonly live: LiveRegistry;
+  readonly store: StateStore;
+  readonly quota: Quota;
+  /** The quota table shared with REST workers (embedded state with workers), else null. */
+  readonly shared: SharedDailyQuota | null;
+  readonly backend: StateBackend;
+  readonly metrics: RequestMetrics | undefined;
+  readonly accessLog: AccessLog | undefined;
+  readonly onRequestError: (err: unknown, requestId?: string) => void;
+  readonly opened: Array<() => Promise<void>>;
+}
+
+/**
+ * REST in worker threads (`workers` > 0) or on this thread, listening. `onPool` gets the pool before
+ * it listens, so a build adopted meanwhile is already passed on to the workers.
+ */
+async function startRest(c: ServicesConfig, parts: ServiceParts, onPool: (pool: RestPool) => void): Promise<{ front: { drain(): void }; port: number; pool: RestPool | null }> {
+  const { live, metrics } = parts;
+  const logger = c.logger;
+  const workers = c.workers ?? 0;
+  if (workers > 0) {
+    const pool = await startRestPool({
+      workers,
+      maxConnections: c.restMaxConnections ?? DEFAULT_REST_MAX_CONNECTIONS,
+      years: () => imagesOf(live.current()),
+      worker: {
+        stateDir: c.stateDir,
+        baseUrl: c.baseUrl,
+        upgradeUrl: c.upgradeUrl,
+        limits: c.limits,
+        responseCacheBytes: c.responseCacheBytes,
+        quota: parts.shared?.descriptor() ?? null,
+        redisUrl: c.redisUrl,
+        redisGraceMs: c.redisGraceMs,
+        metrics: metrics?.descriptor,
+        accessLog: c.accessLog,
+        logLevel: logger === undefined ? undefined : (logger.level as LogLevel),
+      },
+      log: (line) => {
+        process.stderr.write(`${line}\n`);
+        logger?.warn({ event: 'rest.worker' }, line.replace(/^hpd: /, ''));
+      },
+    });
+    onPool(pool);
+    parts.opened.push(() => pool.close());
+    return { front: pool, port: await pool.listen(c.restPort, c.host), pool };
+  }
+  const server: RestServer = createRestServer({
+    registry: live,
+    store: parts.store,
+    quota: parts.quota,
+    baseUrl: c.baseUrl,
+    upgradeUrl: c.upgradeUrl,
+    clock: c.clock,
+    maxConnections: c.restMaxConnections,
+    responseCacheBytes: c.responseCacheBytes,
+    metrics,
+    accessLog: parts.accessLog,
+    onError: (err, requestId) => {
+      process.stderr.write(`request ${requestId} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      parts.onRequestError(err, requestId);
+    },
+  });
+  const port = await server.listen(c.restPort, c.host);
+  parts.opened.push(() => server.close());
+  return { front: server, port, pool: null };
+}
+
+/** The embedded authorization server (unless an external issuer is configured), listening, and the MCP server, not yet. */
+async function startMcpAndAuth(
+  c: ServicesConfig,
+  parts: ServiceParts,
+): Promise<{ mcp: McpHttpServer; auth: AuthServer | null; issuer: string; mcpHealth: HealthProbes; authHealth: HealthProbes }> {
+  const { live, store, metrics, accessLog } = parts;
+  let auth: AuthServer | null = null;
+  const issuer = c.externalIssuer ?? c.authUrl;
+  const mcpHealth = createHealthProbes({ store, registry: () => live.current() });
+  const authHealth = createHealthProbes({ store, registry: () => live.current() });
+  if (c.externalIssuer === undefined) {
+    if (URL.parse(c.authUrl)?.port === '0') throw new ConfigError(`HPD_AUTH_PORT=0 needs HPD_AUTH_URL: the issuer (${c.authUrl}) must name the port clients reach`);
+    // Loaded only when it starts: oidc-provider prints a runtime warning on Node 20 as it loads, which
+    // `hpd serve --help` and an external issuer have no reason to show.
+    const { startAuthServer } = await import('../auth-server/index.ts');
+    const started = await startAuthServer({ issuer: c.authUrl, port: c.authPort, host: c.host, mcpResource: c.mcpUrl, store, stateDir: c.stateDir, clock: c.clock, listenerLimits: c.listenerLimits, redis: parts.backend.redis?.client, health: authHealth, metrics, accessLog });
+    parts.opened.push(() => started.close());
+    auth = started;
+  }
+  const verifier = createCredentialVerifier({ issuer, resource: c.mcpUrl, store, clock: c.clock });
+  const mcp: McpHttpServer = createMcpServer({
+    registry: live,
+    quota: parts.quota,
+    verifier,
+    mcpUrl: c.mcpUrl,
+    authServerUrl: issuer,
+    baseUrl: c.baseUrl,
+    upgradeUrl: c.upgradeUrl,
+    allowedOrigins: c.allowedOrigins,
+    idleMs: c.mcpIdleMs,
+    clock: c.clock,
+    version: c.version,
+    listenerLimits: c.listenerLimits,
+    health: mcpHealth,
+    metrics,
+    accessLog,
+    onError: (err) => {
+      process.stderr.write(`mcp request failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      parts.onRequestError(err);
+    },
+  });
+  return { mcp, auth, issuer, mcpHealth, authHealth };
+}
+
+/** The /metrics listener, when a metrics port is configured. */
+async function startMetrics(c: ServicesConfig, parts: ServiceParts, pool: RestPool | null): Promise<MetricsServer | null> {
+  if (parts.metrics === undefined) return null;
+  const exposition = createMetricsExposition({
+    requests: parts.metrics,
+    registry: () => parts.live.current(),
+    workers: pool === null ? undefined : () => ({ serving: pool.serving, replaced: pool.replaced }),
+  });
+  parts.opened.push(async () => exposition.close());
+  const m = await startMetricsServer(exposition, c.metricsPort ?? 0, c.metricsHost ?? '127.0.0.1');
+  parts.opened.push(() => m.close());
+  return m;
 }

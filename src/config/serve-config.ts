@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os';
 import type { LogLevel } from '../observability/log-levels.ts';
 import type { Tier } from '../policy/tiers.ts';
+import { ConfigError } from './config-error.ts';
 import { readSettings, SETTINGS, type SettingKey, type Settings, type SettingSource } from './settings.ts';
 
 export interface ServeConfig {
@@ -68,6 +69,7 @@ export function serveConfig(env: NodeJS.ProcessEnv = process.env, overrides: Ser
     authUrl: v.authUrl ?? `http://${linkHost}:${v.authPort}`,
     workers: overrides.workers ?? v.workers ?? availableParallelism(),
   };
+  checkOAuthUrls(derived, v);
   return {
     host: v.host,
     port: v.port,
@@ -113,4 +115,20 @@ function display(key: SettingKey, value: unknown): string {
   if (Array.isArray(value)) return value.join(',');
   if (key === 'accessLog') return value === 0 ? 'off' : value === 1 ? 'full' : String(value);
   return String(value);
+}
+
+/**
+ * What the OAuth side needs beyond an http(s) URL (startAuthServer and the MCP server take these as
+ * given): the MCP resource identifier has no fragment (RFC 8707), and the embedded issuer is a bare
+ * origin naming the port clients reach (routes are served at its root).
+ * @throws ConfigError naming the variable to set.
+ */
+function checkOAuthUrls(derived: { readonly mcpUrl: string; readonly authUrl: string }, v: Settings): void {
+  if (derived.mcpUrl.includes('#')) throw new ConfigError(`HPD_MCP_URL must be a URL without fragment (#…), got "${derived.mcpUrl}"`);
+  // A derived issuer on HPD_AUTH_PORT=0 is refused only when the server starts (startServices): other
+  // commands, and a serve that stops earlier, do not care.
+  if (v.authIssuer !== undefined || v.authUrl === undefined) return;
+  const u = URL.parse(v.authUrl);
+  if (u === null || u.origin !== v.authUrl) throw new ConfigError(`HPD_AUTH_URL must be an http(s) origin without path, such as https://auth.example.com, got "${v.authUrl}"`);
+  if (u.port === '0') throw new ConfigError(`HPD_AUTH_URL must name the port clients reach, not 0, got "${v.authUrl}"`);
 }

@@ -3,6 +3,7 @@
  * the README table between its markers (rewritten by `npm run docs:config`).
  */
 import { BENCH_VARIABLES, SETTING_KEYS, SETTINGS, type Setting } from './settings.ts';
+import { InvariantError } from '../invariant.ts';
 
 export const TABLE_START = '<!-- hpd-config-table:start -->';
 export const TABLE_END = '<!-- hpd-config-table:end -->';
@@ -56,6 +57,6 @@ export function markdownTable(): string {
 export function withTable(readme: string): string {
   const start = readme.indexOf(TABLE_START);
   const end = readme.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new Error(`README.md has no ${TABLE_START} … ${TABLE_END} block`);
+  if (start < 0 || end < start) throw new InvariantError(`README.md has no ${TABLE_START} … ${TABLE_END} block`);
   return readme.slice(0, start) + markdownTable() + readme.slice(end + TABLE_END.length);
 }

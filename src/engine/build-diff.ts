@@ -215,7 +215,10 @@ function ref(ds: Dataset): DiffBuildRef {
   return { year: ds.year, hash: ds.buildHash, built_at: ds.manifest.built_at, data_source: ds.manifest.data_source };
 }
 
-function emptyGroup(): { before: number; after: number; added: number; removed: number; changed: number } {
+type Group = { before: number; after: number; added: number; removed: number; changed: number };
+type IssuerGroup = Group & { state: string; issuer_id: string; issuer: string };
+
+function emptyGroup(): Group {
   return { before: 0, after: 0, added: 0, removed: 0, changed: 0 };
 }
 
@@ -224,50 +227,86 @@ export function diffBuilds(a: Dataset, b: Dataset): BuildDiff {
   const started = performance.now();
   const geoA = geography(a);
   const geoB = geography(b);
+  const plans = comparePlans(a, b, geoA, geoB);
+  const { added, changed } = plans;
+  const slcspAreas = slcspChanges(a, b, geoA, geoB);
+  const slcspChanged = slcspAreas.filter((s) => s.before !== s.after).length;
+  const total = {
+    before: plans.countA,
+    after: plans.countB,
+    added: added.length,
+    removed: plans.removed.length,
+    changed: changed.length,
+    unchanged: plans.countB - added.length - changed.length,
+    variants_before: a.manifest.counts.plan_variants,
+    variants_after: b.manifest.counts.plan_variants,
+  };
+  const variants = (ds: Dataset, state: string): number => ds.manifest.states[state]?.variants ?? 0;
+  const by_state: StatePlanDiff[] = [...plans.byState.entries()]
+    .sort(([x], [y]) => x.localeCompare(y))
+    .map(([state, g]) => ({ state, ...g, variants_before: variants(a, state), variants_after: variants(b, state) }));
+  const by_issuer: IssuerPlanDiff[] = [...plans.byIssuer.values()].sort((x, y) => x.state.localeCompare(y.state) || x.issuer_id.localeCompare(y.issuer_id));
+  return {
+    a: ref(a),
+    b: ref(b),
+    cross_year: a.year !== b.year,
+    plans: { total, by_state, by_issuer, added: added.sort(), removed: plans.removed.sort(), changed, changed_fields: plans.changedFields },
+    premiums: { ages: DIFF_AGES, distributions: premiumDistributions(plans.relative) },
+    zips: { before: geoA.zips.size, after: geoB.zips.size, changed: zipChanges(geoA, geoB) },
+    counties: { before: geoA.counties.size, after: geoB.counties.size, changed: countyChanges(a, b, geoA, geoB) },
+    slcsp: { age: SLCSP_AGE, changed: slcspChanged, unchanged: slcspAreas.length - slcspChanged, areas: slcspAreas },
+    seconds: (performance.now() - started) / 1000,
+  };
+}
 
-  // Plans.
+interface PlanComparison {
+  readonly countA: number;
+  readonly countB: number;
+  readonly byState: Map<string, Group>;
+  /** Keyed by state and issuer id, in first-seen order. */
+  readonly byIssuer: Map<string, IssuerGroup>;
+  readonly added: string[];
+  readonly removed: string[];
+  readonly changed: ChangedPlan[];
+  readonly changedFields: Partial<Record<PlanField, number>>;
+  /** `${metal}|${age}` → relative premium changes of the plans in both builds. */
+  readonly relative: Map<string, number[]>;
+}
+
+/** Plans of A, then of B: counted per state and issuer, and compared when in both. */
+function comparePlans(a: Dataset, b: Dataset, geoA: Geography, geoB: Geography): PlanComparison {
   const idsA = a.planIds();
   const idsB = b.planIds();
   const inA = new Set(idsA);
   const inB = new Set(idsB);
-  const byState = new Map<string, ReturnType<typeof emptyGroup>>();
-  const byIssuer = new Map<string, ReturnType<typeof emptyGroup> & { state: string; issuer_id: string; issuer: string }>();
-  const stateGroup = (s: string): ReturnType<typeof emptyGroup> => {
-    let g = byState.get(s);
-    if (g === undefined) byState.set(s, (g = emptyGroup()));
-    return g;
-  };
-  const issuerGroup = (p: PlanSummaryFields): ReturnType<typeof emptyGroup> => {
+  const out: PlanComparison = { countA: idsA.length, countB: idsB.length, byState: new Map(), byIssuer: new Map(), added: [], removed: [], changed: [], changedFields: {}, relative: new Map() };
+  const groups = (p: PlanSummaryFields): [Group, IssuerGroup] => {
+    let g = out.byState.get(p.state);
+    if (g === undefined) out.byState.set(p.state, (g = emptyGroup()));
     const key = `${p.state}\u0000${p.issuerId}`;
-    let g = byIssuer.get(key);
-    if (g === undefined) byIssuer.set(key, (g = { ...emptyGroup(), state: p.state, issuer_id: p.issuerId, issuer: p.issuer }));
-    else g.issuer = p.issuer; // B is visited last: its name wins
-    return g;
+    let ig = out.byIssuer.get(key);
+    if (ig === undefined) out.byIssuer.set(key, (ig = { ...emptyGroup(), state: p.state, issuer_id: p.issuerId, issuer: p.issuer }));
+    else ig.issuer = p.issuer; // B is visited last: its name wins
+    return [g, ig];
   };
-  const added: string[] = [];
-  const removed: string[] = [];
-  const changed: ChangedPlan[] = [];
-  const changedFields: Partial<Record<PlanField, number>> = {};
-  const relative = new Map<string, number[]>(); // `${metal}|${age}` → relative changes
+  const count = (p: PlanSummaryFields, field: keyof Group): void => {
+    for (const g of groups(p)) g[field]++;
+  };
 
   for (const id of idsA) {
     const p = a.plan(a.planIndex(id)!);
-    stateGroup(p.state).before++;
-    issuerGroup(p).before++;
+    count(p, 'before');
     if (!inB.has(id)) {
-      removed.push(id);
-      stateGroup(p.state).removed++;
-      issuerGroup(p).removed++;
+      out.removed.push(id);
+      count(p, 'removed');
     }
   }
   for (const id of idsB) {
     const pb = b.plan(b.planIndex(id)!);
-    stateGroup(pb.state).after++;
-    issuerGroup(pb).after++;
+    count(pb, 'after');
     if (!inA.has(id)) {
-      added.push(id);
-      stateGroup(pb.state).added++;
-      issuerGroup(pb).added++;
+      out.added.push(id);
+      count(pb, 'added');
       continue;
     }
     const pa = a.plan(a.planIndex(id)!);
@@ -275,39 +314,45 @@ export function diffBuilds(a: Dataset, b: Dataset): BuildDiff {
     if (!sameLinks(primaryRecord(a, id), primaryRecord(b, id))) fields.push('links');
     // Premiums in every rating area either build has for the plan's state.
     const areas = new Set([...(geoA.areas.get(pa.state) ?? []), ...(geoB.areas.get(pb.state) ?? [])]);
-    let premiumDiffers = false;
-    let areasDiffer = false;
-    for (const area of areas) {
-      for (const age of DIFF_AGES) {
-        const before = a.premium(id, area, age);
-        const after = b.premium(id, area, age);
-        if (before === null || after === null) {
-          if (before !== after) areasDiffer = true;
-          continue;
-        }
-        if (before !== after) premiumDiffers = true;
-        const key = `${pb.metal}|${age}`;
-        let list = relative.get(key);
-        if (list === undefined) relative.set(key, (list = []));
-        list.push(after / before - 1);
-      }
-    }
-    if (premiumDiffers) fields.push('premium');
-    if (areasDiffer) fields.push('rating_areas');
+    fields.push(...comparePremiums(a, b, id, pb.metal, areas, out.relative));
     if (fields.length > 0) {
-      changed.push({ id, state: pb.state, issuer: pb.issuer, fields });
-      stateGroup(pb.state).changed++;
-      issuerGroup(pb).changed++;
-      for (const f of fields) changedFields[f] = (changedFields[f] ?? 0) + 1;
+      out.changed.push({ id, state: pb.state, issuer: pb.issuer, fields });
+      count(pb, 'changed');
+      for (const f of fields) out.changedFields[f] = (out.changedFields[f] ?? 0) + 1;
     }
   }
+  return out;
+}
 
-  const variants = (ds: Dataset, state: string): number => ds.manifest.states[state]?.variants ?? 0;
-  const by_state: StatePlanDiff[] = [...byState.entries()]
-    .sort(([x], [y]) => x.localeCompare(y))
-    .map(([state, g]) => ({ state, ...g, variants_before: variants(a, state), variants_after: variants(b, state) }));
-  const by_issuer: IssuerPlanDiff[] = [...byIssuer.values()].sort((x, y) => x.state.localeCompare(y.state) || x.issuer_id.localeCompare(y.issuer_id));
+/**
+ * Compares one plan's premiums at {@link DIFF_AGES} in `areas`, adding the relative changes to
+ * `relative`; returns 'premium' and/or 'rating_areas' when they differ.
+ */
+function comparePremiums(a: Dataset, b: Dataset, id: string, metal: MetalLevel, areas: ReadonlySet<number>, relative: Map<string, number[]>): PlanField[] {
+  let premiumDiffers = false;
+  let areasDiffer = false;
+  for (const area of areas) {
+    for (const age of DIFF_AGES) {
+      const before = a.premium(id, area, age);
+      const after = b.premium(id, area, age);
+      if (before === null || after === null) {
+        if (before !== after) areasDiffer = true;
+        continue;
+      }
+      if (before !== after) premiumDiffers = true;
+      const key = `${metal}|${age}`;
+      let list = relative.get(key);
+      if (list === undefined) relative.set(key, (list = []));
+      list.push(after / before - 1);
+    }
+  }
+  const fields: PlanField[] = [];
+  if (premiumDiffers) fields.push('premium');
+  if (areasDiffer) fields.push('rating_areas');
+  return fields;
+}
 
+function premiumDistributions(relative: ReadonlyMap<string, number[]>): PremiumDistribution[] {
   const distributions: PremiumDistribution[] = [];
   for (const age of DIFF_AGES) {
     for (const metal of METAL_LEVELS) {
@@ -324,32 +369,41 @@ export function diffBuilds(a: Dataset, b: Dataset): BuildDiff {
       distributions.push({ metal, age, count: values.length, increased, decreased, unchanged: values.length - increased - decreased, median: q(0.5), p10: q(0.1), p90: q(0.9) });
     }
   }
+  return distributions;
+}
 
-  // ZIPs whose set of (county, rating area) locations changed.
-  const zipChanges: ZipChange[] = [];
+/** ZIPs whose set of (county, rating area) locations changed. */
+function zipChanges(geoA: Geography, geoB: Geography): ZipChange[] {
+  const out: ZipChange[] = [];
   for (const zip of [...new Set([...geoA.zips.keys(), ...geoB.zips.keys()])].sort()) {
     const x = geoA.zips.get(zip);
     const y = geoB.zips.get(zip);
     const before = x?.keys ?? [];
     const after = y?.keys ?? [];
-    if (before.join(',') !== after.join(',')) zipChanges.push({ zip, state: (y ?? x)!.state, before, after });
+    if (before.join(',') !== after.join(',')) out.push({ zip, state: (y ?? x)!.state, before, after });
   }
+  return out;
+}
 
-  // Counties whose rating areas changed (the county table; AK-style ZIP3 rating gives several).
+/** Counties whose rating areas changed (the county table; AK-style ZIP3 rating gives several). */
+function countyChanges(a: Dataset, b: Dataset, geoA: Geography, geoB: Geography): CountyChange[] {
   const countyAreas = (ds: Dataset, fips: string): number[] => [...(ds.county(fips)?.rating_areas ?? [])].sort((m, n) => m - n);
-  const countyChanges: CountyChange[] = [];
+  const out: CountyChange[] = [];
   for (const fips of [...new Set([...geoA.counties.keys(), ...geoB.counties.keys()])].sort()) {
     const before = geoA.counties.has(fips) ? countyAreas(a, fips) : [];
     const after = geoB.counties.has(fips) ? countyAreas(b, fips) : [];
     if (before.join(',') === after.join(',')) continue;
     const rec = b.county(fips) ?? a.county(fips);
-    countyChanges.push({ fips, state: geoB.counties.get(fips) ?? geoA.counties.get(fips)!, name: rec?.name ?? fips, before, after });
+    out.push({ fips, state: geoB.counties.get(fips) ?? geoA.counties.get(fips)!, name: rec?.name ?? fips, before, after });
   }
+  return out;
+}
 
-  // SLCSP per rating area.
+/** The SLCSP of every rating area either build has, at {@link SLCSP_AGE}. */
+function slcspChanges(a: Dataset, b: Dataset, geoA: Geography, geoB: Geography): SlcspChange[] {
   const areaKeys = new Set<string>();
   for (const geo of [geoA, geoB]) for (const [state, set] of geo.areas) for (const n of set) areaKeys.add(`${state}:${n}`);
-  const slcspAreas: SlcspChange[] = [...areaKeys]
+  return [...areaKeys]
     .map((k) => {
       const [state, n] = k.split(':') as [string, string];
       const area = Number(n);
@@ -366,27 +420,4 @@ export function diffBuilds(a: Dataset, b: Dataset): BuildDiff {
       };
     })
     .sort((x, y) => x.state.localeCompare(y.state) || x.rating_area - y.rating_area);
-  const slcspChanged = slcspAreas.filter((s) => s.before !== s.after).length;
-
-  const total = {
-    before: idsA.length,
-    after: idsB.length,
-    added: added.length,
-    removed: removed.length,
-    changed: changed.length,
-    unchanged: idsB.length - added.length - changed.length,
-    variants_before: a.manifest.counts.plan_variants,
-    variants_after: b.manifest.counts.plan_variants,
-  };
-  return {
-    a: ref(a),
-    b: ref(b),
-    cross_year: a.year !== b.year,
-    plans: { total, by_state, by_issuer, added: added.sort(), removed: removed.sort(), changed, changed_fields: changedFields },
-    premiums: { ages: DIFF_AGES, distributions },
-    zips: { before: geoA.zips.size, after: geoB.zips.size, changed: zipChanges },
-    counties: { before: geoA.counties.size, after: geoB.counties.size, changed: countyChanges },
-    slcsp: { age: SLCSP_AGE, changed: slcspChanged, unchanged: slcspAreas.length - slcspChanged, areas: slcspAreas },
-    seconds: (performance.now() - started) / 1000,
-  };
 }

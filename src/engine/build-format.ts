@@ -9,6 +9,7 @@
  */
 import { closeSync, fstatSync, openSync, readlinkSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { InvariantError } from '../invariant.ts';
 import { METAL_LEVELS, PLAN_TYPES } from './plan-record.ts';
 
 /** The symlink in `<builds root>/<year>/` naming the directory of the build being served. */
@@ -227,8 +228,11 @@ export interface LoadedTables {
   table<K extends TableName>(name: K): TableArrays[K];
 }
 
-/** Reads the container into one shared buffer and returns typed-array views on it. */
-export function readTables(path: string): LoadedTables {
+/**
+ * Reads the container into one shared buffer and returns typed-array views on it.
+ * @param damaged makes the error for a file that is not a whole container (the caller knows the build).
+ */
+export function readTables(path: string, damaged: (problem: string) => Error): LoadedTables {
   const fd = openSync(path, 'r');
   let buffer: SharedArrayBuffer;
   try {
@@ -237,20 +241,20 @@ export function readTables(path: string): LoadedTables {
     const bytes = new Uint8Array(buffer);
     for (let at = 0; at < size; ) {
       const n = readSync(fd, bytes, at, size - at, at);
-      if (n === 0) throw new Error(`${path}: file shrank while it was read`);
+      if (n === 0) throw damaged('file shrank while it was read');
       at += n;
     }
   } finally {
     closeSync(fd);
   }
-  return attachTables(buffer, path);
+  return attachTables(buffer, path, damaged);
 }
 
 /** Typed-array views on a container already in memory (`label` names it in errors). */
-export function attachTables(buffer: SharedArrayBuffer, label: string): LoadedTables {
+export function attachTables(buffer: SharedArrayBuffer, label: string, damaged: (problem: string) => Error): LoadedTables {
   const buf = Buffer.from(buffer);
   if (buf.length < MAGIC.length + 4 || !buf.subarray(0, MAGIC.length).equals(MAGIC)) {
-    throw new Error(`${label}: not a tables container (bad magic)`);
+    throw damaged('not a tables container (bad magic)');
   }
   const jsonLen = buf.readUInt32LE(MAGIC.length);
   const dir = JSON.parse(buf.toString('utf8', MAGIC.length + 4, MAGIC.length + 4 + jsonLen)) as Directory;
@@ -261,9 +265,10 @@ export function attachTables(buffer: SharedArrayBuffer, label: string): LoadedTa
     buffer,
     get(name, kind) {
       const e = dir.arrays[name];
-      if (e === undefined) throw new Error(`${label}: no table ${name}`);
+      // The container's format version was checked with the manifest: its directory matches TABLES.
+      if (e === undefined) throw new InvariantError(`${label}: no table ${name}`);
       const Ctor = TYPES[e.type];
-      if ((Ctor as unknown) !== kind) throw new Error(`${label}: table ${name} is ${e.type}`);
+      if ((Ctor as unknown) !== kind) throw new InvariantError(`${label}: table ${name} is ${e.type}`);
       return new kind(buffer, base + e.offset, e.length);
     },
     table(name) {

@@ -6,7 +6,8 @@
  * LMDB reads, which are memory-mapped page lookups; no HTTP and no JSON parsing on any query path.
  */
 import { readlinkSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { InvariantError } from '../invariant.ts';
 import { open as openLmdb, type Database, type RootDatabase } from 'lmdb';
 import { AGE_BAND_COUNT, ageBand } from './age-bands.ts';
 import { BuildIntegrityError, checkBuildForOpen } from './build-integrity.ts';
@@ -203,10 +204,9 @@ export function openCurrentDataset(buildsRoot: string, year: number, opts: OpenO
 export function openDataset(dir: string, opts: OpenOptions = {}): Dataset {
   const check = checkBuildForOpen(dir, opts.checksums ?? 'first-open', opts.expectedHash);
   const manifest = check.manifest;
-  const tables = readTables(join(dir, TABLES_FILE));
-  if (tables.meta.buildHash !== manifest.build_hash) {
-    throw new Error(`${dir}: tables belong to build ${tables.meta.buildHash.slice(0, 12)}, manifest to ${manifest.build_hash.slice(0, 12)}`);
-  }
+  const damaged = (problem: string): BuildIntegrityError => new BuildIntegrityError(`${basename(dirname(dir))}/${manifest.build_hash.slice(0, 12)}`, TABLES_FILE, problem);
+  const tables = readTables(join(dir, TABLES_FILE), damaged);
+  if (tables.meta.buildHash !== manifest.build_hash) throw damaged(`belongs to build ${tables.meta.buildHash.slice(0, 12)}, the manifest to ${manifest.build_hash.slice(0, 12)}`);
   const image: DatasetImage = { dir, manifest, integrityWarning: check.legacy, tables: tables.buffer, derived: deriveColumns(tables) };
   return datasetOver(image, tables);
 }
@@ -216,7 +216,9 @@ export function openDataset(dir: string, opts: OpenOptions = {}): Dataset {
  * columns are the shared ones; this thread opens its own read-only LMDB handle.
  */
 export function attachDataset(image: DatasetImage): Dataset {
-  return datasetOver(image, attachTables(image.tables, join(image.dir, TABLES_FILE)));
+  // The opening thread checked this container: a damaged one never reaches another thread.
+  const damaged = (problem: string): InvariantError => new InvariantError(`${image.dir}: shared tables: ${problem}`);
+  return datasetOver(image, attachTables(image.tables, join(image.dir, TABLES_FILE), damaged));
 }
 
 interface DerivedColumns {
@@ -265,7 +267,7 @@ function deriveColumns(tables: LoadedTables): SharedArrayBuffer {
     d.planPairStart[p] = i;
   }
   for (let i = 1; i < pairPlan.length; i++) {
-    if (pairPlan[i]! < pairPlan[i - 1]!) throw new Error(`tables: premium pairs out of plan order at row ${i}`);
+    if (pairPlan[i]! < pairPlan[i - 1]!) throw new InvariantError(`tables: premium pairs out of plan order at row ${i}`);
   }
   for (let e = 0; e < entryCount; e++) {
     const p = entryPlan[e]!;
@@ -296,21 +298,7 @@ function datasetOver(image: DatasetImage, tables: LoadedTables): Dataset {
   const issuersDb = db(DB.issuers);
   const crosswalkDb = db(DB.crosswalk);
 
-  const areaState = tables.table('area.state');
-  const areaNumber = tables.table('area.number');
   const zipStart = tables.table('zip.start');
-  const locCounty = tables.table('loc.county');
-  const locArea = tables.table('loc.area');
-  const locShare = tables.table('loc.share');
-  const locList = tables.table('loc.list');
-  const planMetal = tables.table('plan.metal');
-  const planType = tables.table('plan.type');
-  const planState = tables.table('plan.state');
-  const planIssuer = tables.table('plan.issuer');
-  const planFlags = tables.table('plan.flags');
-  const planDeductible = tables.table('plan.deductible');
-  const planMoop = tables.table('plan.moop');
-  const pairArea = tables.table('pair.area');
   const pairCents = tables.table('pair.cents');
   const listStart = tables.table('list.start');
   const entryPlan = tables.table('entry.plan');
@@ -320,15 +308,79 @@ function datasetOver(image: DatasetImage, tables: LoadedTables): Dataset {
   const orderMoop = tables.table('order.moop');
   const premiumRef = tables.table('order.premium-ref');
   const premiumPool = tables.table('order.premium-pool');
-  const slcspCents = tables.table('slcsp.cents');
-  const slcspSource = tables.table('slcsp.source');
 
-  const areaIndexMap = new Map<string, number>();
-  for (let i = 0; i < areaNumber.length; i++) areaIndexMap.set(`${meta.states[areaState[i]!]}:${areaNumber[i]}`, i);
+  const areaIndexMap = areaIndexes(tables);
   const planIndexMap = new Map(meta.plans.map((s, i) => [s, i]));
   let zipCount = 0;
   for (let z = 0; z < 100_000; z++) if (zipStart[z + 1]! > zipStart[z]!) zipCount++;
-  const summaries: PlanSummaryFields[] = meta.plans.map((scid, i) => {
+  const summaries = planSummaries(tables);
+  const entryCount = entryPlan.length;
+  const { entryCents, nameKey, entryMetal, entryType, entryFlags, planPairStart } = derivedViews(image.derived, entryCount, meta.plans.length);
+  const statesWithPlans = [...new Set(summaries.map((s) => s.state))].sort();
+  const listSize = (listId: number): number => listStart[listId + 1]! - listStart[listId]!;
+  const slice = (arr: Uint16Array, listId: number): Uint16Array => arr.subarray(listStart[listId]!, listStart[listId + 1]!);
+
+  return {
+    dir,
+    year: manifest.year,
+    buildHash: manifest.build_hash,
+    manifest,
+    integrityWarning: image.integrityWarning,
+    image,
+    planCount: meta.plans.length,
+    zipCount,
+    tableBytes: tables.bytes,
+    columns: { listStart, entryPlan, entryCents, entryCount, entryMetal, entryType, entryFlags, nameKey },
+    resolveZip: zipResolver(tables),
+    listSize: (listId) => (listId === NO_LIST ? 0 : listSize(listId)),
+    listOrder(listId, key, age) {
+      if (key === 'name') return slice(orderName, listId);
+      if (key === 'deductible') return slice(orderDeductible, listId);
+      if (key === 'max_oop') return slice(orderMoop, listId);
+      const ref = premiumRef[listId * AGE_BAND_COUNT + ageBand(age)]!;
+      return premiumPool.subarray(ref, ref + listSize(listId));
+    },
+    listPlan: (listId, position) => entryPlan[listStart[listId]! + position]!,
+    listPremiumCents: (listId, position, age) => pairCents[entryPair[listStart[listId]! + position]! * AGE_BAND_COUNT + ageBand(age)]!,
+    plan: (index) => summaries[index]!,
+    planIndex: (scid) => planIndexMap.get(scid),
+    premium: premiumLookup(tables, planIndexMap, areaIndexMap, summaries, planPairStart),
+    planRecord: (id) => plansDb.get(id) as PlanVariantRecord | undefined,
+    slcsp: slcspLookup(tables, areaIndexMap),
+    issuers: (state) => (issuersDb.get(state) as IssuerSummary[] | undefined) ?? [],
+    county: (fips) => countiesDb.get(fips) as CountyRecord | undefined,
+    crosswalk: (scid) => crosswalkDb.get(scid),
+    statesWithPlans: () => statesWithPlans,
+    planIds: () => meta.plans,
+    sampleZip() {
+      for (let z = 0; z < 100_000; z++) if (zipStart[z + 1]! > zipStart[z]!) return String(z).padStart(5, '0');
+      return null;
+    },
+    close() {
+      void root.close();
+    },
+  };
+}
+
+/** "ST:n" → index of the (state, rating area) pair in the area table. */
+function areaIndexes(tables: LoadedTables): Map<string, number> {
+  const areaState = tables.table('area.state');
+  const areaNumber = tables.table('area.number');
+  const out = new Map<string, number>();
+  for (let i = 0; i < areaNumber.length; i++) out.set(`${tables.meta.states[areaState[i]!]}:${areaNumber[i]}`, i);
+  return out;
+}
+
+function planSummaries(tables: LoadedTables): PlanSummaryFields[] {
+  const { meta } = tables;
+  const planMetal = tables.table('plan.metal');
+  const planType = tables.table('plan.type');
+  const planState = tables.table('plan.state');
+  const planIssuer = tables.table('plan.issuer');
+  const planFlags = tables.table('plan.flags');
+  const planDeductible = tables.table('plan.deductible');
+  const planMoop = tables.table('plan.moop');
+  return meta.plans.map((scid, i) => {
     const issuer = meta.issuers[planIssuer[i]!]!;
     const d = planDeductible[i]!;
     const m = planMoop[i]!;
@@ -346,102 +398,85 @@ function datasetOver(image: DatasetImage, tables: LoadedTables): Dataset {
       maxOutOfPocket: m === NULL_MONEY ? null : m,
     };
   });
-  const entryCount = entryPlan.length;
-  const { entryCents, nameKey, entryMetal, entryType, entryFlags, planPairStart } = derivedViews(image.derived, entryCount, meta.plans.length);
+}
+
+function zipResolver(tables: LoadedTables): Dataset['resolveZip'] {
+  const { meta } = tables;
+  const zipStart = tables.table('zip.start');
+  const locCounty = tables.table('loc.county');
+  const locArea = tables.table('loc.area');
+  const locShare = tables.table('loc.share');
+  const locList = tables.table('loc.list');
+  const areaState = tables.table('area.state');
+  const areaNumber = tables.table('area.number');
+  // ZIP locations are immutable: each is made on first use and shared by later requests (a request
+  // resolving a ZIP otherwise formatted FIPS codes and looked up county names every time).
+  const locations: Array<ZipLocation | undefined> = new Array<ZipLocation | undefined>(locCounty.length).fill(undefined);
+  return (zip) => {
+    if (!/^\d{5}$/.test(zip)) return null;
+    const z = Number(zip);
+    const from = zipStart[z]!;
+    const to = zipStart[z + 1]!;
+    if (to === from) return null;
+    const out: ZipLocation[] = [];
+    for (let i = from; i < to; i++) {
+      let loc = locations[i];
+      if (loc === undefined) {
+        const fips = String(locCounty[i]).padStart(5, '0');
+        const ai = locArea[i]!;
+        locations[i] = loc = {
+          zip,
+          state: meta.states[areaState[ai]!]!,
+          countyFips: fips,
+          countyName: meta.countyNames[fips] ?? fips,
+          ratingArea: areaNumber[ai]!,
+          areaIndex: ai,
+          residentialShare: locShare[i]!,
+          listId: locList[i]!,
+          primary: i === from,
+        };
+      }
+      out.push(loc);
+    }
+    return out;
+  };
+}
+
+function premiumLookup(
+  tables: LoadedTables,
+  planIndexMap: ReadonlyMap<string, number>,
+  areaIndexMap: ReadonlyMap<string, number>,
+  summaries: readonly PlanSummaryFields[],
+  planPairStart: Uint32Array,
+): Dataset['premium'] {
+  const pairArea = tables.table('pair.area');
+  const pairCents = tables.table('pair.cents');
   /** The pair row of (plan, area), or -1: a plan is priced in a few dozen areas at most. */
   const pairOf = (plan: number, area: number): number => {
     for (let i = planPairStart[plan]!, end = planPairStart[plan + 1]!; i < end; i++) if (pairArea[i] === area) return i;
     return -1;
   };
-  const statesWithPlans = [...new Set(summaries.map((s) => s.state))].sort();
+  return (scid, ratingArea, age) => {
+    const p = planIndexMap.get(scid);
+    if (p === undefined) return null;
+    const ai = areaIndexMap.get(`${summaries[p]!.state}:${ratingArea}`);
+    if (ai === undefined) return null;
+    const pair = pairOf(p, ai);
+    if (pair < 0) return null;
+    const c = pairCents[pair * AGE_BAND_COUNT + ageBand(age)]!;
+    return c === 0 ? null : c / 100;
+  };
+}
 
-  // ZIP locations are immutable: each is made on first use and shared by later requests (a request
-  // resolving a ZIP otherwise formatted FIPS codes and looked up county names every time).
-  const locations: Array<ZipLocation | undefined> = new Array<ZipLocation | undefined>(locCounty.length).fill(undefined);
-  const listSize = (listId: number): number => listStart[listId + 1]! - listStart[listId]!;
-  const slice = (arr: Uint16Array, listId: number): Uint16Array => arr.subarray(listStart[listId]!, listStart[listId + 1]!);
-
-  return {
-    dir,
-    year: manifest.year,
-    buildHash: manifest.build_hash,
-    manifest,
-    integrityWarning: image.integrityWarning,
-    image,
-    planCount: meta.plans.length,
-    zipCount,
-    tableBytes: tables.bytes,
-    columns: { listStart, entryPlan, entryCents, entryCount, entryMetal, entryType, entryFlags, nameKey },
-    resolveZip(zip) {
-      if (!/^\d{5}$/.test(zip)) return null;
-      const z = Number(zip);
-      const from = zipStart[z]!;
-      const to = zipStart[z + 1]!;
-      if (to === from) return null;
-      const out: ZipLocation[] = [];
-      for (let i = from; i < to; i++) {
-        let loc = locations[i];
-        if (loc === undefined) {
-          const fips = String(locCounty[i]).padStart(5, '0');
-          const ai = locArea[i]!;
-          locations[i] = loc = {
-            zip,
-            state: meta.states[areaState[ai]!]!,
-            countyFips: fips,
-            countyName: meta.countyNames[fips] ?? fips,
-            ratingArea: areaNumber[ai]!,
-            areaIndex: ai,
-            residentialShare: locShare[i]!,
-            listId: locList[i]!,
-            primary: i === from,
-          };
-        }
-        out.push(loc);
-      }
-      return out;
-    },
-    listSize: (listId) => (listId === NO_LIST ? 0 : listSize(listId)),
-    listOrder(listId, key, age) {
-      if (key === 'name') return slice(orderName, listId);
-      if (key === 'deductible') return slice(orderDeductible, listId);
-      if (key === 'max_oop') return slice(orderMoop, listId);
-      const ref = premiumRef[listId * AGE_BAND_COUNT + ageBand(age)]!;
-      return premiumPool.subarray(ref, ref + listSize(listId));
-    },
-    listPlan: (listId, position) => entryPlan[listStart[listId]! + position]!,
-    listPremiumCents: (listId, position, age) => pairCents[entryPair[listStart[listId]! + position]! * AGE_BAND_COUNT + ageBand(age)]!,
-    plan: (index) => summaries[index]!,
-    planIndex: (scid) => planIndexMap.get(scid),
-    premium(scid, ratingArea, age) {
-      const p = planIndexMap.get(scid);
-      if (p === undefined) return null;
-      const ai = areaIndexMap.get(`${summaries[p]!.state}:${ratingArea}`);
-      if (ai === undefined) return null;
-      const pair = pairOf(p, ai);
-      if (pair < 0) return null;
-      const c = pairCents[pair * AGE_BAND_COUNT + ageBand(age)]!;
-      return c === 0 ? null : c / 100;
-    },
-    planRecord: (id) => plansDb.get(id) as PlanVariantRecord | undefined,
-    slcsp(state, ratingArea, age) {
-      const ai = areaIndexMap.get(`${state}:${ratingArea}`);
-      if (ai === undefined) return null;
-      const c = slcspCents[ai * AGE_BAND_COUNT + ageBand(age)]!;
-      const s = slcspSource[ai]!;
-      if (c === 0 || s === SLCSP_SOURCE.none) return null;
-      return { amount: c / 100, source: s === SLCSP_SOURCE.ratePuf ? 'rate_puf' : s === SLCSP_SOURCE.modeled ? 'modeled' : 'benchmark_only' };
-    },
-    issuers: (state) => (issuersDb.get(state) as IssuerSummary[] | undefined) ?? [],
-    county: (fips) => countiesDb.get(fips) as CountyRecord | undefined,
-    crosswalk: (scid) => crosswalkDb.get(scid),
-    statesWithPlans: () => statesWithPlans,
-    planIds: () => meta.plans,
-    sampleZip() {
-      for (let z = 0; z < 100_000; z++) if (zipStart[z + 1]! > zipStart[z]!) return String(z).padStart(5, '0');
-      return null;
-    },
-    close() {
-      void root.close();
-    },
+function slcspLookup(tables: LoadedTables, areaIndexMap: ReadonlyMap<string, number>): Dataset['slcsp'] {
+  const slcspCents = tables.table('slcsp.cents');
+  const slcspSource = tables.table('slcsp.source');
+  return (state, ratingArea, age) => {
+    const ai = areaIndexMap.get(`${state}:${ratingArea}`);
+    if (ai === undefined) return null;
+    const c = slcspCents[ai * AGE_BAND_COUNT + ageBand(age)]!;
+    const s = slcspSource[ai]!;
+    if (c === 0 || s === SLCSP_SOURCE.none) return null;
+    return { amount: c / 100, source: s === SLCSP_SOURCE.ratePuf ? 'rate_puf' : s === SLCSP_SOURCE.modeled ? 'modeled' : 'benchmark_only' };
   };
 }

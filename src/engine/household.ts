@@ -11,6 +11,7 @@
  * per-member shares add up exactly and never drift by a float cent.
  */
 import type { TaxYearRules } from './rules-types.ts';
+import { InvariantError } from '../invariant.ts';
 
 /** Age whose rate is the single-adult base rate of a community-rated state (CMS age curves: 21 = 1.000). */
 const ADULT_BASE_AGE = 21;
@@ -34,9 +35,10 @@ export interface HouseholdPremium {
 
 function checkAges(ages: readonly number[]): void {
   // An empty household has no premium; a NaN age would silently sort anywhere.
-  if (ages.length === 0) throw new RangeError('a household needs at least one member');
+  // The operations' query schemas refuse such values first: reaching this is a caller's bug.
+  if (ages.length === 0) throw new InvariantError('a household needs at least one member');
   for (const a of ages) {
-    if (!Number.isFinite(a) || a < 0) throw new RangeError(`ages must be non-negative numbers, got ${a}`);
+    if (!Number.isFinite(a) || a < 0) throw new InvariantError(`ages must be non-negative numbers, got ${a}`);
   }
 }
 

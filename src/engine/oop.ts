@@ -41,6 +41,7 @@
  */
 import type { PlanVariantRecord, SbcScenario } from './plan-record.ts';
 import type { TaxYearRules } from './rules-types.ts';
+import { InvariantError } from '../invariant.ts';
 
 export const OOP_SCENARIOS = ['low', 'medium', 'high', 'having_baby', 'having_diabetes'] as const;
 export type OopScenario = (typeof OOP_SCENARIOS)[number];
@@ -266,7 +267,8 @@ export function estimateOop(
   rules?: Pick<TaxYearRules, 'tax_year' | 'moop_limit'>,
 ): OopEstimate {
   if (!Number.isFinite(monthlyPremium) || monthlyPremium < 0) {
-    throw new RangeError(`monthlyPremium must be a non-negative number, got ${monthlyPremium}`);
+    // Premiums come from the build, which stores none below zero: reaching this is a caller's bug.
+    throw new InvariantError(`monthlyPremium must be a non-negative number, got ${monthlyPremium}`);
   }
   let oop: OutOfPocket;
   let sbc = false;

@@ -26,6 +26,7 @@ import type {
   Sourced,
   TaxYearRules,
 } from './rules-types.ts';
+import { InvariantError } from '../invariant.ts';
 
 /** Resolved from this module so the loader works from any working directory (CLI, tests, server). */
 const DEFAULT_RULES_DIR = new URL('../../data/rules/', import.meta.url);
@@ -40,7 +41,8 @@ function dirPath(dir: string | URL | undefined): string {
 
 /**
  * Reads and validates `<dir>/<taxYear>.json`.
- * @throws Error naming the file and the offending field when the table does not fit `TaxYearRules`.
+ * @throws RulesValidationError naming the file (and the offending field) when the table cannot be read or
+ *   does not fit `TaxYearRules`.
  */
 export function loadRules(taxYear: number, dir?: string | URL): TaxYearRules {
   const file = `${taxYear}.json`;
@@ -51,7 +53,7 @@ export function loadRules(taxYear: number, dir?: string | URL): TaxYearRules {
   } catch (err) {
     // Callers pass user-chosen years; say which years exist instead of a bare ENOENT.
     const known = safeYears(dir);
-    throw new Error(`${label}: cannot read rule table (available years: ${known.join(', ') || 'none'})`, {
+    throw new RulesValidationError(`${label}: cannot read rule table (available years: ${known.join(', ') || 'none'})`, {
       cause: err,
     });
   }
@@ -59,12 +61,12 @@ export function loadRules(taxYear: number, dir?: string | URL): TaxYearRules {
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new Error(`${label}: invalid JSON: ${(err as Error).message}`, { cause: err });
+    throw new RulesValidationError(`${label}: invalid JSON: ${(err as Error).message}`, { cause: err });
   }
   const rules = validateRules(raw, label);
   // The file name is what callers select by, so a copied file with a stale tax_year must not load.
   if (rules.tax_year !== taxYear) {
-    throw new Error(`${label}: tax_year is ${rules.tax_year}, expected ${taxYear}`);
+    throw new RulesValidationError(`${label}: tax_year is ${rules.tax_year}, expected ${taxYear}`);
   }
   return rules;
 }
@@ -91,7 +93,11 @@ function safeYears(dir: string | URL | undefined): number[] {
 // Validation
 // ---------------------------------------------------------------------------------------------
 
-/** Error type of the validator, so callers can tell a bad table from an I/O failure. */
+/**
+ * A rule table that cannot be used: unreadable, not JSON, another tax year, or a field that does not fit.
+ * The message is one line naming the file (and the field): the CLI prints it as it is, and the data
+ * compiler reports it as HPD_BUILD_BAD_FORMAT.
+ */
 export class RulesValidationError extends Error {
   override name = 'RulesValidationError';
 }
@@ -328,7 +334,8 @@ export function validateRules(raw: unknown, label: string): TaxYearRules {
  */
 export function povertyGuideline(rules: TaxYearRules, state: string, householdSize: number): number {
   if (!Number.isInteger(householdSize) || householdSize < 1) {
-    throw new RangeError(`householdSize must be a positive integer, got ${householdSize}`);
+    // The operations' query schemas refuse such values first: reaching this is a caller's bug.
+    throw new InvariantError(`householdSize must be a positive integer, got ${householdSize}`);
   }
   const st = state.toUpperCase();
   const g = st === 'AK' ? rules.fpl.AK : st === 'HI' ? rules.fpl.HI : rules.fpl.contiguous;
@@ -358,7 +365,8 @@ function round2(x: number): number {
 export function applicablePercentage(rules: TaxYearRules, pctFplTruncated: number): number | null {
   const pct = pctFplTruncated;
   // NaN would fall through every band comparison and silently price as the first band.
-  if (!Number.isFinite(pct)) throw new RangeError(`pctFplTruncated must be a finite number, got ${pct}`);
+  // The operations' query schemas refuse such values first: reaching this is a caller's bug.
+  if (!Number.isFinite(pct)) throw new InvariantError(`pctFplTruncated must be a finite number, got ${pct}`);
   if (rules.cap_at_400_fpl.value && pct > 400) return null;
   const bands = rules.applicable_percentage.bands;
   const first = bands[0];

@@ -22,6 +22,7 @@ import type { Dataset, ZipLocation } from './dataset.ts';
 import { householdPremiumCents } from './household.ts';
 import { applicablePercentage, povertyGuideline } from './rules.ts';
 import type { TaxYearRules } from './rules-types.ts';
+import { InvariantError } from '../invariant.ts';
 
 export type BenchmarkSource = 'rate_puf' | 'modeled' | 'benchmark_only';
 
@@ -96,7 +97,8 @@ interface FplPosition {
 }
 
 function fplPosition(rules: TaxYearRules, state: string, income: number, householdSize: number): FplPosition {
-  if (!Number.isFinite(income) || income < 0) throw new RangeError(`income must be a non-negative number, got ${income}`);
+  // The operations' query schemas refuse such values first: reaching this is a caller's bug.
+  if (!Number.isFinite(income) || income < 0) throw new InvariantError(`income must be a non-negative number, got ${income}`);
   const fpl = povertyGuideline(rules, state, householdSize);
   // Multiply before dividing so that whole-dollar incomes at a band edge (e.g. 133 %) land exactly on it.
   const pct = (income * 100) / fpl;
@@ -202,7 +204,8 @@ function tableBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation,
  */
 export function estimateAptc(ds: Dataset, rules: TaxYearRules, location: ZipLocation, input: AptcInput): AptcEstimate {
   const { income, householdSize, ages } = input;
-  if (ages.length === 0) throw new RangeError('at least one member must seek coverage');
+  // The operations' query schemas refuse such values first: reaching this is a caller's bug.
+  if (ages.length === 0) throw new InvariantError('at least one member must seek coverage');
   const pos = fplPosition(rules, location.state, income, householdSize);
   const notes: string[] = [];
 

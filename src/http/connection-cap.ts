@@ -4,6 +4,7 @@
  * node:http listeners (MCP, authorization server), whose caps together stay below the process's file
  * descriptor limit so that a flood on one listener leaves descriptors for the others.
  */
+import { InvariantError } from '../invariant.ts';
 
 /** At most one "cap reached" line per listener in this period. */
 export const CAP_LOG_INTERVAL_MS = 10_000;
@@ -14,7 +15,7 @@ export interface ConnectionCap {
 }
 
 export function createConnectionCap(name: string, max: number, log: (line: string) => void = (l) => process.stderr.write(l)): ConnectionCap {
-  if (!Number.isSafeInteger(max) || max <= 0) throw new Error(`${name}: the connection cap must be a positive integer, got ${max}`);
+  if (!Number.isSafeInteger(max) || max <= 0) throw new InvariantError(`${name}: the connection cap must be a positive integer, got ${max}`);
   let lastLog = Number.NEGATIVE_INFINITY;
   return {
     refuse() {

@@ -15,6 +15,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createConnectionCap } from './connection-cap.ts';
+import { InvariantError } from '../invariant.ts';
 
 export interface ListenerLimits {
   /** The request head must be complete this long after it started (or after the connection opened). */
@@ -194,7 +195,7 @@ function endSocket(socket: Socket): void {
 
 function checkLimits(l: ListenerLimits): void {
   for (const [k, v] of Object.entries(l)) {
-    if (!Number.isSafeInteger(v) || v <= 0) throw new Error(`listener limit ${k} must be a positive integer, got ${v}`);
+    if (!Number.isSafeInteger(v) || v <= 0) throw new InvariantError(`listener limit ${k} must be a positive integer, got ${v}`);
   }
-  if (l.headersTimeoutMs > l.requestTimeoutMs) throw new Error(`headersTimeoutMs (${l.headersTimeoutMs}) must not exceed requestTimeoutMs (${l.requestTimeoutMs})`);
+  if (l.headersTimeoutMs > l.requestTimeoutMs) throw new InvariantError(`headersTimeoutMs (${l.headersTimeoutMs}) must not exceed requestTimeoutMs (${l.requestTimeoutMs})`);
 }

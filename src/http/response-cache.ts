@@ -10,6 +10,7 @@
  * (bodies, headers, keys, a per-entry overhead) count toward one budget; the oldest entries go first
  * when it is exceeded. Within a build the data are immutable, so an entry is never stale.
  */
+import { InvariantError } from '../invariant.ts';
 
 /** What an entry must report about its own size. */
 export interface Sized {
@@ -36,7 +37,7 @@ export class ResponseCache<V extends Sized> {
   #bytes = 0;
 
   constructor(maxBytes: number) {
-    if (!(maxBytes >= 0)) throw new Error(`maxBytes must be >= 0, got ${maxBytes}`);
+    if (!(maxBytes >= 0)) throw new InvariantError(`maxBytes must be >= 0, got ${maxBytes}`);
     this.#maxBytes = maxBytes;
   }
 

@@ -11,6 +11,7 @@ import { Worker } from 'node:worker_threads';
 import type { YearImage } from '../operations/data-registry.ts';
 import type { FromWorker, RestWorkerData, ToWorker } from './rest-worker-protocol.ts';
 import { listenExclusive, uws, type us_listen_socket } from './uws.ts';
+import { InvariantError } from '../invariant.ts';
 
 const WORKER_URL = new URL('./rest-worker.ts', import.meta.url);
 /** Workers load our TypeScript through the same hooks as the main thread. */
@@ -64,26 +65,49 @@ interface Slot {
   attached: boolean;
 }
 
+type Acceptor = ReturnType<typeof uws.App> & { addChildAppDescriptor(d: unknown): void; removeChildAppDescriptor(d: unknown): void };
+
 export async function startRestPool(c: RestPoolConfig): Promise<RestPool> {
-  if (!Number.isSafeInteger(c.workers) || c.workers < 1) throw new Error(`workers must be a positive integer, got ${c.workers}`);
-  const log = c.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const acceptor = uws.App() as ReturnType<typeof uws.App> & { addChildAppDescriptor(d: unknown): void; removeChildAppDescriptor(d: unknown): void };
-  const slots = new Map<number, Slot>();
-  let closing = false;
-  let replaced = 0;
-  let backoff = FIRST_BACKOFF_MS;
-  let listenSocket: us_listen_socket | null = null;
-  const perWorker = Math.max(1, Math.floor(c.maxConnections / c.workers));
+  if (!Number.isSafeInteger(c.workers) || c.workers < 1) throw new InvariantError(`workers must be a positive integer, got ${c.workers}`);
+  const pool = new WorkerPool(c);
+  try {
+    await Promise.all(Array.from({ length: c.workers }, (_, i) => pool.spawn(i)));
+  } catch (err) {
+    await pool.abandon();
+    throw err;
+  }
+  return pool;
+}
 
-  const detach = (slot: Slot): void => {
-    if (!slot.attached) return;
-    acceptor.removeChildAppDescriptor(slot.descriptor);
-    slot.attached = false;
-  };
+class WorkerPool implements RestPool {
+  readonly #c: RestPoolConfig;
+  readonly #log: (line: string) => void;
+  readonly #acceptor = uws.App() as Acceptor;
+  readonly #slots = new Map<number, Slot>();
+  readonly #perWorker: number;
+  #closing = false;
+  #replaced = 0;
+  #backoff = FIRST_BACKOFF_MS;
+  #listenSocket: us_listen_socket | null = null;
 
-  const spawn = (index: number): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const data: RestWorkerData = { ...c.worker, index, maxConnections: perWorker, years: c.years() };
+  constructor(c: RestPoolConfig) {
+    this.#c = c;
+    this.#log = c.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    this.#perWorker = Math.max(1, Math.floor(c.maxConnections / c.workers));
+  }
+
+  get replaced(): number {
+    return this.#replaced;
+  }
+
+  get serving(): number {
+    return [...this.#slots.values()].filter((s) => s.attached).length;
+  }
+
+  /** Starts worker `index`; resolves once it is ready (and registered with the acceptor unless closing). */
+  spawn(index: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const data: RestWorkerData = { ...this.#c.worker, index, maxConnections: this.#perWorker, years: this.#c.years() };
       const worker = new Worker(WORKER_URL, { workerData: data, execArgv: ['--import', HOOKS], resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
       let ready = false;
       /** What the worker reported before it closed, if it failed. */
@@ -91,104 +115,106 @@ export async function startRestPool(c: RestPoolConfig): Promise<RestPool> {
       worker.on('message', (m: FromWorker) => {
         if (m.type === 'ready') {
           const slot: Slot = { worker, descriptor: m.descriptor, attached: false };
-          slots.set(index, slot);
-          if (!closing) {
-            acceptor.addChildAppDescriptor(m.descriptor);
+          this.#slots.set(index, slot);
+          if (!this.#closing) {
+            this.#acceptor.addChildAppDescriptor(m.descriptor);
             slot.attached = true;
           }
           ready = true;
-          backoff = FIRST_BACKOFF_MS;
+          this.#backoff = FIRST_BACKOFF_MS;
           resolve();
         } else if (m.type === 'fatal') {
           failure = m.message;
-          const slot = slots.get(index);
-          if (slot !== undefined) detach(slot);
+          const slot = this.#slots.get(index);
+          if (slot !== undefined) this.#detach(slot);
           worker.postMessage({ type: 'close' } satisfies ToWorker);
         }
       });
       worker.once('error', (err) => {
-        log(`hpd: rest worker ${index} failed: ${err.message.split('\n')[0]}`);
+        this.#log(`hpd: rest worker ${index} failed: ${err.message.split('\n')[0]}`);
         if (!ready) reject(err);
       });
-      worker.once('exit', (code) => {
-        const slot = slots.get(index);
-        if (slot?.worker === worker) {
-          detach(slot);
-          slots.delete(index);
-        }
-        if (closing || !ready) return;
-        replaced++;
-        log(`hpd: rest worker ${index} ${failure === null ? `exited unexpectedly (code ${code})` : `failed: ${failure}`}; starting a replacement in ${backoff} ms`);
-        const delay = backoff;
-        backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
-        setTimeout(() => {
-          if (!closing) spawn(index).catch((err: unknown) => log(`hpd: rest worker ${index} could not be replaced: ${err instanceof Error ? err.message : String(err)}`));
-        }, delay).unref();
-      });
+      worker.once('exit', (code) => this.#exited(index, worker, ready, failure === null ? `exited unexpectedly (code ${code})` : `failed: ${failure}`));
     });
-
-  try {
-    await Promise.all(Array.from({ length: c.workers }, (_, i) => spawn(i)));
-  } catch (err) {
-    closing = true;
-    await Promise.all([...slots.values()].map((s) => closeWorker(s.worker)));
-    throw err;
   }
 
-  const broadcast = (m: ToWorker): void => {
-    for (const s of slots.values()) s.worker.postMessage(m);
-  };
+  /** Forgets a worker that ended and, unless closing or it never got ready, starts its replacement after the back-off. */
+  #exited(index: number, worker: Worker, ready: boolean, why: string): void {
+    const slot = this.#slots.get(index);
+    if (slot?.worker === worker) {
+      this.#detach(slot);
+      this.#slots.delete(index);
+    }
+    if (this.#closing || !ready) return;
+    this.#replaced++;
+    this.#log(`hpd: rest worker ${index} ${why}; starting a replacement in ${this.#backoff} ms`);
+    const delay = this.#backoff;
+    this.#backoff = Math.min(MAX_BACKOFF_MS, this.#backoff * 2);
+    setTimeout(() => {
+      if (!this.#closing) this.spawn(index).catch((err: unknown) => this.#log(`hpd: rest worker ${index} could not be replaced: ${err instanceof Error ? err.message : String(err)}`));
+    }, delay).unref();
+  }
 
-  return {
-    get replaced() {
-      return replaced;
-    },
-    get serving() {
-      return [...slots.values()].filter((s) => s.attached).length;
-    },
-    listen(port, host) {
-      return listenExclusive(acceptor, 'rest', host, port).then((token) => {
-        listenSocket = token;
-        return uws.us_socket_local_port(token);
-      });
-    },
-    follow(years) {
-      return Promise.all(
-        [...slots.values()].map(
-          (s) =>
-            new Promise<void>((resolve) => {
-              const done = (m: FromWorker): void => {
-                if (m.type !== 'followed') return;
-                s.worker.off('message', done);
-                s.worker.off('exit', gone);
-                resolve();
-              };
-              const gone = (): void => {
-                s.worker.off('message', done);
-                resolve();
-              };
-              s.worker.on('message', done);
-              s.worker.once('exit', gone);
-              s.worker.postMessage({ type: 'follow', years } satisfies ToWorker);
-            }),
-        ),
-      ).then(() => undefined);
-    },
-    failWorker(index) {
-      slots.get(index)?.worker.postMessage({ type: 'fail' } satisfies ToWorker);
-    },
-    drain: () => broadcast({ type: 'drain' }),
-    async close() {
-      closing = true;
-      if (listenSocket !== null) {
-        uws.us_listen_socket_close(listenSocket);
-        listenSocket = null;
-      }
-      for (const s of slots.values()) detach(s);
-      await Promise.all([...slots.values()].map((s) => closeWorker(s.worker)));
-      acceptor.close();
-    },
-  };
+  #detach(slot: Slot): void {
+    if (!slot.attached) return;
+    this.#acceptor.removeChildAppDescriptor(slot.descriptor);
+    slot.attached = false;
+  }
+
+  /** A worker failed to start: the others are closed before the error goes up. */
+  async abandon(): Promise<void> {
+    this.#closing = true;
+    await Promise.all([...this.#slots.values()].map((s) => closeWorker(s.worker)));
+  }
+
+  listen(port: number, host: string): Promise<number> {
+    return listenExclusive(this.#acceptor, 'rest', host, port).then((token) => {
+      this.#listenSocket = token;
+      return uws.us_socket_local_port(token);
+    });
+  }
+
+  follow(years: readonly YearImage[]): Promise<void> {
+    return Promise.all([...this.#slots.values()].map((s) => followOne(s.worker, years))).then(() => undefined);
+  }
+
+  failWorker(index: number): void {
+    this.#slots.get(index)?.worker.postMessage({ type: 'fail' } satisfies ToWorker);
+  }
+
+  drain(): void {
+    for (const s of this.#slots.values()) s.worker.postMessage({ type: 'drain' } satisfies ToWorker);
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    if (this.#listenSocket !== null) {
+      uws.us_listen_socket_close(this.#listenSocket);
+      this.#listenSocket = null;
+    }
+    for (const s of this.#slots.values()) this.#detach(s);
+    await Promise.all([...this.#slots.values()].map((s) => closeWorker(s.worker)));
+    this.#acceptor.close();
+  }
+}
+
+/** Tells a worker to serve `years`; resolves when it answered, or ended. */
+function followOne(worker: Worker, years: readonly YearImage[]): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (m: FromWorker): void => {
+      if (m.type !== 'followed') return;
+      worker.off('message', done);
+      worker.off('exit', gone);
+      resolve();
+    };
+    const gone = (): void => {
+      worker.off('message', done);
+      resolve();
+    };
+    worker.on('message', done);
+    worker.once('exit', gone);
+    worker.postMessage({ type: 'follow', years } satisfies ToWorker);
+  });
 }
 
 /** Asks a worker to close its app and end; resolves when it did (or after CLOSE_WAIT_MS). */

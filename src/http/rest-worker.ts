@@ -17,8 +17,9 @@ import { createRestServer } from './server.ts';
 import { createAccessLog } from '../observability/access-log.ts';
 import { createLogger, flushLogger } from '../observability/logger.ts';
 import { RequestMetrics } from '../observability/request-metrics.ts';
+import { InvariantError } from '../invariant.ts';
 
-if (parentPort === null) throw new Error('rest-worker.ts runs as a worker thread');
+if (parentPort === null) throw new InvariantError('rest-worker.ts runs as a worker thread');
 const port = parentPort;
 const data = workerData as RestWorkerData;
 const post = (m: FromWorker): void => port.postMessage(m);
@@ -70,6 +71,7 @@ port.on('message', (m: ToWorker) => {
   else if (m.type === 'close') void shutdown(0);
   else if (m.type === 'fail')
     setImmediate(() => {
+      // Deliberately a plain uncaught Error: the drill stands for a bug, which is what kills a worker.
       throw new Error('fault injected by the acceptor');
     });
 });

@@ -61,6 +61,7 @@ async function discoverJwks(issuer: string): Promise<URL> {
       // try the next document
     }
   }
+  // A reason for verify()'s catch, which answers the request with an `unauthorized` problem.
   throw new Error(`no authorization server metadata with a jwks_uri at ${base}`);
 }
 

@@ -9,6 +9,7 @@
  * platforms Node supports, and a scrape that sees an increment one request late is still a valid
  * Prometheus sample. A replacement worker takes over its predecessor's row, so counters never go back.
  */
+import { InvariantError } from '../invariant.ts';
 
 /** What crosses to a worker thread (SharedArrayBuffers are shared by postMessage, not copied). */
 export interface MetricCellsDescriptor {
@@ -24,7 +25,7 @@ export class MetricCells {
   readonly #all: Float64Array;
 
   private constructor(d: MetricCellsDescriptor, thread: number) {
-    if (!Number.isSafeInteger(thread) || thread < 0 || thread >= d.threads) throw new Error(`metric row ${thread} outside 0..${d.threads - 1}`);
+    if (!Number.isSafeInteger(thread) || thread < 0 || thread >= d.threads) throw new InvariantError(`metric row ${thread} outside 0..${d.threads - 1}`);
     this.descriptor = d;
     this.#all = new Float64Array(d.buffer);
     this.#row = new Float64Array(d.buffer, thread * d.cellsPerThread * 8, d.cellsPerThread);
@@ -32,8 +33,8 @@ export class MetricCells {
 
   /** Cells for `threads` rows; this (the creating) thread writes row 0. */
   static create(cellsPerThread: number, threads: number): MetricCells {
-    if (!Number.isSafeInteger(cellsPerThread) || cellsPerThread < 1) throw new Error(`cellsPerThread must be a positive integer, got ${cellsPerThread}`);
-    if (!Number.isSafeInteger(threads) || threads < 1) throw new Error(`threads must be a positive integer, got ${threads}`);
+    if (!Number.isSafeInteger(cellsPerThread) || cellsPerThread < 1) throw new InvariantError(`cellsPerThread must be a positive integer, got ${cellsPerThread}`);
+    if (!Number.isSafeInteger(threads) || threads < 1) throw new InvariantError(`threads must be a positive integer, got ${threads}`);
     return new MetricCells({ buffer: new SharedArrayBuffer(cellsPerThread * threads * 8), cellsPerThread, threads }, 0);
   }
 

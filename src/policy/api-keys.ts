@@ -20,6 +20,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { ApiKeyRecord, StateStore, UserRecord } from './state-store.ts';
 import { KEY_ID_PATTERN, USER_ID_PATTERN } from './state-store.ts';
 import type { Tier } from './tiers.ts';
+import { InvariantError } from '../invariant.ts';
 
 /** The only shape of plaintext key that is ever looked up (contract §2.1). */
 export const KEY_PATTERN = /^hpd_[0-9a-f]{40}$/;
@@ -80,9 +81,10 @@ function iso(now: number): string {
   return new Date(now).toISOString();
 }
 
+// The CLI refuses a bad user id or label with a UsageError before it calls these functions.
 function assertUserId(userId: string): void {
   if (!USER_ID_PATTERN.test(userId)) {
-    throw new Error(`invalid user id "${userId}": use 1-128 letters, digits or . _ @ : + -, starting with a letter or digit`);
+    throw new InvariantError(`invalid user id "${userId}": use 1-128 letters, digits or . _ @ : + -, starting with a letter or digit`);
   }
 }
 
@@ -107,7 +109,8 @@ export async function setUserTier(store: StateStore, userId: string, tier: Tier,
     outcome = { change: 'tier-changed', previousTier: current.tier };
     return { ...current, tier, updated_at: iso(now) };
   });
-  if (user === undefined) throw new Error(`user ${userId} could not be stored`);
+  // The update above always writes a missing user.
+  if (user === undefined) throw new InvariantError(`user ${userId} could not be stored`);
   return { user, ...outcome };
 }
 
@@ -122,7 +125,7 @@ export async function createKey(store: StateStore, options: CreateKeyOptions): P
   if (label !== null) {
     // Control characters would break the one-line-per-key output of `hpd keys list`.
     if (label.length > MAX_LABEL_LENGTH || /\p{Cc}/u.test(label)) {
-      throw new Error(`label must be at most ${MAX_LABEL_LENGTH} characters without control characters`);
+      throw new InvariantError(`label must be at most ${MAX_LABEL_LENGTH} characters without control characters`);
     }
   }
   const userId = options.userId ?? `usr_${randomBytes(8).toString('hex')}`;

@@ -29,6 +29,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { ApiKeyRecord, StateStore, UserRecord } from './state-store.ts';
+import { InvariantError } from '../invariant.ts';
 
 /** The environment file inside the state directory. */
 export const STATE_FILE = 'state.mdb';
@@ -48,7 +49,7 @@ const DAY_MS = 86_400_000;
 type CounterKey = [day: string, userId: string];
 
 function shiftDay(day: string, days: number): string {
-  if (!DAY_PATTERN.test(day)) throw new Error(`counter day must be YYYY-MM-DD, got "${day}"`);
+  if (!DAY_PATTERN.test(day)) throw new InvariantError(`counter day must be YYYY-MM-DD, got "${day}"`);
   return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 }
 
@@ -136,7 +137,7 @@ class LmdbStateStore implements StateStore {
       if (current === undefined) return undefined;
       const next = update(current);
       if (next === undefined) return current;
-      if (next.id !== current.id || next.hash !== current.hash) throw new Error(`updateKey must not change the id or hash of ${id}`);
+      if (next.id !== current.id || next.hash !== current.hash) throw new InvariantError(`updateKey must not change the id or hash of ${id}`);
       this.#keys.put(id, next);
       // last_used_at touches do not change authentication; revocations and re-ownership do.
       if (next.revoked_at !== current.revoked_at || next.user_id !== current.user_id) this.#bump();
@@ -164,7 +165,7 @@ class LmdbStateStore implements StateStore {
       const current = this.#users.get(id);
       const next = update(current);
       if (next === undefined) return current;
-      if (next.id !== id) throw new Error(`updateUser must not change the id of ${id}`);
+      if (next.id !== id) throw new InvariantError(`updateUser must not change the id of ${id}`);
       this.#users.put(id, next);
       if (current === undefined || next.tier !== current.tier) this.#bump();
       return next;

@@ -19,6 +19,7 @@
  */
 import type { StateStore } from './state-store.ts';
 import type { Tier } from './tiers.ts';
+import { InvariantError } from '../invariant.ts';
 
 export interface QuotaDecision {
   /** Whether this request may proceed (for peek: whether the next one could). */
@@ -106,7 +107,7 @@ export class DailyQuota implements Quota {
     this.#clock = clock;
     this.#flushDelayMs = options.flushDelayMs ?? DEFAULT_FLUSH_DELAY_MS;
     this.#onFlushError = options.onFlushError ?? defaultOnFlushError;
-    if (!(this.#flushDelayMs >= 0)) throw new Error(`flushDelayMs must be >= 0, got ${this.#flushDelayMs}`);
+    if (!(this.#flushDelayMs >= 0)) throw new InvariantError(`flushDelayMs must be >= 0, got ${this.#flushDelayMs}`);
   }
 
   /**
@@ -130,7 +131,7 @@ export class DailyQuota implements Quota {
    * if (!d.allowed) return tooManyRequests(rateLimitHeaders(d));
    */
   consume(userId: string, tier: Tier): QuotaDecision {
-    if (this.#closed) throw new Error('DailyQuota is closed');
+    if (this.#closed) throw new InvariantError('DailyQuota is closed');
     const now = this.#clock();
     this.#roll(now);
     const limit = this.#limits[tier];

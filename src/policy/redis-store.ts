@@ -24,6 +24,8 @@ import type { Redis } from 'ioredis';
 import { REDIS_PREFIX, type RedisLink } from './redis-link.ts';
 import { DEFAULT_REDIS_GRACE_MS } from './state-backend.ts';
 import type { ApiKeyRecord, StateStore, StoreHealth, UserRecord } from './state-store.ts';
+import { StateError } from './state-error.ts';
+import { InvariantError } from '../invariant.ts';
 
 const KEYS = `${REDIS_PREFIX}keys`;
 const KEYS_BY_HASH = `${REDIS_PREFIX}keys-by-hash`;
@@ -236,7 +238,7 @@ class RedisStateStore implements StateStore {
       if (current === undefined) return { stop: undefined };
       const next = update(current);
       if (next === undefined) return { stop: current };
-      if (next.id !== current.id || next.hash !== current.hash) throw new Error(`updateKey must not change the id or hash of ${id}`);
+      if (next.id !== current.id || next.hash !== current.hash) throw new InvariantError(`updateKey must not change the id or hash of ${id}`);
       // last_used_at touches do not change authentication; revocations and re-ownership do.
       const bump = next.revoked_at !== current.revoked_at || next.user_id !== current.user_id;
       return { next, bump, write: (json, expected, b) => this.#redis.eval(PUT_KEY, 3, KEYS, KEYS_BY_HASH, GENERATION, id, json, next.hash, expected, b, CHANGES_CHANNEL) as Promise<number> };
@@ -260,7 +262,7 @@ class RedisStateStore implements StateStore {
     return this.#compareAndSet<UserRecord>(USERS, id, (current) => {
       const next = update(current);
       if (next === undefined) return { stop: current };
-      if (next.id !== id) throw new Error(`updateUser must not change the id of ${id}`);
+      if (next.id !== id) throw new InvariantError(`updateUser must not change the id of ${id}`);
       const bump = current === undefined || next.tier !== current.tier;
       // '-': the user must still not exist (an insert).
       return { next, bump, write: (json, expected, b) => this.#redis.eval(PUT_USER, 2, USERS, GENERATION, id, json, expected === '' ? '-' : expected, b, CHANGES_CHANNEL) as Promise<number> };
@@ -290,7 +292,7 @@ class RedisStateStore implements StateStore {
       else this.#setUser(id, nextJson);
       return s.next;
     }
-    throw new Error(`${hash === KEYS ? 'key' : 'user'} ${id} kept changing while it was updated`);
+    throw new StateError(`${hash === KEYS ? 'key' : 'user'} ${id} kept changing while it was updated`);
   }
 
   listUsers(): UserRecord[] {
@@ -302,7 +304,7 @@ class RedisStateStore implements StateStore {
    * cannot reach Redis, and a quota that started from an empty count would hand out a fresh allowance.
    */
   loadCounters(): Map<string, number> {
-    throw new Error('quota counters on Redis are read by the leased quota (src/policy/leased-quota.ts), not loaded whole');
+    throw new InvariantError('quota counters on Redis are read by the leased quota (src/policy/leased-quota.ts), not loaded whole');
   }
 
   async saveCounters(day: string, entries: ReadonlyMap<string, number>): Promise<void> {

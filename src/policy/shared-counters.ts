@@ -15,6 +15,7 @@
  * either succeeded (old < limit) or itself saw ≥ limit earlier adds — by induction `limit` successes
  * already happened, so no request is refused below the limit.
  */
+import { InvariantError } from '../invariant.ts';
 
 export const MAX_ID_BYTES = 128;
 export const DEFAULT_CAPACITY = 1 << 16;
@@ -63,7 +64,7 @@ export class CounterTable {
   }
 
   static create(capacity: number = DEFAULT_CAPACITY): CounterTable {
-    if (!Number.isSafeInteger(capacity) || capacity < 2 || (capacity & (capacity - 1)) !== 0) throw new Error(`capacity must be a power of two ≥ 2, got ${capacity}`);
+    if (!Number.isSafeInteger(capacity) || capacity < 2 || (capacity & (capacity - 1)) !== 0) throw new InvariantError(`capacity must be a power of two ≥ 2, got ${capacity}`);
     const t = new CounterTable({
       header: new SharedArrayBuffer(HEADER_INTS * 4),
       slots: new SharedArrayBuffer(capacity * SLOT_INTS * 4),

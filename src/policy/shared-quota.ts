@@ -18,6 +18,7 @@ import { CounterTable, type CounterTableBuffers } from './shared-counters.ts';
 import { DAY_MS, DEFAULT_FLUSH_DELAY_MS, defaultOnFlushError, quotaDecision, type Quota, type QuotaDecision } from './quota.ts';
 import type { StateStore } from './state-store.ts';
 import { TIERS, type Tier } from './tiers.ts';
+import { InvariantError } from '../invariant.ts';
 
 
 /** What a worker needs to count in the owner's tables; cloned by postMessage, buffers shared. */
@@ -101,7 +102,7 @@ export class SharedDailyQuota implements Quota {
   }
 
   consume(userId: string, tier: Tier): QuotaDecision {
-    if (this.#closed) throw new Error('SharedDailyQuota is closed');
+    if (this.#closed) throw new InvariantError('SharedDailyQuota is closed');
     const now = this.#clock();
     const day = Math.floor(now / DAY_MS);
     const limit = this.#limits[tier];
@@ -197,7 +198,7 @@ function decision(allowed: boolean, limit: number, used: number, now: number, da
 /** A worker's quota from the descriptor it was started with (checked: it crossed a thread boundary). */
 export function attachSharedQuota(descriptor: unknown, clock?: () => number): SharedDailyQuota {
   const d = descriptor as Partial<SharedQuotaDescriptor> | null;
-  if (d?.kind !== 'hpd-shared-quota' || !Array.isArray(d.tables) || d.tables.length !== 2 || typeof d.limits !== 'object') throw new Error('not a shared quota descriptor');
-  for (const t of TIERS) if (typeof d.limits?.[t] !== 'number') throw new Error(`shared quota descriptor without a ${t} limit`);
+  if (d?.kind !== 'hpd-shared-quota' || !Array.isArray(d.tables) || d.tables.length !== 2 || typeof d.limits !== 'object') throw new InvariantError('not a shared quota descriptor');
+  for (const t of TIERS) if (typeof d.limits?.[t] !== 'number') throw new InvariantError(`shared quota descriptor without a ${t} limit`);
   return SharedDailyQuota.attach(d as SharedQuotaDescriptor, clock);
 }

@@ -15,7 +15,7 @@ import { CLOCK_TOLERANCE_SECONDS, openOAuthStore, OAUTH_FILE, type OAuthStore } 
 import { openRedisOAuthStore } from '../../src/auth-server/redis-adapter.ts';
 import { loadOrCreateRedisAuthSecrets } from '../../src/auth-server/redis-secrets.ts';
 import { loadOrCreateAuthSecrets, SECRETS_FILE } from '../../src/auth-server/secrets.ts';
-import { normalizeAuthorizationQuery } from '../../src/auth-server/server.ts';
+import { normalizeAuthorizationQuery } from '../../src/auth-server/authorization-query.ts';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.ts';
 import { cleanup } from './oauth-test-client.ts';
 

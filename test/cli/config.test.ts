@@ -87,6 +87,17 @@ test('the declared defaults are the ones the server modules use', () => {
   }
 });
 
+test('the OAuth URLs are refused as settings, not by the servers: an issuer with a path or port 0, an MCP URL with a fragment', () => {
+  const refused = (extra: NodeJS.ProcessEnv, pattern: RegExp): void =>
+    assert.throws(() => serveConfig(cleanEnv(extra)), (err: Error) => err.name === 'ConfigError' && pattern.test(err.message), JSON.stringify(extra));
+  refused({ HPD_AUTH_URL: 'https://auth.example.com/oauth' }, /^HPD_AUTH_URL must be an http\(s\) origin without path/);
+  refused({ HPD_AUTH_URL: 'http://auth.example.com:0' }, /^HPD_AUTH_URL must name the port clients reach/);
+  refused({ HPD_MCP_URL: 'https://mcp.example.com/mcp#x' }, /^HPD_MCP_URL must be a URL without fragment/);
+  // An external issuer replaces the embedded one: its port setting is then unused.
+  assert.equal(serveConfig(cleanEnv({ HPD_AUTH_PORT: '0', HPD_AUTH_ISSUER: 'https://idp.example.com' })).externalIssuer, 'https://idp.example.com');
+  assert.equal(serveConfig(cleanEnv({ HPD_AUTH_URL: 'https://auth.example.com/' })).authUrl, 'https://auth.example.com');
+});
+
 test('hpd serve refuses a bad value before starting: exit 2, one line naming the variable and what it expects', async () => {
   // A data directory that does not exist: the values are checked before the builds (that would be exit 1).
   const missing = join(tmpdir(), `hpd-no-such-dir-${process.pid}`);

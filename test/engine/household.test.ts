@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { familyTier, householdPremiumCents, ratedMembers } from '../../src/engine/household.ts';
 import { ageCurveFor, loadRules } from '../../src/engine/rules.ts';
+import { InvariantError } from '../../src/invariant.ts';
 
 const rules = loadRules(2026);
 
@@ -60,7 +61,7 @@ describe('three-child rule (45 CFR 147.102(c)(1), domain.md §4)', () => {
   });
 
   test('an empty household is rejected', () => {
-    assert.throws(() => householdPremiumCents(federalCents, [], rules, 'TX'), RangeError);
+    assert.throws(() => householdPremiumCents(federalCents, [], rules, 'TX'), InvariantError);
   });
 });
 

@@ -17,6 +17,7 @@ import {
   povertyGuideline,
 } from '../../src/engine/rules.ts';
 import type { SourceRef, TaxYearRules } from '../../src/engine/rules-types.ts';
+import { InvariantError } from '../../src/invariant.ts';
 
 const r2026 = loadRules(2026);
 const r2025 = loadRules(2025);
@@ -43,7 +44,7 @@ test('FPL: 2026 coverage uses the 2025 guidelines (domain.md §2.1)', () => {
   assert.equal(povertyGuideline(r2026, 'ak', 4), 40190);
   // §1.5: the 400 % ceiling for a family of three is $106,600.
   assert.equal(4 * povertyGuideline(r2026, 'NY', 3), 106600);
-  assert.throws(() => povertyGuideline(r2026, 'TX', 0), RangeError);
+  assert.throws(() => povertyGuideline(r2026, 'TX', 0), InvariantError);
 });
 
 test('FPL: 2025 coverage uses the 2024 guidelines (domain.md §2.1)', () => {

@@ -1,0 +1,58 @@
+/**
+ * @module The authorization server's routes once the provider is configured: the log-in and consent
+ * interactions (interactions.ts), CORS for dynamic registration, the adjusted /auth query, and
+ * everything else handed to the provider's Koa callback.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type Provider from 'oidc-provider';
+import { normalizeAuthorizationQuery } from './authorization-query.ts';
+import { handleInteraction, INTERACTION_PATH, type InteractionAction, type InteractionContext } from './interactions.ts';
+import { PAGE_HEADERS, renderErrorPage } from './pages.ts';
+import { errorPageFor, ROUTES } from './provider-config.ts';
+
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export function createRoutes(provider: Provider, interactions: InteractionContext, onError: (err: unknown) => void): RequestHandler {
+  const koa = provider.callback();
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const pathname = q === -1 ? url : url.slice(0, q);
+    const m = INTERACTION_PATH.exec(pathname);
+    if (m !== null) {
+      void handleInteraction(req, res, m[1], m[2] as InteractionAction | undefined, interactions);
+      return;
+    }
+    if (pathname === ROUTES.registration && registrationPreflight(req, res)) return;
+    if (pathname === ROUTES.authorization && req.method === 'GET') {
+      const rewritten = normalizeAuthorizationQuery(q === -1 ? '' : url.slice(q + 1));
+      if (rewritten !== undefined) req.url = `${pathname}?${rewritten}`;
+    }
+    koa(req, res).catch((err: unknown) => {
+      onError(err);
+      if (!res.headersSent) {
+        const html = renderErrorPage(errorPageFor('server_error'));
+        res.writeHead(500, { ...PAGE_HEADERS, 'content-length': String(Buffer.byteLength(html)) }).end(html);
+      }
+    });
+  };
+}
+
+/**
+ * Registration is open to anyone, so letting browser-based clients (e.g. MCP Inspector) reach it
+ * cross-origin grants nothing new; the provider sets no CORS headers there itself. True when the
+ * request was a preflight, answered here.
+ */
+function registrationPreflight(req: IncomingMessage, res: ServerResponse): boolean {
+  const origin = req.headers.origin;
+  res.setHeader('access-control-allow-origin', typeof origin === 'string' ? origin : '*');
+  res.setHeader('vary', 'Origin');
+  if (req.method !== 'OPTIONS') return false;
+  res.writeHead(204, {
+    'access-control-allow-methods': 'POST',
+    'access-control-allow-headers': String(req.headers['access-control-request-headers'] ?? 'content-type'),
+    'access-control-max-age': '3600',
+  });
+  res.end();
+  return true;
+}
