@@ -9,6 +9,7 @@ import { ConfigError } from '../config/config-error.ts';
 import { BuildIntegrityError } from '../engine/build-integrity.ts';
 import { RulesValidationError } from '../engine/rules.ts';
 import { ListenError } from '../http/listen-error.ts';
+import { UnsupportedRuntimeError } from '../http/unsupported-runtime-error.ts';
 import { RedisUnreachableError } from '../policy/redis-unreachable-error.ts';
 import { StateError } from '../policy/state-error.ts';
 import { CliError, UsageError } from './usage-error.ts';
@@ -27,6 +28,7 @@ export const ONE_LINE_ERRORS: readonly OneLineError[] = [
   { type: BuildIntegrityError, exit: 1 },
   { type: RulesValidationError, exit: 1 },
   { type: ListenError, exit: 1 },
+  { type: UnsupportedRuntimeError, exit: 1 },
   { type: RedisUnreachableError, exit: 1 },
   { type: StateError, exit: 1 },
 ];

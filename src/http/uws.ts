@@ -11,11 +11,14 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type * as Uws from 'uws-legacy';
 import { ListenError, probeListenError } from './listen-error.ts';
+import { UnsupportedRuntimeError } from './unsupported-runtime-error.ts';
 
 const require = createRequire(import.meta.url);
 const major = Number(process.versions.node.split('.')[0]);
 const PACKAGE = major === 22 || major === 24 || major === 26 ? 'uws-current' : major === 18 || major === 20 || major === 23 ? 'uws-legacy' : undefined;
-if (PACKAGE === undefined) throw new Error(`uWebSockets.js has no build for Node ${process.version}`);
+if (PACKAGE === undefined) {
+  throw new UnsupportedRuntimeError(`uWebSockets.js has no build for Node ${process.version}: use Node 20, 22, 23, 24 or 26`);
+}
 
 /**
  * Largest request header block uWS accepts, read by the native module once when it loads. Its default

@@ -13,6 +13,7 @@ import { attachDataset, openCurrentDataset, type Dataset, type DatasetImage, typ
 import { loadRules } from '../engine/rules.ts';
 import type { TaxYearRules } from '../engine/rules-types.ts';
 import { attachPlanCatalog, buildPlanCatalog, type CatalogImage, type PlanCatalog } from './plan-catalog.ts';
+import { InvariantError } from '../invariant.ts';
 
 /** States with their own marketplace platform (api-contract §1.9): labelled `state_exchange`. */
 export const STATE_EXCHANGE_STATES: ReadonlySet<string> = new Set(['CA', 'CO', 'CT', 'DC', 'GA', 'ID', 'IL', 'KY', 'MA', 'MD', 'ME', 'MN', 'NJ', 'NM', 'NV', 'NY', 'PA', 'RI', 'VA', 'VT', 'WA']);
@@ -68,7 +69,9 @@ export function openRegistry(buildsRoot: string, baseUrl: string, years: readonl
 
 /** Opens the current build of each year; none stays open if one fails. */
 export function openYears(buildsRoot: string, baseUrl: string, years: readonly number[]): Map<number, YearData> {
-  if (years.length === 0) throw new Error(`no build under ${buildsRoot}: run \`hpd build --year <year>\` first`);
+  // `hpd serve` refuses a builds root without a build first, in one line (serve-command.ts); reaching
+  // this is a caller's bug.
+  if (years.length === 0) throw new InvariantError(`no build under ${buildsRoot}`);
   const byYear = new Map<number, YearData>();
   try {
     for (const year of years) byYear.set(year, openYearData(buildsRoot, year, baseUrl));
