@@ -8,6 +8,7 @@
 import { METAL_CODES } from '../engine/build-format.ts';
 import type { Dataset } from '../engine/dataset.ts';
 import type { MetalLevel, PlanType, PlanVariantRecord } from '../engine/plan-record.ts';
+import { InvariantError } from '../invariant.ts';
 
 /** Pre-serialized JSON of a summary around its two premiums: `prefix + premium + middle + credit + suffix`. */
 export const SUMMARY_JSON = Symbol.for('hpd.summary-json');
@@ -192,7 +193,8 @@ export function buildPlanCatalog(ds: Dataset, baseUrl: string, year: number): Pl
     const m = [rec.deductible.individual_tier1, rec.deductible.family_tier1, rec.max_out_of_pocket.individual_tier1, rec.max_out_of_pocket.family_tier1];
     for (let k = 0; k < 4; k++) money[slot * 4 + k] = m[k] ?? Number.NaN;
     const code = METAL_CODES.indexOf(rec.metal_level);
-    if (code < 0) throw new Error(`plan ${rec.id}: unknown metal level ${rec.metal_level}`);
+    // The compiler writes only METAL_LEVELS (verified when the build is opened).
+    if (code < 0) throw new InvariantError(`plan ${rec.id}: unknown metal level ${rec.metal_level}`);
     metal[slot] = code;
   }
   return attachPlanCatalog(image);
