@@ -193,7 +193,7 @@ export function buildPlanCatalog(ds: Dataset, baseUrl: string, year: number): Pl
     const m = [rec.deductible.individual_tier1, rec.deductible.family_tier1, rec.max_out_of_pocket.individual_tier1, rec.max_out_of_pocket.family_tier1];
     for (let k = 0; k < 4; k++) money[slot * 4 + k] = m[k] ?? Number.NaN;
     const code = METAL_CODES.indexOf(rec.metal_level);
-    // The compiler writes only METAL_LEVELS (verified when the build is opened).
+    // The compiler writes only METAL_LEVELS (build/puf/plan-attributes.ts refuses any other row).
     if (code < 0) throw new InvariantError(`plan ${rec.id}: unknown metal level ${rec.metal_level}`);
     metal[slot] = code;
   }
