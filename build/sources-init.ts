@@ -18,13 +18,13 @@ const HOME = 'https://www.cms.gov/marketplace/resources/data/public-use-files';
 
 /** The sources file of `year`, from the CMS patterns and the year-independent inputs of `previous`. */
 export function initSources(year: number, previous: SourcesFile): SourcesFile {
-  const cms = (name: string, title: string, required: boolean, url: string): InputSpec => ({ title, required, home: HOME, url, url_sha256: null, mirrors: [] });
+  const cms = (title: string, required: boolean, url: string): InputSpec => ({ title, required, home: HOME, url, url_sha256: null, mirrors: [] });
   const inputs: Record<string, InputSpec> = {
-    plan_attributes: cms('plan-attributes', `CMS Exchange Plan Attributes PUF, PY${year}`, true, PUF(year, 'plan-attributes')),
-    service_area: cms('service-area', `CMS Exchange Service Area PUF, PY${year}`, true, PUF(year, 'service-area')),
-    rates: cms('rate', `CMS Exchange Rate PUF, PY${year} (absent: premiums are modeled from SLCSP benchmarks and labelled so)`, false, PUF(year, 'rate')),
-    benefits: cms('benefits-and-cost-sharing', `CMS Exchange Benefits and Cost Sharing PUF, PY${year} (optional: per-service cost sharing for OOP estimates)`, false, PUF(year, 'benefits-and-cost-sharing')),
-    crosswalk: cms('plan-id-crosswalk', `CMS Plan ID Crosswalk PUF, PY${year} to PY${year + 1} (optional: the crosswalk endpoint has no data without it)`, false, PUF(year + 1, 'plan-id-crosswalk')),
+    plan_attributes: cms(`CMS Exchange Plan Attributes PUF, PY${year}`, true, PUF(year, 'plan-attributes')),
+    service_area: cms(`CMS Exchange Service Area PUF, PY${year}`, true, PUF(year, 'service-area')),
+    rates: cms(`CMS Exchange Rate PUF, PY${year} (absent: premiums are modeled from SLCSP benchmarks and labelled so)`, false, PUF(year, 'rate')),
+    benefits: cms(`CMS Exchange Benefits and Cost Sharing PUF, PY${year} (optional: per-service cost sharing for OOP estimates)`, false, PUF(year, 'benefits-and-cost-sharing')),
+    crosswalk: cms(`CMS Plan ID Crosswalk PUF, PY${year} to PY${year + 1} (optional: the crosswalk endpoint has no data without it)`, false, PUF(year + 1, 'plan-id-crosswalk')),
   };
   for (const [name, spec] of Object.entries(previous.inputs)) if (!(name in inputs)) inputs[name] = spec;
   return {

@@ -3,12 +3,12 @@
  * included) and compare what it answers with the manifest.
  */
 import type { BuildManifest } from '../src/engine/manifest.ts';
-import { openDataset } from '../src/engine/dataset.ts';
+import { openDataset, type Dataset } from '../src/engine/dataset.ts';
 import { DIAGNOSTIC_CODES, FatalBuildError } from './read/diagnostics.ts';
 
 /** Opens the finished build the way a server will and checks it against the manifest. */
 export function verifyBuild(dir: string, manifest: BuildManifest): void {
-  let ds;
+  let ds: Dataset;
   try {
     // Checksums too: this proves the sums just recorded match the bytes a server will map.
     ds = openDataset(dir, { checksums: 'always', expectedHash: manifest.build_hash });

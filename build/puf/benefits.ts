@@ -50,7 +50,7 @@ export function parseCostSharing(copayRaw: string, coinsRaw: string, coveredRaw:
   const coinsMatch = /[\d.]+\s*%/.exec(coinsRaw);
   const copay = copayMatch === null ? null : Number(copayMatch[1]!.replaceAll(',', ''));
   const coinsParsed = coinsMatch === null ? null : parsePercent(coinsMatch[0].replace(/\s+/g, ''));
-  const coins = coinsParsed !== null && coinsParsed.ok ? coinsParsed.value : null;
+  const coins = coinsParsed?.ok ? coinsParsed.value : null;
   const noCharge = /^no charge/i.test(copayRaw) && (coinsRaw === '' || /^no charge|^not applicable/i.test(coinsRaw));
   return {
     covered,

@@ -108,7 +108,7 @@ class CsvParser {
         recordLine = line;
         if (nLF < i) nLF = indexOr(text, '\n', i, n);
         if (nCR < i) nCR = indexOr(text, '\r', i, n);
-        const eol = nLF < nCR ? nLF : nCR;
+        const eol = Math.min(nLF , nCR);
         if (nQuote < i) nQuote = indexOr(text, '"', i, n);
         let split: string[] | null = null;
         if (eol < n) {

@@ -63,7 +63,7 @@ export function listOrders(lists: readonly PlanList[], plans: PlanColumns, pairs
     const positions = members.map((_, k) => k);
     const write = (target: Uint16Array, cmp: (x: number, y: number) => number): void => {
       const sorted = [...positions].sort((i, j) => cmp(members[i]!, members[j]!) || tie(members[i]!, members[j]!));
-      sorted.forEach((pos, k) => (target[base + k] = pos));
+      for (let k = 0; k < sorted.length; k++) target[base + k] = sorted[k]!;
     };
     write(o.orderName, (x, y) => NAME_COLLATOR.compare(plans.names[x]!, plans.names[y]!));
     write(o.orderDeductible, byMoney(plans.deductible));

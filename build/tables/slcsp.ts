@@ -59,7 +59,7 @@ export function slcspTable(s: SlcspInput): SlcspTable {
     if (bench === null) continue;
     const community = s.rules.family_tiers[state] !== undefined;
     const byBand = benchmarkByBand(bench, ageCurveFor(s.rules, state).factors, community);
-    byBand.forEach((v, b) => (cents[ai * AGE_BAND_COUNT + b] = Math.round(v * 100)));
+    for (const [b, v] of byBand.entries()) cents[ai * AGE_BAND_COUNT + b] = Math.round(v * 100);
     source[ai] = SLCSP_SOURCE.benchmarkOnly;
   }
   return { cents, source };

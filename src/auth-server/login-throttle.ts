@@ -254,7 +254,9 @@ function reserve(keys: ReadonlyArray<readonly [BackoffTable, string]>, successCl
   // All or nothing: a refused attempt reserves no key, so it costs the attacker's targets nothing.
   if (wait > 0) return { allowed: false, retryAfterSeconds: wait };
   for (const [table, key] of keys) table.start(key);
-  return allowedAttempt(successClearsFirstKey, (outcomeFor) => keys.forEach(([table, key], i) => table.finish(key, outcomeFor(i))));
+  return allowedAttempt(successClearsFirstKey, (outcomeFor) => {
+    for (const [i, [table, key]] of keys.entries()) table.finish(key, outcomeFor(i));
+  });
 }
 
 /** How each reserved key ends, by its position in the reservation. */

@@ -92,7 +92,7 @@ function listCommand(argv: readonly string[]): number {
       out.push(`${lastYear === null ? '' : '\n'}${e.year}:\n`);
       lastYear = e.year;
     }
-    const state = e.ok ? `ok (${e.checked})` : e.problem !== null && e.problem.includes('no checksums') ? 'no checksums (rebuild)' : 'DAMAGED';
+    const state = e.ok ? `ok (${e.checked})` : e.problem?.includes('no checksums') ? 'no checksums (rebuild)' : 'DAMAGED';
     out.push(`${e.current ? '*' : ' '} ${short(e.hash)}  ${e.created}  ${mb(e.bytes).padStart(9)}  ${state}${e.current ? '  current' : ''}\n`);
     const c = e.counts;
     if (c !== null) out.push(`    ${c.plans} plans, ${c.variants} variants, ${c.zips} ZIPs, ${c.rating_areas} rating areas, ${c.states} states; compiler ${e.compiler_version ?? '?'}, format ${e.format_version ?? '?'}, ${e.data_source ?? '?'}\n`);

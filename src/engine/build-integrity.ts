@@ -97,7 +97,7 @@ export function describeOutputs(dir: string, names: readonly string[] = OUTPUT_F
 
 /** The `SHA256SUMS` text of a build: its output files, then the manifest (written last). */
 export function sumsText(outputs: readonly BuildFile[], manifestSha256: string): string {
-  return [...outputs.map((f) => `${f.sha256}  ${f.name}`), `${manifestSha256}  ${MANIFEST_FILE}`].join('\n') + '\n';
+  return `${[...outputs.map((f) => `${f.sha256}  ${f.name}`), `${manifestSha256}  ${MANIFEST_FILE}`].join('\n')}\n`;
 }
 
 /**
@@ -183,7 +183,7 @@ function checkSize(dir: string, name: string, bytes: number, fail: (file: string
   try {
     st = lstatSync(`${dir}/${name}`);
   } catch {
-    return fail(name, 'missing');
+    fail(name, 'missing');
   }
   if (!st.isFile()) fail(name, 'not a regular file');
   if (st.size !== bytes) fail(name, `size mismatch (manifest ${bytes} bytes, file ${st.size} bytes)`);

@@ -217,7 +217,7 @@ export function toolArgsToRequest(tool: ToolDefinition, args: Record<string, unk
     } else if (value === null || value === undefined) {
       continue;
     } else {
-      errors.push({ field: name, message: `Expected ${String((((tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>)[name] ?? {}).type ?? 'a value')}, received object` });
+      errors.push({ field: name, message: `Expected ${String(((tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>)[name]?.type ?? 'a value')}, received object` });
       continue;
     }
     if (tool.operation.pathParams.includes(param)) pathParams[param] = text;

@@ -6,6 +6,7 @@
  */
 
 /** Characters JSON.stringify escapes: quote, backslash, controls, and (lone) surrogates. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point (they must be escaped)
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 export function jsonString(s: string): string {

@@ -126,7 +126,7 @@ export class CaseGenerator {
       case 2:
         return Buffer.from(Array.from({ length: 1 + this.#int(80) }, () => this.#int(256))).toString('base64url');
       case 3:
-        return Buffer.from(this.#pick(['{"v":1,"k":[1e400,"x"],"f":"0"}', '{"v":1,"k":[null,null],"f":null}', '{"v":1,"k":[1,"11111TX0010001"],"f":"' + 'a'.repeat(16) + '"}', '{"v":2}', '[]', 'null', '{"__proto__":{"v":1}}', '"x"'])).toString('base64url');
+        return Buffer.from(this.#pick(['{"v":1,"k":[1e400,"x"],"f":"0"}', '{"v":1,"k":[null,null],"f":null}', `{"v":1,"k":[1,"11111TX0010001"],"f":"${'a'.repeat(16)}"}`, '{"v":2}', '[]', 'null', '{"__proto__":{"v":1}}', '"x"'])).toString('base64url');
       case 4:
         return `${real}==`;
       case 5:
@@ -244,7 +244,7 @@ export class CaseGenerator {
 
   #authorization(): string | undefined {
     if (!this.#chance(0.08)) return undefined;
-    return this.#pick(['Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'bearer hpd_' + '0'.repeat(40), 'Bearer hpd_' + 'g'.repeat(40), 'Bearer ' + 'x'.repeat(6000), 'Token abc', 'Bearer a.b.c', 'Bearer eyJhbGciOiJub25lIn0.e30.', '  Bearer  x  ']);
+    return this.#pick(['Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', `bearer hpd_${'0'.repeat(40)}`, `Bearer hpd_${'g'.repeat(40)}`, `Bearer ${'x'.repeat(6000)}`, 'Token abc', 'Bearer a.b.c', 'Bearer eyJhbGciOiJub25lIn0.e30.', '  Bearer  x  ']);
   }
 
   #accept(): Array<[string, string]> {
@@ -400,7 +400,7 @@ export class CaseGenerator {
         family += 'tools/list';
         break;
       case 2:
-        body = this.#pick(['', '{', 'null', '[]', '1e400', '"x"', '{"jsonrpc":"1.0"}', '{"jsonrpc":"2.0","method":1}', '[' + '['.repeat(5000) + ']'.repeat(5000) + ']', '{"jsonrpc":"2.0","id":1,"method":"x".repeat(1)}', '\u0000']);
+        body = this.#pick(['', '{', 'null', '[]', '1e400', '"x"', '{"jsonrpc":"1.0"}', '{"jsonrpc":"2.0","method":1}', `[${'['.repeat(5000)}${']'.repeat(5000)}]`, '{"jsonrpc":"2.0","id":1,"method":"x".repeat(1)}', '\u0000']);
         family += 'garbage';
         break;
       case 3:

@@ -70,7 +70,7 @@ export async function startFuzzService(): Promise<FuzzService> {
     let out = '';
     proc.stderr!.setEncoding('utf8').on('data', (s: string) => {
       // Keep the head (first failures) and the tail (how it ended) of a long run.
-      err = err.length < 200_000 ? err + s : err.slice(0, 100_000) + '\n…\n' + (err.slice(-100_000) + s).slice(-100_000);
+      err = err.length < 200_000 ? err + s : `${err.slice(0, 100_000)}\n…\n${(err.slice(-100_000) + s).slice(-100_000)}`;
     });
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`hpd serve did not start in 60 s: ${out}${err}`)), 60_000);

@@ -264,7 +264,8 @@ test('resource indicators: one trailing slash tolerated (audience stays canonica
     const res = await browse(jar, authorizeUrl(server.url, { clientId: client.client_id, challenge: pkcePair().challenge, resource }));
     // A dynamically registered client gets its error through a page and a click, not a redirect.
     const { continueTo } = await refusalPage(res);
-    assert.ok(continueTo !== undefined && continueTo.href.startsWith(REDIRECT_URI), resource);
+    assert.ok(continueTo !== undefined, resource);
+    assert.ok(continueTo.href.startsWith(REDIRECT_URI), resource);
     assert.equal(continueTo.searchParams.get('error'), 'invalid_target', resource);
   }
 });
@@ -282,7 +283,8 @@ test('PKCE is required and S256 only; a wrong verifier fails the exchange', asyn
     const jar = new CookieJar();
     const res = await browse(jar, authorizeUrl(server.url, { clientId: client.client_id, challenge: c.challenge, method: c.method }));
     const { continueTo } = await refusalPage(res);
-    assert.ok(continueTo !== undefined && continueTo.href.startsWith(REDIRECT_URI), c.name);
+    assert.ok(continueTo !== undefined, c.name);
+    assert.ok(continueTo.href.startsWith(REDIRECT_URI), c.name);
     assert.equal(continueTo.searchParams.get('error'), 'invalid_request', c.name);
     assert.equal(continueTo.searchParams.get('code'), null, c.name);
   }

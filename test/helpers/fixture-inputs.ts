@@ -134,7 +134,7 @@ export function serviceAreaCsv(year: number): string {
   const header = ['BusinessYear', 'StateCode', 'IssuerId', 'SourceName', 'ImportDate', 'ServiceAreaId', 'ServiceAreaName', 'CoverEntireState', 'County', 'PartialCounty', 'ZipCodes', 'PartialCountyJustification', 'MarketCoverage', 'DentalOnlyPlan'];
   const row = (state: string, issuer: string, sa: string, entire: string, county: string, partial: string, zips: string, market = 'Individual', dental = 'No'): string =>
     csvLine([String(year), state, issuer, 'HIOS', '2024-08-29 01:02:15', sa, `${sa} name, with comma`, entire, county, partial, zips, partial === 'Yes' ? 'doc.pdf' : '', market, dental]);
-  return [
+  return `${[
     header.join(','),
     row('TX', '11111', 'TXS001', 'No', '48201', 'No', ''),
     row('TX', '11111', 'TXS001', 'No', '48157', 'No', ''),
@@ -143,7 +143,7 @@ export function serviceAreaCsv(year: number): string {
     row('AK', '44444', 'AKS001', 'Yes', '', '', ''),
     row('TX', '55555', 'TXS001', 'Yes', '', '', '', 'Individual', 'Yes'),
     row('TX', '11111', 'TXS009', 'No', '48201', 'No', '', 'SHOP (Small Group)', 'No'),
-  ].join('\r\n') + '\r\n';
+  ].join('\r\n')}\r\n`;
 }
 
 export const FIXTURE_ZIPS = {
@@ -184,7 +184,7 @@ export function hudCsv(): string {
 }
 
 export function countyNamesCsv(): string {
-  return [
+  return `${[
     'state_code,state_name,state_fips,county_fips,full_fips,county_name,county_display_name',
     'TX,Texas,48,201,48201,Harris County,Harris',
     'TX,Texas,48,157,48157,Fort Bend County,Fort Bend',
@@ -194,7 +194,7 @@ export function countyNamesCsv(): string {
     'AK,Alaska,02,090,02090,Fairbanks North Star Borough,Fairbanks North Star',
     'HI,Hawaii,15,003,15003,Honolulu County,Honolulu',
     'PR,Puerto Rico,72,001,72001,Adjuntas Municipio,Adjuntas',
-  ].join('\r\n') + '\r\n';
+  ].join('\r\n')}\r\n`;
 }
 
 export const FIXTURE_BENCHMARKS_2025 = { 'TX:10': 308, 'TX:26': 290, 'TX:27': 300, 'AK:1': 606, 'AK:2': 580, 'AK:3': 640, 'HI:1': 350 } as const;

@@ -82,7 +82,9 @@ function countedFlags(ages: readonly number[]): boolean[] {
     .filter((m) => m.age < 21)
     .sort((a, b) => b.age - a.age)
     .slice(0, 3)
-    .forEach((m) => (flags[m.i] = true));
+    .forEach((m) => {
+      flags[m.i] = true;
+    });
   return flags;
 }
 

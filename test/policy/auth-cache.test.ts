@@ -17,8 +17,14 @@ const HPD = fileURLToPath(new URL('../../bin/hpd.js', import.meta.url));
 function counting(store: StateStore): { store: StateStore; reads: () => number } {
   let n = 0;
   const wrapped = Object.create(store) as StateStore;
-  wrapped.getKeyByHash = (h) => (n++, store.getKeyByHash(h));
-  wrapped.getUser = (id) => (n++, store.getUser(id));
+  wrapped.getKeyByHash = (h) => {
+    n++;
+    return store.getKeyByHash(h);
+  };
+  wrapped.getUser = (id) => {
+    n++;
+    return store.getUser(id);
+  };
   wrapped.generation = () => store.generation();
   wrapped.updateKey = (id, f) => store.updateKey(id, f);
   return { store: wrapped, reads: () => n };

@@ -5,8 +5,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cleanup, tempDir } from '../helpers/test-cleanup.ts';
 import { openLmdbStateStore } from '../../src/policy/lmdb-store.ts';
@@ -172,7 +170,10 @@ test('the save timer runs only while there are unsaved changes, batching a burst
   const real = openStore(defer, tempDir(defer, 'hpd-quota-'));
   const saves: Array<[string, Map<string, number>]> = [];
   const store = withOverrides(real, {
-    saveCounters: (day, entries) => (saves.push([day, new Map(entries)]), real.saveCounters(day, entries)),
+    saveCounters: (day, entries) => {
+      saves.push([day, new Map(entries)]);
+      return real.saveCounters(day, entries);
+    },
   });
   const quota = DailyQuota.open(store, LIMITS, clockAt('2026-11-20T10:00:00.000Z').now, { flushDelayMs: 20 });
   defer(() => quota.close());

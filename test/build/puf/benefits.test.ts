@@ -135,7 +135,7 @@ function benefitRow(planId: string, benefit: string, over: Row = {}): Row {
 
 const csvField = (v: string): string => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
 const toCsv = (rows: readonly Row[], header: readonly string[] = HEADER): string =>
-  [header.join(','), ...rows.map((r) => header.map((c) => csvField(r[c] ?? '')).join(','))].join('\r\n') + '\r\n';
+  `${[header.join(','), ...rows.map((r) => header.map((c) => csvField(r[c] ?? '')).join(','))].join('\r\n')}\r\n`;
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hpd-benefits-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));

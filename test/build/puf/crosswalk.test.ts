@@ -75,7 +75,7 @@ function xRow(s: number, v: { source: string; target: string; fips?: string; zip
 }
 
 function toCsv(h: readonly string[], rows: readonly Row[]): string {
-  return [h.join(','), ...rows.map((r) => h.map((c) => r[c] ?? '').join(','))].join('\r\n') + '\r\n';
+  return `${[h.join(','), ...rows.map((r) => h.map((c) => r[c] ?? '').join(','))].join('\r\n')}\r\n`;
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hpd-xw-'));

@@ -99,7 +99,7 @@ function fullTable(base: number, over: Row = {}): Row[] {
 const csvField = (v: string): string => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
 
 function toCsv(rows: readonly Row[], header: readonly string[] = SHUFFLED): string {
-  return [header.join(','), ...rows.map((r) => header.map((c) => csvField(r[c as Column] ?? '')).join(','))].join('\r\n') + '\r\n';
+  return `${[header.join(','), ...rows.map((r) => header.map((c) => csvField(r[c as Column] ?? '')).join(','))].join('\r\n')}\r\n`;
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hpd-rates-'));

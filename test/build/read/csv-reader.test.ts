@@ -251,8 +251,8 @@ describe('csvRecords', () => {
   });
 
   it('cuts a huge string chunk into several batches without changing the records', async () => {
-    const row = 'x'.repeat(100) + ',"quoted, with comma"\n';
-    const text = 'h1,h2\n' + row.repeat(5000);
+    const row = `${'x'.repeat(100)},"quoted, with comma"\n`;
+    const text = `h1,h2\n${row.repeat(5000)}`;
     const batches: CsvRecord[][] = [];
     for await (const b of csvRecords(from([text]))) batches.push(b);
     assert.ok(batches.length > 1, 'a 600 KB chunk gives more than one batch');

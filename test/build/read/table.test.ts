@@ -111,7 +111,7 @@ describe('openTable', () => {
   });
 
   it('reads the CSV inside a zip and reports progress in inflated bytes', async () => {
-    const csv = Buffer.from('\uFEFFPlanId,StateCode\r\n' + 'X,TX\r\n'.repeat(30000), 'utf8');
+    const csv = Buffer.from(`\uFEFFPlanId,StateCode\r\n${'X,TX\r\n'.repeat(30000)}`, 'utf8');
     const t = await openTable(write('puf.zip', makeZip([{ name: 'Plan_Attributes_PUF.csv', data: csv, method: 0 }])));
     assert.equal(t.file, 'puf.zip');
     assert.deepEqual(t.header, ['PlanId', 'StateCode']);
@@ -123,7 +123,7 @@ describe('openTable', () => {
   });
 
   it('reports progress of a plain file against its size', async () => {
-    const content = 'a,b\n' + '1,2\n'.repeat(50000);
+    const content = `a,b\n${'1,2\n'.repeat(50000)}`;
     const t = await openTable(write('p.csv', content));
     assert.equal(t.progress().bytesTotal, content.length);
     await allRows(t);
@@ -131,13 +131,13 @@ describe('openTable', () => {
   });
 
   it('releases the file when closed before the end', async () => {
-    const t = await openTable(write('big.csv', 'a\n' + 'x\n'.repeat(200000)));
+    const t = await openTable(write('big.csv', `a\n${'x\n'.repeat(200000)}`));
     for await (const batch of t.rows()) {
       assert.ok(batch.length > 0);
       break;
     }
     await t.close();
-    const u = await openTable(write('big2.csv', 'a\n' + 'x\n'.repeat(200000)));
+    const u = await openTable(write('big2.csv', `a\n${'x\n'.repeat(200000)}`));
     await u.close();
   });
 });
