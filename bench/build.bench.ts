@@ -37,14 +37,22 @@ try {
   const builds: BuildJson[] = [];
   for (let i = 0; i < RUNS; i++) {
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, [join(ROOT, 'bin/hpd.js'), 'build', '--year', String(YEAR), '--offline', '--force', '--json', '--quiet'], { env, encoding: 'utf8', maxBuffer: 64 << 20 });
+    const r = spawnSync(
+      process.execPath,
+      [join(ROOT, 'bin/hpd.js'), 'build', '--year', String(YEAR), '--offline', '--force', '--json', '--quiet'],
+      { env, encoding: 'utf8', maxBuffer: 64 << 20 },
+    );
     if (r.status !== 0) throw new Error(`build failed: ${r.stderr.trim()}`);
     const b = JSON.parse(r.stdout) as BuildJson;
     builds.push({ ...b, wall_seconds: (performance.now() - t0) / 1000 });
   }
   const opens: OpenJson[] = [];
   for (let i = 0; i < 3; i++) {
-    const r = spawnSync(process.execPath, ['--import', join(ROOT, 'bin/register-typescript.js'), join(ROOT, 'bench/open-dataset.ts'), join(dir, 'builds'), String(YEAR)], { env, encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      ['--import', join(ROOT, 'bin/register-typescript.js'), join(ROOT, 'bench/open-dataset.ts'), join(dir, 'builds'), String(YEAR)],
+      { env, encoding: 'utf8' },
+    );
     if (r.status !== 0) throw new Error(`open failed: ${r.stderr.trim()}`);
     opens.push(JSON.parse(r.stdout) as OpenJson);
   }
@@ -69,9 +77,16 @@ try {
     '',
     '| stage                        |       rows | seconds |     rows/s |',
     '|------------------------------|------------|---------|------------|',
-    ...last.stages.map((s) => `| ${s.stage.padEnd(28)} | ${String(s.rows).padStart(10)} | ${s.seconds.toFixed(2).padStart(7)} | ${String(s.rowsPerSecond).padStart(10)} |`),
+    ...last.stages.map(
+      (s) =>
+        `| ${s.stage.padEnd(28)} | ${String(s.rows).padStart(10)} | ${s.seconds.toFixed(2).padStart(7)} | ${String(s.rowsPerSecond).padStart(10)} |`,
+    ),
     '',
-    `build ${last.manifest.build_hash.slice(0, 12)}: ${last.manifest.counts.plans} plans, ${last.manifest.counts.zips} ZIPs, ${last.manifest.counts.premium_pairs} priced plan × area pairs; files ${Object.entries(last.manifest.files).map(([k, v]) => `${k} ${mib(v)}`).join(', ')}`,
+    `build ${last.manifest.build_hash.slice(0, 12)}: ${last.manifest.counts.plans} plans, ${last.manifest.counts.zips} ZIPs, ${last.manifest.counts.premium_pairs} priced plan × area pairs; files ${Object.entries(
+      last.manifest.files,
+    )
+      .map(([k, v]) => `${k} ${mib(v)}`)
+      .join(', ')}`,
     `open: ${opens[0]!.locations} locations swept in ${median(opens.map((o) => o.sweep_ms)).toFixed(0)} ms, ${opens[0]!.plan_details} plan details read, tables ${mib(opens[0]!.table_bytes)}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

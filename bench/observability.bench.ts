@@ -63,18 +63,42 @@ const CONFIGS: readonly Config[] = [
 ];
 
 async function serve(c: Config, i: number): Promise<{ server: ServerProcess; key: string; origin: string; logFile: string }> {
-  const env = childEnv({ HPD_DATA_DIR: root, HPD_STATE_DIR: join(work, `state-${i}`), HPD_QUOTA_ENTERPRISE: '1000000000000', HPD_BASE_URL: BASE_URL, HPD_WATCH_BUILDS: '0' });
-  const key = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', 'enterprise', '--label', 'bench'], { encoding: 'utf8', env }).stdout.trim();
+  const env = childEnv({
+    HPD_DATA_DIR: root,
+    HPD_STATE_DIR: join(work, `state-${i}`),
+    HPD_QUOTA_ENTERPRISE: '1000000000000',
+    HPD_BASE_URL: BASE_URL,
+    HPD_WATCH_BUILDS: '0',
+  });
+  const key = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', 'enterprise', '--label', 'bench'], {
+    encoding: 'utf8',
+    env,
+  }).stdout.trim();
   const logFile = join(work, `stdout-${i}.log`);
   // exec: the server keeps the shell's pid, so its CPU time is measured; stdout goes to a file.
-  const { server, origin } = await spawnHpdServe({ name: c.name, command: '/bin/sh', args: ['-c', `exec "${process.execPath}" "${HPD}" serve --workers 1 > "${logFile}"`], env: { ...env, ...c.env }, cwd: ROOT });
+  const { server, origin } = await spawnHpdServe({
+    name: c.name,
+    command: '/bin/sh',
+    args: ['-c', `exec "${process.execPath}" "${HPD}" serve --workers 1 > "${logFile}"`],
+    env: { ...env, ...c.env },
+    cwd: ROOT,
+  });
   return { server, key, origin, logFile };
 }
 
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const servers = await Promise.all(CONFIGS.map((c, i) => serve(c, i)));
 try {
-  const load = (s: (typeof servers)[number], durationS: number) => runWrk({ origin: s.origin, urlsFile: urls, headers: [`Authorization: Bearer ${s.key}`], connections: CONNECTIONS, durationS, paceMs: 0, cpu: null });
+  const load = (s: (typeof servers)[number], durationS: number) =>
+    runWrk({
+      origin: s.origin,
+      urlsFile: urls,
+      headers: [`Authorization: Bearer ${s.key}`],
+      connections: CONNECTIONS,
+      durationS,
+      paceMs: 0,
+      cpu: null,
+    });
   for (const s of servers) await load(s, 1);
   const results = CONFIGS.map(() => ({ rps: [] as number[], cpuUs: [] as number[] }));
   for (let round = 0; round < ROUNDS; round++) {

@@ -97,15 +97,32 @@ async function serve(config: Config, redisUrl: string): Promise<{ server: Server
     HPD_BASE_URL: BASE_URL,
     ...(config === 'redis' ? { HPD_REDIS_URL: redisUrl } : {}),
   });
-  const created = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', 'enterprise', '--label', 'bench'], { encoding: 'utf8', env });
+  const created = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', 'enterprise', '--label', 'bench'], {
+    encoding: 'utf8',
+    env,
+  });
   const key = created.stdout.trim();
   if (created.status !== 0 || key === '') throw new Error(`hpd keys create (${config}) failed: ${created.stderr.trim()}`);
-  const { server, origin } = await spawnHpdServe({ name: `ours --workers 0, ${config} store`, command: process.execPath, args: [HPD, 'serve', '--workers', '0'], env, cwd: ROOT });
+  const { server, origin } = await spawnHpdServe({
+    name: `ours --workers 0, ${config} store`,
+    command: process.execPath,
+    args: [HPD, 'serve', '--workers', '0'],
+    env,
+    cwd: ROOT,
+  });
   return { server, key, origin };
 }
 
 const load = (origin: string, key: string, connections: number, durationS: number): Promise<WrkRun> =>
-  runWrk({ origin, urlsFile: urls, headers: [`Authorization: Bearer ${key}`], connections, durationS, paceMs: 0, cpu: pinning?.generatorCpu ?? null });
+  runWrk({
+    origin,
+    urlsFile: urls,
+    headers: [`Authorization: Bearer ${key}`],
+    connections,
+    durationS,
+    paceMs: 0,
+    cpu: pinning?.generatorCpu ?? null,
+  });
 
 let exitCode = 0;
 // No persistence: disk writes of the Redis would enter the figures.
@@ -143,7 +160,8 @@ try {
       }
       runs[config].push(r);
       log(`${config} ${rep + 1}/${REPS}: ${fmtRate(r.rps)} req/s, p99 ${fmtMs(r.latency_ms.p99)} ms, ${r.errors.total} errors`);
-      if (r.errors.total > 0) log(`${config} errors ${JSON.stringify(r.errors)}; server log: ${t.server.stderr().trim().split('\n').slice(-6).join(' | ')}`);
+      if (r.errors.total > 0)
+        log(`${config} errors ${JSON.stringify(r.errors)}; server log: ${t.server.stderr().trim().split('\n').slice(-6).join(' | ')}`);
     }
   }
   const day = new Date().toISOString().slice(0, 10);

@@ -103,13 +103,15 @@ const options: SuiteOptions = {
   // The realistic search stream: ≥ 100,000 distinct queries, enough requests that a run never wraps
   // around at ~20k req/s × 4 s; --short: a small stream on the fixture build.
   realistic: short ? { distinct: 2_000, length: 5_000 } : { distinct: 100_000, length: 250_000 },
-  workloads: value('--workloads')?.split(',').map((w) => {
-    if (!(WORKLOADS as readonly string[]).includes(w)) {
-      process.stderr.write(`--workloads: unknown workload "${w}" (${WORKLOADS.join(', ')})\n`);
-      process.exit(2);
-    }
-    return w as WorkloadName;
-  }),
+  workloads: value('--workloads')
+    ?.split(',')
+    .map((w) => {
+      if (!(WORKLOADS as readonly string[]).includes(w)) {
+        process.stderr.write(`--workloads: unknown workload "${w}" (${WORKLOADS.join(', ')})\n`);
+        process.exit(2);
+      }
+      return w as WorkloadName;
+    }),
   microTimeMs: flag('--no-micro') ? 0 : short ? 5 : 500,
   profileDir: value('--profile') === undefined ? undefined : resolve(value('--profile')!),
   log: (line) => process.stderr.write(`bench: ${line}\n`),
@@ -117,7 +119,12 @@ const options: SuiteOptions = {
 // Only a complete full run replaces the committed results in bench/results; the rest go to a temporary
 // directory unless --out says otherwise.
 const complete = !short && options.workloads === undefined && options.microTimeMs > 0;
-const outDir = value('--out') !== undefined ? resolve(value('--out')!) : complete ? fileURLToPath(new URL('./results/', import.meta.url)) : mkdtempSync(join(tmpdir(), 'hpd-bench-'));
+const outDir =
+  value('--out') !== undefined
+    ? resolve(value('--out')!)
+    : complete
+      ? fileURLToPath(new URL('./results/', import.meta.url))
+      : mkdtempSync(join(tmpdir(), 'hpd-bench-'));
 
 if (value('--report') !== undefined) {
   const files = rerender(resolve(value('--report')!));
@@ -129,11 +136,17 @@ try {
   const result = await runSuite(options);
   const files = writeResults(result, outDir, complete && value('--out') === undefined);
   process.stdout.write(`\n${markdownReport(result, null)}\n`);
-  process.stdout.write(`results: ${files.json}\n         ${files.markdown}\n         ${files.svg}\nwall time ${result.wall_seconds.toFixed(0)} s\n`);
+  process.stdout.write(
+    `results: ${files.json}\n         ${files.markdown}\n         ${files.svg}\nwall time ${result.wall_seconds.toFixed(0)} s\n`,
+  );
   // The worker-thread figures (issue #10) and the Redis state store's (issue #11) run their own
   // servers: after the suite, one after the other, so they never share the machine with its load runs.
   const companion = (file: string): number | null => {
-    const r = spawnSync(process.execPath, ['--import', fileURLToPath(new URL('../bin/register-typescript.js', import.meta.url)), fileURLToPath(new URL(file, import.meta.url))], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    const r = spawnSync(
+      process.execPath,
+      ['--import', fileURLToPath(new URL('../bin/register-typescript.js', import.meta.url)), fileURLToPath(new URL(file, import.meta.url))],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     process.stdout.write(`\n${r.stdout}`);
     return r.status;
   };

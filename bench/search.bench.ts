@@ -18,7 +18,14 @@ import { searchPlans } from '../src/engine/search.ts';
 const YEAR = 2025;
 const root = buildsRoot();
 if (!yearsWithBuilds(root).includes(YEAR)) {
-  await buildDataset({ year: YEAR, root: REPO_ROOT, buildsRoot: root, cacheDir: cacheRoot(), offline: true, progress: createProgress({ tty: false }) });
+  await buildDataset({
+    year: YEAR,
+    root: REPO_ROOT,
+    buildsRoot: root,
+    cacheDir: cacheRoot(),
+    offline: true,
+    progress: createProgress({ tty: false }),
+  });
 }
 const registry = openRegistry(root, 'http://127.0.0.1:8080', [YEAR]);
 const yd = registry.get(YEAR)!;
@@ -43,15 +50,22 @@ const page = execute(searchPlansOperation, ctx, 'pro', query('zip=77002&age=40&p
 if (!page.ok) throw new Error('search failed');
 const fjs = compileSerializer(searchPlansOperation.responseSchema);
 const fragments = fragmentSerializer((b) => JSON.stringify(b));
-if (fragments(page.body).toString('utf8') !== JSON.stringify(page.body)) throw new Error('fragment serializer output differs from JSON.stringify');
+if (fragments(page.body).toString('utf8') !== JSON.stringify(page.body))
+  throw new Error('fragment serializer output differs from JSON.stringify');
 
 const bench = new Bench({ time: Number(process.env.HPD_BENCH_MS ?? 1000) });
 bench
   .add(`engine search, Harris County TX (${yd.ds.listSize(harris.listId)} plans), page 1 of 25`, () => searchPlans(yd.ds, q(harris.listId)))
-  .add('engine search, Harris, sort by deductible desc, page 3', () => searchPlans(yd.ds, q(harris.listId, { sortBy: 'deductible', descending: true, page: 3 })))
-  .add('engine search, Harris, metal silver + max premium', () => searchPlans(yd.ds, q(harris.listId, { filters: { includeCatastrophic: false, metalLevel: 'silver', maxPremium: 700 } })))
+  .add('engine search, Harris, sort by deductible desc, page 3', () =>
+    searchPlans(yd.ds, q(harris.listId, { sortBy: 'deductible', descending: true, page: 3 })),
+  )
+  .add('engine search, Harris, metal silver + max premium', () =>
+    searchPlans(yd.ds, q(harris.listId, { filters: { includeCatastrophic: false, metalLevel: 'silver', maxPremium: 700 } })),
+  )
   .add(`engine search, Anchorage AK (${yd.ds.listSize(anchorage.listId)} plans)`, () => searchPlans(yd.ds, q(anchorage.listId)))
-  .add('operation: parse + validate + search + resource (25 plans)', () => execute(searchPlansOperation, ctx, 'pro', query('zip=77002&age=40&per_page=25'), {}))
+  .add('operation: parse + validate + search + resource (25 plans)', () =>
+    execute(searchPlansOperation, ctx, 'pro', query('zip=77002&age=40&per_page=25'), {}),
+  )
   .add('serialize 25-plan page: fast-json-stringify', () => fjs(page.body))
   .add('serialize 25-plan page: JSON.stringify', () => JSON.stringify(page.body))
   .add('serialize 25-plan page: pre-serialized plan fragments', () => fragments(page.body));
@@ -59,11 +73,18 @@ await bench.run();
 
 const rows = bench.tasks.map((t) => {
   const r = t.result as unknown as { latency: { p50: number; p99: number }; throughput: { mean: number } };
-  return { task: t.name, 'ops/s': Math.round(r.throughput.mean), 'median µs': +(r.latency.p50 * 1000).toFixed(2), 'p99 µs': +(r.latency.p99 * 1000).toFixed(2) };
+  return {
+    task: t.name,
+    'ops/s': Math.round(r.throughput.mean),
+    'median µs': +(r.latency.p50 * 1000).toFixed(2),
+    'p99 µs': +(r.latency.p99 * 1000).toFixed(2),
+  };
 });
 console.table(rows);
 const engine = rows[0]!['median µs'];
 const [fj, js, fr] = rows.slice(-3).map((r) => r['median µs']) as [number, number, number];
 console.log(`engine search median ${engine} µs (target ≤ 20 µs: ${engine <= 20 ? 'ok' : 'MISS'})`);
-console.log(`serializing a 25-plan page, median: fast-json-stringify ${fj} µs, JSON.stringify ${js} µs, fragments ${fr} µs; fragments are ${(js / fr).toFixed(1)}× JSON.stringify and ${(fj / fr).toFixed(1)}× fast-json-stringify`);
+console.log(
+  `serializing a 25-plan page, median: fast-json-stringify ${fj} µs, JSON.stringify ${js} µs, fragments ${fr} µs; fragments are ${(js / fr).toFixed(1)}× JSON.stringify and ${(fj / fr).toFixed(1)}× fast-json-stringify`,
+);
 registry.close();

@@ -52,7 +52,11 @@ log(`second build for the flips (~15 s)`);
 const sa = join(work, 'service-area-puf.csv');
 copyFileSync(join(ROOT, '../shared/data/cms/py2025/service-area-puf.csv'), sa);
 appendFileSync(sa, '\n');
-const built = spawnSync(process.execPath, [HPD, 'build', '--year', '2025', '--out', root, '--service-area', sa, '--offline', '--quiet', '--json'], { encoding: 'utf8', env: childEnv({}) });
+const built = spawnSync(
+  process.execPath,
+  [HPD, 'build', '--year', '2025', '--out', root, '--service-area', sa, '--offline', '--quiet', '--json'],
+  { encoding: 'utf8', env: childEnv({}) },
+);
 if (built.status !== 0) throw new Error(`second build failed: ${built.stderr}`);
 const b = readlinkSync(join(root, '2025', 'current'));
 if (b === a) throw new Error('the second build has the same hash');
@@ -71,13 +75,30 @@ const pinning = detectPinning();
 async function serve(workers: number): Promise<{ server: ServerProcess; key: string; origin: string }> {
   const state = join(work, `state-${workers}`);
   const env = childEnv({ HPD_DATA_DIR: root, HPD_STATE_DIR: state, HPD_QUOTA_ENTERPRISE: '1000000000000', HPD_BASE_URL: BASE_URL });
-  const key = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', 'enterprise', '--label', 'bench'], { encoding: 'utf8', env }).stdout.trim();
-  const { server, origin } = await spawnHpdServe({ name: `ours --workers ${workers}`, command: process.execPath, args: [HPD, 'serve', '--workers', String(workers)], env, cwd: ROOT });
+  const key = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', 'enterprise', '--label', 'bench'], {
+    encoding: 'utf8',
+    env,
+  }).stdout.trim();
+  const { server, origin } = await spawnHpdServe({
+    name: `ours --workers ${workers}`,
+    command: process.execPath,
+    args: [HPD, 'serve', '--workers', String(workers)],
+    env,
+    cwd: ROOT,
+  });
   return { server, key, origin };
 }
 
 const load = (origin: string, key: string, connections: number, durationS: number, paceMs = 0, urlsFile = urls): Promise<WrkRun> =>
-  runWrk({ origin, urlsFile, headers: [`Authorization: Bearer ${key}`], connections, durationS, paceMs, cpu: pinning?.generatorCpu ?? null });
+  runWrk({
+    origin,
+    urlsFile,
+    headers: [`Authorization: Bearer ${key}`],
+    connections,
+    durationS,
+    paceMs,
+    cpu: pinning?.generatorCpu ?? null,
+  });
 
 const rows: string[] = [];
 const rss = new Map<number, number>();
@@ -101,7 +122,9 @@ try {
       }
       const m = memoryOf(server.pid)!;
       rss.set(workers, m.hwm_bytes);
-      log(`--workers ${workers}: peak RSS ${(m.hwm_bytes / MIB).toFixed(0)} MiB${rate.has(workers) ? `, ${fmtRate(rate.get(workers)!.rps)} req/s, ${rate.get(workers)!.cpuUs.toFixed(0)} µs CPU per request` : ''}`);
+      log(
+        `--workers ${workers}: peak RSS ${(m.hwm_bytes / MIB).toFixed(0)} MiB${rate.has(workers) ? `, ${fmtRate(rate.get(workers)!.rps)} req/s, ${rate.get(workers)!.cpuUs.toFixed(0)} µs CPU per request` : ''}`,
+      );
     } finally {
       await server.stop();
     }
@@ -121,7 +144,10 @@ try {
       const start = Date.now();
       for (let i = 0; i < 10 && flipping; i++) {
         await sleep(start + ((i + 1) * SWAP_S * 1000) / 11 - Date.now());
-        const r = spawnSync(process.execPath, [HPD, 'builds', 'use', '2025', i % 2 === 0 ? b : a], { encoding: 'utf8', env: childEnv({ HPD_DATA_DIR: root }) });
+        const r = spawnSync(process.execPath, [HPD, 'builds', 'use', '2025', i % 2 === 0 ? b : a], {
+          encoding: 'utf8',
+          env: childEnv({ HPD_DATA_DIR: root }),
+        });
         if (r.status === 0) flips++;
         else log(`flip failed: ${r.stderr.trim()}`);
       }
@@ -129,7 +155,10 @@ try {
     const swapping = await load(origin, key, connections, SWAP_S, paceMs, swapUrls);
     flipping = false;
     await flipper;
-    if (swapping.errors.total > 0) log(`errors during the flips: ${JSON.stringify(swapping.errors)}; server log: ${server.stderr().trim().split('\n').slice(-12).join(' | ')}`);
+    if (swapping.errors.total > 0)
+      log(
+        `errors during the flips: ${JSON.stringify(swapping.errors)}; server log: ${server.stderr().trim().split('\n').slice(-12).join(' | ')}`,
+      );
     rows.push(
       '| run | req/s | p50 | p99 | p99.9 | max | errors |',
       '|---|---:|---:|---:|---:|---:|---:|',

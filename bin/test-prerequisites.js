@@ -42,7 +42,9 @@ if (!process.env.HPD_BENCH_WRK2 && !existsSync(`${wrk2Dir}wrk2`)) {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
     const r = spawnSync('cc', ['--version']);
     if (r.error !== undefined) {
-      process.stderr.write('npm test needs wrk2, built from source: run "sudo apt-get install -y build-essential libssl-dev zlib1g-dev" first\n');
+      process.stderr.write(
+        'npm test needs wrk2, built from source: run "sudo apt-get install -y build-essential libssl-dev zlib1g-dev" first\n',
+      );
       process.exit(1);
     }
   }

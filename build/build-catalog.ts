@@ -126,11 +126,19 @@ function describe(yd: string, year: number, name: string, current: boolean, veri
     compiler_version: typeof manifest?.compiler_version === 'string' ? manifest.compiler_version : null,
     format_version: typeof manifest?.format_version === 'number' ? manifest.format_version : null,
     data_source: typeof manifest?.data_source === 'string' ? manifest.data_source : null,
-    inputs: Array.isArray(manifest?.inputs) ? manifest.inputs.map((i) => ({ name: i.name, file: i.path.split('/').pop() ?? i.path, sha256: i.sha256 })) : [],
+    inputs: Array.isArray(manifest?.inputs)
+      ? manifest.inputs.map((i) => ({ name: i.name, file: i.path.split('/').pop() ?? i.path, sha256: i.sha256 }))
+      : [],
     counts:
       counts === undefined
         ? null
-        : { plans: counts.plans, variants: counts.plan_variants, zips: counts.zips, rating_areas: counts.rating_areas, states: counts.states_with_plans },
+        : {
+            plans: counts.plans,
+            variants: counts.plan_variants,
+            zips: counts.zips,
+            rating_areas: counts.rating_areas,
+            states: counts.states_with_plans,
+          },
     bytes: directoryBytes(dir),
     ok,
     checked: verify ? 'sha256' : 'sizes',

@@ -27,7 +27,16 @@ import { loadCrosswalk, type CrosswalkTable } from './puf/crosswalk.ts';
 import { loadPlanAttributes } from './puf/plan-attributes.ts';
 import { loadServiceAreas } from './puf/service-area.ts';
 import type { ProgressSink } from './progress.ts';
-import { createTmpBuildDir, currentHash, discardTmpBuildDir, publishBuild, removeStaleTmpDirs, switchCurrent, yearDir, type PublishHooks } from './publish.ts';
+import {
+  createTmpBuildDir,
+  currentHash,
+  discardTmpBuildDir,
+  publishBuild,
+  removeStaleTmpDirs,
+  switchCurrent,
+  yearDir,
+  type PublishHooks,
+} from './publish.ts';
 import { DIAGNOSTIC_CODES, DiagnosticSink, FatalBuildError } from './read/diagnostics.ts';
 import { openTable } from './read/table.ts';
 import { loadSourcesFile, resolveInputs, type ResolvedInput } from './sources.ts';
@@ -130,13 +139,23 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildResult> {
   }
 }
 
-function pickRules(year: number, dir: string | undefined, sink: DiagnosticSink): { rules: TaxYearRules; rulesYear: number; rulesText: string } {
+function pickRules(
+  year: number,
+  dir: string | undefined,
+  sink: DiagnosticSink,
+): { rules: TaxYearRules; rulesYear: number; rulesText: string } {
   const years = availableRuleYears(dir);
   if (years.length === 0) throw new FatalBuildError(DIAGNOSTIC_CODES.inputMissing, 'no rule tables in data/rules');
   // Premium rating uses the coverage year's table; the nearest one stands in for a year without a table.
   const rulesYear = years.includes(year) ? year : years.reduce((best, y) => (Math.abs(y - year) < Math.abs(best - year) ? y : best));
   if (rulesYear !== year) {
-    sink.warn({ file: 'data/rules', line: 0, column: 0, code: DIAGNOSTIC_CODES.model, reason: `no rule table for ${year}; age curves of ${rulesYear} used` });
+    sink.warn({
+      file: 'data/rules',
+      line: 0,
+      column: 0,
+      code: DIAGNOSTIC_CODES.model,
+      reason: `no rule table for ${year}; age curves of ${rulesYear} used`,
+    });
   }
   const rulesDir = dir ?? new URL('../data/rules/', import.meta.url).pathname;
   let rules: TaxYearRules;
@@ -201,8 +220,18 @@ async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManif
   );
   for (const f of sink.files.keys()) sink.checkRejectedShare(f);
 
-  const pa = await loadPlanAttributes(await openTable(need(inputs, 'plan_attributes'), displayName('plan_attributes')), year, sink, progress);
-  const serviceAreas = await loadServiceAreas(await openTable(need(inputs, 'service_area'), displayName('service_area')), year, sink, progress);
+  const pa = await loadPlanAttributes(
+    await openTable(need(inputs, 'plan_attributes'), displayName('plan_attributes')),
+    year,
+    sink,
+    progress,
+  );
+  const serviceAreas = await loadServiceAreas(
+    await openTable(need(inputs, 'service_area'), displayName('service_area')),
+    year,
+    sink,
+    progress,
+  );
   if (pa.variants.size === 0) {
     throw new FatalBuildError(DIAGNOSTIC_CODES.badFormat, `${displayName('plan_attributes')}: no individual medical plan of ${year}`);
   }
@@ -239,17 +268,55 @@ async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManif
   const benefitsInput = inputs.get('benefits');
   let benefits: BenefitsByVariant | null = null;
   if (benefitsInput !== undefined) {
-    benefits = await loadBenefits(await openTable(benefitsInput.path, displayName('benefits')), year, new Set(pa.variants.keys()), sink, progress);
+    benefits = await loadBenefits(
+      await openTable(benefitsInput.path, displayName('benefits')),
+      year,
+      new Set(pa.variants.keys()),
+      sink,
+      progress,
+    );
   }
 
   const tablesStage = progress.stage('tables');
-  const assembled = assembleTables({ year: ctx.year, hash: ctx.hash, jurisdictions: ctx.geoConfig.jurisdictions.value, rules: ctx.rules, sink: ctx.sink, geo, variantsByScid, coverage, rateTable, benchmarks, premiumsModeled });
+  const assembled = assembleTables({
+    year: ctx.year,
+    hash: ctx.hash,
+    jurisdictions: ctx.geoConfig.jurisdictions.value,
+    rules: ctx.rules,
+    sink: ctx.sink,
+    geo,
+    variantsByScid,
+    coverage,
+    rateTable,
+    benchmarks,
+    premiumsModeled,
+  });
   const tablesBytes = writeTables(join(dir, TABLES_FILE), assembled.meta, assembled.arrays);
   tablesStage.end(assembled.rows);
 
   const lmdbStage = progress.stage('lmdb');
-  const lmdbRows = await writeLmdb(join(dir, LMDB_FILE), { variants: pa.variants, geo, issuers: assembled.issuersByState, crosswalk, benefits, familyTiers: rateTable.familyTiers });
+  const lmdbRows = await writeLmdb(join(dir, LMDB_FILE), {
+    variants: pa.variants,
+    geo,
+    issuers: assembled.issuersByState,
+    crosswalk,
+    benefits,
+    familyTiers: rateTable.familyTiers,
+  });
   lmdbStage.end(lmdbRows);
 
-  return writeManifest(dir, { year, hash: ctx.hash, rulesYear: ctx.rulesYear, inputs, sink, progress, assembled, rateTable, premiumsModeled, planImport: pa.newestImport, crosswalk, tablesBytes });
+  return writeManifest(dir, {
+    year,
+    hash: ctx.hash,
+    rulesYear: ctx.rulesYear,
+    inputs,
+    sink,
+    progress,
+    assembled,
+    rateTable,
+    premiumsModeled,
+    planImport: pa.newestImport,
+    crosswalk,
+    tablesBytes,
+  });
 }

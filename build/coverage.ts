@@ -34,7 +34,14 @@ export function areasOfCoverage(coverage: Coverage, geo: Geography, sink: Diagno
     if (zips === null) {
       const a = geo.countyAreas.get(fips);
       if (a === undefined) {
-        sink.warn({ file: label, line: 0, column: 0, value: fips, code: DIAGNOSTIC_CODES.geography, reason: 'service area county has no rating area in the geography' });
+        sink.warn({
+          file: label,
+          line: 0,
+          column: 0,
+          value: fips,
+          code: DIAGNOSTIC_CODES.geography,
+          reason: 'service area county has no rating area in the geography',
+        });
         continue;
       }
       for (const x of a) areas.add(x);
@@ -43,7 +50,14 @@ export function areasOfCoverage(coverage: Coverage, geo: Geography, sink: Diagno
     for (const zip of zips) {
       const loc = geo.zips.get(zip)?.find((l) => l.countyFips === fips);
       if (loc === undefined) {
-        sink.warn({ file: label, line: 0, column: 0, value: `${zip} in ${fips}`, code: DIAGNOSTIC_CODES.geography, reason: 'partial-county ZIP does not lie in that county per HUD; left out' });
+        sink.warn({
+          file: label,
+          line: 0,
+          column: 0,
+          value: `${zip} in ${fips}`,
+          code: DIAGNOSTIC_CODES.geography,
+          reason: 'partial-county ZIP does not lie in that county per HUD; left out',
+        });
         continue;
       }
       areas.add(loc.ratingArea);
@@ -91,7 +105,15 @@ export function coverPlans(
     }
     const sa = serviceAreas.get(saKey);
     if (sa === undefined) {
-      sink.warn({ file: files.planAttributes, line: 0, column: 0, columnName: 'ServiceAreaId', value: `${scid} ${v.service_area_id}`, code: DIAGNOSTIC_CODES.geography, reason: 'service area not in the Service Area PUF; the plan is offered nowhere' });
+      sink.warn({
+        file: files.planAttributes,
+        line: 0,
+        column: 0,
+        columnName: 'ServiceAreaId',
+        value: `${scid} ${v.service_area_id}`,
+        code: DIAGNOSTIC_CODES.geography,
+        reason: 'service area not in the Service Area PUF; the plan is offered nowhere',
+      });
       coverage.set(scid, new Map());
       planAreas.set(scid, new Set());
       continue;

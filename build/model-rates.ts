@@ -51,7 +51,6 @@ export const VARIATION = 0.12;
 
 export const MODELED_SOURCE_NAME = 'MODELED';
 
-
 /** Deterministic per-plan factor in [1 − VARIATION, 1 + VARIATION], from SHA-256 of the plan id. */
 export function planVariation(standardComponentId: string): number {
   const h = createHash('sha256').update(standardComponentId).digest();
@@ -133,14 +132,13 @@ export function* modeledRatePufCsv(input: ModelInput, sink: DiagnosticSink): Gen
     const bench = benchmarkFor(input.benchmarks, state, Number(areaText), sink);
     if (bench === null) continue;
     benchByArea.set(key, bench);
-    const eligibleSilver = list.filter((p) => p.plan.metal === 'silver' && p.plan.benchmarkEligible).sort((a, b) => a.variation - b.variation);
+    const eligibleSilver = list
+      .filter((p) => p.plan.metal === 'silver' && p.plan.benchmarkEligible)
+      .sort((a, b) => a.variation - b.variation);
     // The benchmark plan's own factor is exactly 1, so its rate is the rounded benchmark itself.
     const anchor = eligibleSilver.length === 0 ? null : (eligibleSilver[1] ?? eligibleSilver[0]!).variation;
     for (const p of list) {
-      const f =
-        p.plan.metal === 'silver' && anchor !== null
-          ? p.variation / anchor
-          : METAL_FACTORS[p.plan.metal] * p.variation;
+      const f = p.plan.metal === 'silver' && anchor !== null ? p.variation / anchor : METAL_FACTORS[p.plan.metal] * p.variation;
       factor.set(`${p.plan.standardComponentId}:${key}`, f);
     }
   }
@@ -197,14 +195,32 @@ export function benchmarkByBand(bench: number, curve: readonly number[], communi
 export function benchmarkFor(table: BenchmarkTable, state: string, area: number, sink: DiagnosticSink, warn = true): number | null {
   const v = table.get(benchmarkKey(state, area));
   if (v !== undefined) return v;
-  const values = [...table.entries()].filter(([k]) => k.startsWith(`${state}:`)).map(([, x]) => x).sort((a, b) => a - b);
+  const values = [...table.entries()]
+    .filter(([k]) => k.startsWith(`${state}:`))
+    .map(([, x]) => x)
+    .sort((a, b) => a - b);
   if (values.length === 0) {
-    if (warn) sink.warn({ file: 'benchmarks', line: 0, column: 0, value: `${state} ${area}`, code: DIAGNOSTIC_CODES.model, reason: 'no SLCSP benchmark for the state; its plans are not priced' });
+    if (warn)
+      sink.warn({
+        file: 'benchmarks',
+        line: 0,
+        column: 0,
+        value: `${state} ${area}`,
+        code: DIAGNOSTIC_CODES.model,
+        reason: 'no SLCSP benchmark for the state; its plans are not priced',
+      });
     return null;
   }
   const median = values[Math.floor((values.length - 1) / 2)]!;
   if (warn) {
-    sink.warn({ file: 'benchmarks', line: 0, column: 0, value: `${state} Rating Area ${area}`, code: DIAGNOSTIC_CODES.model, reason: `no SLCSP benchmark for this rating area; modeled from the state median ${median.toFixed(2)}` });
+    sink.warn({
+      file: 'benchmarks',
+      line: 0,
+      column: 0,
+      value: `${state} Rating Area ${area}`,
+      code: DIAGNOSTIC_CODES.model,
+      reason: `no SLCSP benchmark for this rating area; modeled from the state median ${median.toFixed(2)}`,
+    });
   }
   return median;
 }

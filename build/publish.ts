@@ -13,7 +13,20 @@
  * takes its name. At every instant `current` names a complete, verified directory (the previous build,
  * the staged new one, or the published new one): see {@link publishBuild}.
  */
-import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { basename, join } from 'node:path';
 import { BuildIntegrityError, checkBuild } from '../src/engine/build-integrity.ts';
 import { CURRENT_LINK, currentHash, LMDB_FILE } from '../src/engine/build-format.ts';
@@ -89,7 +102,14 @@ function isAlive(pid: number): boolean {
 }
 
 /** Steps of {@link publishBuild}, reported to {@link PublishHooks.afterStep} (tests kill the process there). */
-export type PublishStep = 'synced' | 'current-on-staging' | 'damaged-moved-aside' | 'linked' | 'renamed' | 'current-switched' | 'staging-removed';
+export type PublishStep =
+  | 'synced'
+  | 'current-on-staging'
+  | 'damaged-moved-aside'
+  | 'linked'
+  | 'renamed'
+  | 'current-switched'
+  | 'staging-removed';
 
 export interface PublishHooks {
   /** Called after each step; the kill-during-publication test pauses here and SIGKILLs the process. */
@@ -119,7 +139,14 @@ export interface PublishOutcome {
  * Everything here is synchronous, so the SIGINT/SIGTERM handler (which deletes this process's temporary
  * directories) never runs between two steps; only SIGKILL or a power loss can stop it mid-way.
  */
-export function publishBuild(tmpDir: string, buildsRoot: string, year: number, hash: string, hooks: PublishHooks = {}, makeCurrent = true): PublishOutcome {
+export function publishBuild(
+  tmpDir: string,
+  buildsRoot: string,
+  year: number,
+  hash: string,
+  hooks: PublishHooks = {},
+  makeCurrent = true,
+): PublishOutcome {
   const step = hooks.afterStep ?? ((): void => undefined);
   // Without makeCurrent (`hpd build --no-switch`) the build is published beside the current one, for
   // `hpd builds diff` before `hpd builds use`; current only moves when it names a damaged copy.

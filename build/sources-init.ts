@@ -18,13 +18,32 @@ const HOME = 'https://www.cms.gov/marketplace/resources/data/public-use-files';
 
 /** The sources file of `year`, from the CMS patterns and the year-independent inputs of `previous`. */
 export function initSources(year: number, previous: SourcesFile): SourcesFile {
-  const cms = (title: string, required: boolean, url: string): InputSpec => ({ title, required, home: HOME, url, url_sha256: null, mirrors: [] });
+  const cms = (title: string, required: boolean, url: string): InputSpec => ({
+    title,
+    required,
+    home: HOME,
+    url,
+    url_sha256: null,
+    mirrors: [],
+  });
   const inputs: Record<string, InputSpec> = {
     plan_attributes: cms(`CMS Exchange Plan Attributes PUF, PY${year}`, true, PUF(year, 'plan-attributes')),
     service_area: cms(`CMS Exchange Service Area PUF, PY${year}`, true, PUF(year, 'service-area')),
-    rates: cms(`CMS Exchange Rate PUF, PY${year} (absent: premiums are modeled from SLCSP benchmarks and labelled so)`, false, PUF(year, 'rate')),
-    benefits: cms(`CMS Exchange Benefits and Cost Sharing PUF, PY${year} (optional: per-service cost sharing for OOP estimates)`, false, PUF(year, 'benefits-and-cost-sharing')),
-    crosswalk: cms(`CMS Plan ID Crosswalk PUF, PY${year} to PY${year + 1} (optional: the crosswalk endpoint has no data without it)`, false, PUF(year + 1, 'plan-id-crosswalk')),
+    rates: cms(
+      `CMS Exchange Rate PUF, PY${year} (absent: premiums are modeled from SLCSP benchmarks and labelled so)`,
+      false,
+      PUF(year, 'rate'),
+    ),
+    benefits: cms(
+      `CMS Exchange Benefits and Cost Sharing PUF, PY${year} (optional: per-service cost sharing for OOP estimates)`,
+      false,
+      PUF(year, 'benefits-and-cost-sharing'),
+    ),
+    crosswalk: cms(
+      `CMS Plan ID Crosswalk PUF, PY${year} to PY${year + 1} (optional: the crosswalk endpoint has no data without it)`,
+      false,
+      PUF(year + 1, 'plan-id-crosswalk'),
+    ),
   };
   for (const [name, spec] of Object.entries(previous.inputs)) if (!(name in inputs)) inputs[name] = spec;
   return {
@@ -48,7 +67,11 @@ export async function pinSources(sources: SourcesFile, cacheDir: string): Promis
       continue;
     }
     const sha = await sha256File(cached);
-    if (spec.url_sha256 !== null && spec.url_sha256 !== sha) throw new FatalBuildError(DIAGNOSTIC_CODES.checksum, `${name}: the download ${cached} has sha256 ${sha}, the sources file records ${spec.url_sha256}`);
+    if (spec.url_sha256 !== null && spec.url_sha256 !== sha)
+      throw new FatalBuildError(
+        DIAGNOSTIC_CODES.checksum,
+        `${name}: the download ${cached} has sha256 ${sha}, the sources file records ${spec.url_sha256}`,
+      );
     if (spec.url_sha256 === null) pinned.push(name);
     inputs[name] = { ...spec, url_sha256: sha };
   }

@@ -129,7 +129,9 @@ async function resolveOne(name: string, spec: InputSpec, year: number, opts: Res
           `${name}: not found (looked in ${looked.join(', ')}) and the download from ${spec.url} failed: ${errorText(err)}`,
         );
       }
-      opts.progress.info(`${name}: optional input not found and the download from ${spec.url} failed (${errorText(err)}); going on without it`);
+      opts.progress.info(
+        `${name}: optional input not found and the download from ${spec.url} failed (${errorText(err)}); going on without it`,
+      );
       return null;
     }
   }
@@ -213,7 +215,10 @@ async function download(url: string, dest: string, name: string, expected: strin
     const got = await sha256File(tmp);
     if (got !== expected) {
       rmSync(tmp, { force: true });
-      throw new FatalBuildError(DIAGNOSTIC_CODES.checksum, `${name}: checksum mismatch for the download from ${url}: expected sha256 ${expected}, got ${got}`);
+      throw new FatalBuildError(
+        DIAGNOSTIC_CODES.checksum,
+        `${name}: checksum mismatch for the download from ${url}: expected sha256 ${expected}, got ${got}`,
+      );
     }
   }
   renameSync(tmp, dest);

@@ -40,11 +40,25 @@ export async function writeLmdb(
         n++;
       }
       for (const [zip, locs] of data.geo.zips) {
-        zips.put(zip, locs.map((l) => ({ state: l.state, county_fips: l.countyFips, county_name: l.countyName, rating_area: l.ratingArea, res_ratio: l.resRatio, tot_ratio: l.totRatio })));
+        zips.put(
+          zip,
+          locs.map((l) => ({
+            state: l.state,
+            county_fips: l.countyFips,
+            county_name: l.countyName,
+            rating_area: l.ratingArea,
+            res_ratio: l.resRatio,
+            tot_ratio: l.totRatio,
+          })),
+        );
         n++;
       }
       for (const c of data.geo.counties.values()) {
-        counties.put(c.fips, { state: c.state, name: c.name, rating_areas: [...(data.geo.countyAreas.get(c.fips) ?? [])].sort((x, y) => x - y) });
+        counties.put(c.fips, {
+          state: c.state,
+          name: c.name,
+          rating_areas: [...(data.geo.countyAreas.get(c.fips) ?? [])].sort((x, y) => x - y),
+        });
         n++;
       }
       for (const [state, list] of data.issuers) {
@@ -76,4 +90,3 @@ export async function writeLmdb(
   }
   return n;
 }
-

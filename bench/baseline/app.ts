@@ -24,9 +24,32 @@ const STANDARD_COMPONENT_ID = /^\d{5}[A-Z]{2}\d{7}$/;
 const PLAN_VARIANT_ID = /^(\d{5}[A-Z]{2}\d{7})-(\d{2})$/;
 const METALS = new Set(['bronze', 'expanded_bronze', 'expanded bronze', 'silver', 'gold', 'platinum', 'catastrophic']);
 const PLAN_TYPES = new Set(['hmo', 'ppo', 'epo', 'pos', 'indemnity']);
-const SORTS: Readonly<Record<string, string>> = { premium: 'r.premium', deductible: 'p.deductible_individual', max_oop: 'p.moop_individual', name: 'p.name_rank' };
+const SORTS: Readonly<Record<string, string>> = {
+  premium: 'r.premium',
+  deductible: 'p.deductible_individual',
+  max_oop: 'p.moop_individual',
+  name: 'p.name_rank',
+};
 /** Search parameters in documentation order (links echo them in this order). */
-const SEARCH_ORDER = ['zip', 'age', 'year', 'county_fips', 'metal_level', 'plan_type', 'issuer', 'hsa_eligible', 'max_premium', 'max_deductible', 'sort_by', 'sort_order', 'cursor', 'page', 'per_page', 'income', 'household_size'];
+const SEARCH_ORDER = [
+  'zip',
+  'age',
+  'year',
+  'county_fips',
+  'metal_level',
+  'plan_type',
+  'issuer',
+  'hsa_eligible',
+  'max_premium',
+  'max_deductible',
+  'sort_by',
+  'sort_order',
+  'cursor',
+  'page',
+  'per_page',
+  'income',
+  'household_size',
+];
 const SEARCH_ALIASES: Readonly<Record<string, string>> = { page_size: 'per_page', sort: 'sort_by', order: 'sort_order' };
 const TIER_LIMITS: Readonly<Record<string, number>> = { free: 100, pro: 10_000, enterprise: 100_000 };
 const DAY_MS = 86_400_000;
@@ -89,16 +112,22 @@ function oneOf(raw: ReadonlyMap<string, string>, name: string, allowed: Readonly
 export function createBaselineApp(config: BaselineConfig): Hono<Env> {
   const { db, baseUrl } = config;
   const limits = config.limits ?? TIER_LIMITS;
-  const meta = new Map((db.prepare('SELECT key, value FROM meta').all() as Array<{ key: string; value: string }>).map((r) => [r.key, r.value]));
+  const meta = new Map(
+    (db.prepare('SELECT key, value FROM meta').all() as Array<{ key: string; value: string }>).map((r) => [r.key, r.value]),
+  );
   const buildHash = meta.get('build_hash')!;
   const dataSource = meta.get('data_source')!;
   const dataFreshness = meta.get('data_freshness')!;
   const currentYear = (db.prepare('SELECT MAX(year) AS y FROM plan_years').get() as { y: number }).y;
 
-  const keyByHash = db.prepare('SELECT k.user_id AS user_id, u.tier AS tier FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ? AND k.revoked_at IS NULL');
+  const keyByHash = db.prepare(
+    'SELECT k.user_id AS user_id, u.tier AS tier FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ? AND k.revoked_at IS NULL',
+  );
   const yearExists = db.prepare('SELECT 1 FROM plan_years WHERE year = ?').pluck();
   const allYears = db.prepare('SELECT year FROM plan_years ORDER BY year').pluck();
-  const locationsOfZip = db.prepare('SELECT state, county_fips, county_name, rating_area, rating_area_id, plan_list FROM zip_locations WHERE zip = ? ORDER BY ord');
+  const locationsOfZip = db.prepare(
+    'SELECT state, county_fips, county_name, rating_area, rating_area_id, plan_list FROM zip_locations WHERE zip = ? ORDER BY ord',
+  );
   const planById = db.prepare('SELECT * FROM plans WHERE id = ? AND year = ?');
   const statements = new Map<string, Statement>();
   const prepared = (sql: string): Statement => {
@@ -155,7 +184,11 @@ export function createBaselineApp(config: BaselineConfig): Hono<Env> {
 
   app.get('/v1/health/years', (c) => {
     const years = allYears.all() as number[];
-    return c.json({ _links: { self: { href: `${baseUrl}/v1/health/years`, type: 'application/json' } }, current_year: years.at(-1), available_years: years });
+    return c.json({
+      _links: { self: { href: `${baseUrl}/v1/health/years`, type: 'application/json' } },
+      current_year: years.at(-1),
+      available_years: years,
+    });
   });
 
   app.get('/v1/health/plans', (c) => c.json(search(c)));
@@ -178,7 +211,13 @@ export function createBaselineApp(config: BaselineConfig): Hono<Env> {
       individual_oon: t.individual_oon,
       family_oon: t.family_oon,
     });
-    const scenario = (s: Record<string, number | null>) => ({ deductible: s.deductible, copayment: s.copayment, coinsurance: s.coinsurance, limit: s.limit, total: s.total });
+    const scenario = (s: Record<string, number | null>) => ({
+      deductible: s.deductible,
+      copayment: s.copayment,
+      coinsurance: s.coinsurance,
+      limit: s.limit,
+      total: s.total,
+    });
     return c.json({
       _links: {
         self: { href: `${baseUrl}/v1/health/plans/${r.id}?year=${year}`, type: 'application/json' },
@@ -196,7 +235,11 @@ export function createBaselineApp(config: BaselineConfig): Hono<Env> {
       national_network: r.national_network === 1,
       deductible: tiers(d),
       max_out_of_pocket: { ...tiers(m), combined_individual: m.combined_individual, combined_family: m.combined_family },
-      sbc_scenarios: { having_baby: scenario(sbc.having_baby!), having_diabetes: scenario(sbc.having_diabetes!), simple_fracture: scenario(sbc.simple_fracture!) },
+      sbc_scenarios: {
+        having_baby: scenario(sbc.having_baby!),
+        having_diabetes: scenario(sbc.having_diabetes!),
+        simple_fracture: scenario(sbc.simple_fracture!),
+      },
       links: linksOf(r),
       issuer_id: r.issuer_id,
       csr_variation: r.csr_variation,
@@ -254,11 +297,36 @@ export function createBaselineApp(config: BaselineConfig): Hono<Env> {
 
     const metal = metalParam?.replace('_', ' ');
     // Same cursor format as ours (same bodies), so the same fingerprint function.
-    const fingerprint = fastHash([buildHash, zip, loc.county_fips, loc.rating_area_id, age, metalParam ?? '', planType ?? '', issuer?.toLowerCase() ?? '', hsa ?? '', maxPremium ?? '', maxDeductible ?? '', sortBy, sortOrder, '', '', ''].join('\u0000'));
+    const fingerprint = fastHash(
+      [
+        buildHash,
+        zip,
+        loc.county_fips,
+        loc.rating_area_id,
+        age,
+        metalParam ?? '',
+        planType ?? '',
+        issuer?.toLowerCase() ?? '',
+        hsa ?? '',
+        maxPremium ?? '',
+        maxDeductible ?? '',
+        sortBy,
+        sortOrder,
+        '',
+        '',
+        '',
+      ].join('\u0000'),
+    );
 
     // WHERE: the location's rates at this age, the plans offered in the county, the filters.
     const where = ['r.state = @state', 'r.rating_area = @area', 'r.age = @age', 'r.tobacco = @tobacco'];
-    const params: Record<string, unknown> = { state: loc.state, area: loc.rating_area, age: age <= 14 ? 0 : Math.min(age, 64), tobacco: NO_TOBACCO, list: loc.plan_list };
+    const params: Record<string, unknown> = {
+      state: loc.state,
+      area: loc.rating_area,
+      age: age <= 14 ? 0 : Math.min(age, 64),
+      tobacco: NO_TOBACCO,
+      list: loc.plan_list,
+    };
     if (metal !== undefined) {
       where.push('p.metal_level = @metal');
       params.metal = metal;
@@ -293,7 +361,8 @@ export function createBaselineApp(config: BaselineConfig): Hono<Env> {
       const k = decodeCursor(cursor);
       if (k === null || k.f !== fingerprint) throw bad('cursor', 'Invalid cursor');
       params.after_id = k.k[1];
-      const key = sortBy === 'name' ? "(SELECT name_rank FROM plans WHERE standard_component_id = @after_id AND variant = '01')" : '@after_key';
+      const key =
+        sortBy === 'name' ? "(SELECT name_rank FROM plans WHERE standard_component_id = @after_id AND variant = '01')" : '@after_key';
       if (sortBy !== 'name') params.after_key = k.k[0];
       pageWhere.push(
         k.k[0] === null
@@ -337,8 +406,18 @@ export function createBaselineApp(config: BaselineConfig): Hono<Env> {
       links: linksOf(r),
     }));
     const last = rows.at(-1);
-    const lastKey = (r: Row): unknown => (sortBy === 'premium' ? r.premium : sortBy === 'deductible' ? r.deductible_individual : sortBy === 'max_oop' ? r.moop_individual : String(r.name).toLowerCase());
-    const nextCursor = hasMore && last !== undefined ? Buffer.from(JSON.stringify({ v: 1, k: [lastKey(last), last.standard_component_id], f: fingerprint })).toString('base64url') : undefined;
+    const lastKey = (r: Row): unknown =>
+      sortBy === 'premium'
+        ? r.premium
+        : sortBy === 'deductible'
+          ? r.deductible_individual
+          : sortBy === 'max_oop'
+            ? r.moop_individual
+            : String(r.name).toLowerCase();
+    const nextCursor =
+      hasMore && last !== undefined
+        ? Buffer.from(JSON.stringify({ v: 1, k: [lastKey(last), last.standard_component_id], f: fingerprint })).toString('base64url')
+        : undefined;
     const base = `${baseUrl}/v1/health/plans`;
     const paging = new Set(['page', 'cursor']);
     const links: Record<string, { href: string; type?: string; templated?: boolean }> = {
@@ -377,7 +456,12 @@ export function createBaselineApp(config: BaselineConfig): Hono<Env> {
 }
 
 function linksOf(r: Row): Record<string, unknown> {
-  return { benefits_summary: r.benefits_summary_url, brochure: r.brochure_url, formulary: r.formulary_url, provider_directory: r.provider_directory_url };
+  return {
+    benefits_summary: r.benefits_summary_url,
+    brochure: r.brochure_url,
+    formulary: r.formulary_url,
+    provider_directory: r.provider_directory_url,
+  };
 }
 
 function decodeCursor(s: string): { k: [unknown, string]; f: string } | null {
@@ -392,6 +476,14 @@ function decodeCursor(s: string): { k: [unknown, string]; f: string } | null {
 }
 
 function problem(c: Context, status: number, detail: string): Response {
-  const titles: Record<number, string> = { 400: 'Validation Error', 401: 'Unauthorized', 404: 'Not Found', 429: 'Rate Limit Exceeded', 500: 'Internal Server Error' };
-  return c.body(JSON.stringify({ type: `about:blank`, title: titles[status] ?? 'Error', status, detail }), status as 400, { 'content-type': 'application/problem+json' });
+  const titles: Record<number, string> = {
+    400: 'Validation Error',
+    401: 'Unauthorized',
+    404: 'Not Found',
+    429: 'Rate Limit Exceeded',
+    500: 'Internal Server Error',
+  };
+  return c.body(JSON.stringify({ type: `about:blank`, title: titles[status] ?? 'Error', status, detail }), status as 400, {
+    'content-type': 'application/problem+json',
+  });
 }

@@ -47,11 +47,17 @@ export function loadBaseline(buildDir: string, dbPath: string, keyHashes: readon
       db.prepare('INSERT INTO plan_years (year) VALUES (?)').run(ds.year);
       keyHashes.forEach((hash, i) => {
         db.prepare('INSERT INTO users (id, tier) VALUES (?, ?)').run(`usr_bench${i}`, 'enterprise');
-        db.prepare('INSERT INTO api_keys (id, key_hash, user_id, revoked_at) VALUES (?, ?, ?, NULL)').run(`key_bench${i}`, hash, `usr_bench${i}`);
+        db.prepare('INSERT INTO api_keys (id, key_hash, user_id, revoked_at) VALUES (?, ?, ?, NULL)').run(
+          `key_bench${i}`,
+          hash,
+          `usr_bench${i}`,
+        );
       });
 
       // Geography: every ZIP's locations (primary first), the rating areas they name, the plan lists.
-      const insLoc = db.prepare('INSERT INTO zip_locations (zip, ord, state, county_fips, county_name, rating_area, rating_area_id, plan_list) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+      const insLoc = db.prepare(
+        'INSERT INTO zip_locations (zip, ord, state, county_fips, county_name, rating_area, rating_area_id, plan_list) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      );
       const areas = new Map<number, { state: string; number: number }>();
       const lists = new Set<number>();
       const zips: ZipLocation[][] = [];

@@ -29,7 +29,8 @@ interface Prebuilt {
   readonly body: Buffer;
 }
 const responses = new Map<string, Prebuilt>();
-for (const [url, r] of Object.entries(recorded)) responses.set(url, { status: r.status, headers: r.headers, body: Buffer.from(r.body, 'utf8') });
+for (const [url, r] of Object.entries(recorded))
+  responses.set(url, { status: r.status, headers: r.headers, body: Buffer.from(r.body, 'utf8') });
 const notFound = Buffer.from('{"status":404}');
 
 const app = uws.App();

@@ -6,7 +6,12 @@
 import { parseCommandArgs, type OptionSpec } from '../../src/cli/args.ts';
 import { UsageError } from '../../src/cli/usage-error.ts';
 
-export function benchArgs(script: string, usage: string, options: OptionSpec, argv: readonly string[] = process.argv.slice(2)): Readonly<Record<string, string | boolean | undefined>> {
+export function benchArgs(
+  script: string,
+  usage: string,
+  options: OptionSpec,
+  argv: readonly string[] = process.argv.slice(2),
+): Readonly<Record<string, string | boolean | undefined>> {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${usage}\n`);
     process.exit(0);
@@ -15,7 +20,9 @@ export function benchArgs(script: string, usage: string, options: OptionSpec, ar
     return parseCommandArgs(script, argv, options).values;
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    process.stderr.write(`${script}: ${err.message.slice(script.length + 2)}${err.hint === null ? '' : ` (see npm run ${script} -- --help)`}\n`);
+    process.stderr.write(
+      `${script}: ${err.message.slice(script.length + 2)}${err.hint === null ? '' : ` (see npm run ${script} -- --help)`}\n`,
+    );
     process.exit(2);
   }
 }

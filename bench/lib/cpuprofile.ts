@@ -132,8 +132,21 @@ export async function summarizeProfile(file: string, requests: number, top = 25)
       .filter(([fn]) => fn !== '(root)')
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
-      .map(([fn]) => ({ fn, self: (self.get(fn) ?? 0) / requestUs, total: (total.get(fn) ?? 0) / requestUs, self_us: (self.get(fn) ?? 0) / requests, total_us: (total.get(fn) ?? 0) / requests }));
-  return { request_ms: requestUs / 1000, idle_ms: idleUs / 1000, other_ms: otherUs / 1000, us_per_request: requestUs / requests, top_self: rank(self), top_total: rank(total) };
+      .map(([fn]) => ({
+        fn,
+        self: (self.get(fn) ?? 0) / requestUs,
+        total: (total.get(fn) ?? 0) / requestUs,
+        self_us: (self.get(fn) ?? 0) / requests,
+        total_us: (total.get(fn) ?? 0) / requests,
+      }));
+  return {
+    request_ms: requestUs / 1000,
+    idle_ms: idleUs / 1000,
+    other_ms: otherUs / 1000,
+    us_per_request: requestUs / requests,
+    top_self: rank(self),
+    top_total: rank(total),
+  };
 }
 
 export function formatSummary(s: ProfileSummary): string {

@@ -51,7 +51,11 @@ export async function runMicro(yd: YearData, ctx: OperationContext, timeMs: numb
   const size = yd.ds.listSize(loc.listId);
   const planAt = (k: number) => yd.ds.plan(yd.ds.listPlan(loc.listId, k));
   const firstIds = Array.from({ length: Math.min(4, size) }, (_, k) => `${planAt(k).standardComponentId}-01`);
-  const issuerWord = (planAt(0).issuer.split(/[^A-Za-z]+/).find((w) => w.length >= 4) ?? planAt(0).issuer).toLowerCase();
+  const issuerWord = (
+    planAt(0)
+      .issuer.split(/[^A-Za-z]+/)
+      .find((w) => w.length >= 4) ?? planAt(0).issuer
+  ).toLowerCase();
   const age = 40;
   const q = (s: string): Array<readonly [string, string]> => [...new URLSearchParams(s)];
   const op = <P>(o: Operation<P>, query: string, path: Record<string, string> = {}) => {
@@ -68,7 +72,16 @@ export async function runMicro(yd: YearData, ctx: OperationContext, timeMs: numb
     if (!r.ok || typeof r.body.next_cursor !== 'string') break;
     cursorQuery = `${base}&per_page=10&cursor=${r.body.next_cursor}`;
   }
-  const engineQuery = { listId: loc.listId, age, sortBy: 'premium' as const, descending: false, filters: { includeCatastrophic: false }, csr: null, pageSize: 25, page: 1 };
+  const engineQuery = {
+    listId: loc.listId,
+    age,
+    sortBy: 'premium' as const,
+    descending: false,
+    filters: { includeCatastrophic: false },
+    csr: null,
+    pageSize: 25,
+    page: 1,
+  };
   const rec = yd.ds.planRecord(firstIds[0]!)!;
   const premium = yd.ds.premium(rec.standard_component_id, loc.ratingArea, age)!;
   const page = execute(searchPlansOperation, ctx, 'enterprise', q(`${base}&per_page=25`), {});
@@ -96,16 +109,32 @@ export async function runMicro(yd: YearData, ctx: OperationContext, timeMs: numb
     ['search', 'sort_by=deductible desc', op(searchPlansOperation, `${base}&sort_by=deductible&sort_order=desc`)],
     ['search', 'sort_by=max_oop', op(searchPlansOperation, `${base}&sort_by=max_oop`)],
     ['search', 'sort_by=name', op(searchPlansOperation, `${base}&sort_by=name`)],
-    ['search', 'sort_by=deductible with CSR (re-sort)', op(searchPlansOperation, `${base}&sort_by=deductible&income=30000&household_size=1`)],
+    [
+      'search',
+      'sort_by=deductible with CSR (re-sort)',
+      op(searchPlansOperation, `${base}&sort_by=deductible&income=30000&household_size=1`),
+    ],
     ['search', 'offset page 5 of 10', op(searchPlansOperation, `${base}&per_page=10&page=5`)],
     ['search', 'keyset cursor page 5 of 10', op(searchPlansOperation, cursorQuery)],
     ['detail', 'engine planRecord (LMDB + msgpack)', () => yd.ds.planRecord(firstIds[0]!)],
     ['detail', 'operation getPlanById', op(getPlanDetailsOperation, '', { plan_id: firstIds[0]! })],
     ['compare', `compare ${firstIds.length} plans`, op(comparePlansOperation, `ids=${firstIds.join(',')}&zip=${zip}&age=${age}`)],
-    ...OOP_SCENARIOS.map((s): [string, string, () => unknown] => ['oop', `engine estimateOop ${s}`, () => estimateOop(rec, premium, s, yd.rules)]),
-    ...OOP_SCENARIOS.map((s): [string, string, () => unknown] => ['oop', `operation ${s}`, op(estimateOutOfPocketOperation, `zip=${zip}&age=${age}&scenario=${s}`, { plan_id: firstIds[0]! })]),
+    ...OOP_SCENARIOS.map((s): [string, string, () => unknown] => [
+      'oop',
+      `engine estimateOop ${s}`,
+      () => estimateOop(rec, premium, s, yd.rules),
+    ]),
+    ...OOP_SCENARIOS.map((s): [string, string, () => unknown] => [
+      'oop',
+      `operation ${s}`,
+      op(estimateOutOfPocketOperation, `zip=${zip}&age=${age}&scenario=${s}`, { plan_id: firstIds[0]! }),
+    ]),
     ['aptc', 'engine estimateAptc, 1 member', () => estimateAptc(yd.ds, yd.rules, loc, { income: 30_000, householdSize: 1, ages: [age] })],
-    ['aptc', 'engine estimateAptc, 5 members', () => estimateAptc(yd.ds, yd.rules, loc, { income: 60_000, householdSize: 5, ages: [44, 42, 16, 12, 8] })],
+    [
+      'aptc',
+      'engine estimateAptc, 5 members',
+      () => estimateAptc(yd.ds, yd.rules, loc, { income: 60_000, householdSize: 5, ages: [44, 42, 16, 12, 8] }),
+    ],
     ['aptc', 'operation, 1 member', op(estimateAptcOperation, `zip=${zip}&household_income=30000&household_size=1&ages=${age}`)],
     ['aptc', 'operation, 5 members', op(estimateAptcOperation, `zip=${zip}&household_income=60000&household_size=5&ages=44,42,16,12,8`)],
     ['serialize', '25-plan page: fast-json-stringify', () => fjs(page.body)],

@@ -35,11 +35,15 @@ export function childEnv(extra: Readonly<Record<string, string>>): NodeJS.Proces
 /** Free loopback ports, found by listening on port 0. */
 export async function freePorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<Server>((resolve, reject) => {
-      const s = createServer();
-      s.once('error', reject);
-      s.listen(0, '127.0.0.1', () => resolve(s));
-    })),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<Server>((resolve, reject) => {
+          const s = createServer();
+          s.once('error', reject);
+          s.listen(0, '127.0.0.1', () => resolve(s));
+        }),
+    ),
   );
   const ports = servers.map((s) => (s.address() as AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
@@ -130,7 +134,13 @@ export function memoryOf(pid: number): Memory | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
-    const m = { rss_bytes: kb('VmRSS'), hwm_bytes: kb('VmHWM'), anon_bytes: kb('RssAnon'), file_bytes: kb('RssFile'), shmem_bytes: kb('RssShmem') };
+    const m = {
+      rss_bytes: kb('VmRSS'),
+      hwm_bytes: kb('VmHWM'),
+      anon_bytes: kb('RssAnon'),
+      file_bytes: kb('RssFile'),
+      shmem_bytes: kb('RssShmem'),
+    };
     return Number.isFinite(m.rss_bytes) ? m : null;
   } catch {
     return null;
@@ -147,7 +157,13 @@ export function cpuSeconds(pid: number): number {
  * `hpd serve` (or a shell that execs it) on three free loopback ports, resolved once its REST /readyz
  * answers; `origin` is its REST origin.
  */
-export async function spawnHpdServe(o: { readonly name: string; readonly command: string; readonly args: readonly string[]; readonly env: NodeJS.ProcessEnv; readonly cwd: string }): Promise<{ server: ServerProcess; origin: string }> {
+export async function spawnHpdServe(o: {
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+}): Promise<{ server: ServerProcess; origin: string }> {
   const [port, mcp, auth] = (await freePorts(3)) as [number, number, number];
   const server = await spawnServer({
     name: o.name,

@@ -56,7 +56,13 @@ export const VARIANTS: ReadonlyArray<{ readonly weight: number; readonly params:
   { weight: 1, params: [['metal_level', 'expanded_bronze']] },
   { weight: 1, params: [['metal_level', 'platinum']] },
   { weight: 1, params: [['metal_level', 'catastrophic']] },
-  { weight: 2, params: [['metal_level', 'silver'], ['page', 2]] },
+  {
+    weight: 2,
+    params: [
+      ['metal_level', 'silver'],
+      ['page', 2],
+    ],
+  },
   { weight: 2, params: [['plan_type', 'hmo']] },
   { weight: 2, params: [['plan_type', 'ppo']] },
   { weight: 1, params: [['plan_type', 'epo']] },
@@ -127,7 +133,10 @@ export function realisticSearch(locations: readonly WeightedLocation[], distinct
   const universe: string[] = [];
   for (let draws = 0; universe.length < distinct && draws < 50 * distinct; draws++) {
     const loc = locations[pickLocation(rand)]!;
-    const params: Param[] = [['zip', loc.zip], ['age', drawAge(rand)]];
+    const params: Param[] = [
+      ['zip', loc.zip],
+      ['age', drawAge(rand)],
+    ];
     if (loc.countyFips !== null) params.push(['county_fips', loc.countyFips]);
     params.push(...VARIANTS[pickVariant(rand)]!.params);
     const url = `/v1/health/plans?${params.map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`).join('&')}`;

@@ -37,9 +37,27 @@ export async function startTestRedis(opts: { readonly persistent?: boolean } = {
   let log = '';
   const start = async (): Promise<void> => {
     log = '';
-    const c = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...persistence, '--save', '', '--protected-mode', 'no', '--loglevel', 'warning'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const c = spawn(
+      REDIS_SERVER,
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        ...persistence,
+        '--save',
+        '',
+        '--protected-mode',
+        'no',
+        '--loglevel',
+        'warning',
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     c.stdout!.on('data', (d: Buffer) => (log += d.toString()));
     c.stderr!.on('data', (d: Buffer) => (log += d.toString()));
     child = c;

@@ -24,7 +24,10 @@ export function stamp(iso: string): string {
 
 export function markdownReport(r: SuiteResult, chartFile: string | null): string {
   const lines: string[] = [];
-  const pin = r.machine.pinning === null ? 'no CPU pinning (fewer than 2 cores or no taskset)' : `servers pinned to CPU ${r.machine.pinning.serverCpu}, load generator to CPU ${r.machine.pinning.generatorCpu}`;
+  const pin =
+    r.machine.pinning === null
+      ? 'no CPU pinning (fewer than 2 cores or no taskset)'
+      : `servers pinned to CPU ${r.machine.pinning.serverCpu}, load generator to CPU ${r.machine.pinning.generatorCpu}`;
   lines.push(
     `Run ${r.started_at} (${r.mode} mode, ${r.wall_seconds.toFixed(0)} s): Node ${r.machine.node}, ${r.machine.cpus} × ${r.machine.cpu_model}; ${pin}; load generator ${r.machine.load_generator}; load average ${r.machine.loadavg_start.map((x) => x.toFixed(2)).join(' ')} at start.`,
     `Data: PY${r.dataset.year} build ${r.dataset.build_hash.slice(0, 12)} (${r.dataset.plans} plans, ${r.dataset.zips} ZIPs, ${r.dataset.data_source}), served by all targets. ` +
@@ -34,7 +37,10 @@ export function markdownReport(r: SuiteResult, chartFile: string | null): string
   );
   if (r.checks.length > 0) lines.push(...checksTable(r), '');
   lines.push(...fullLoadTable(r), '', ...openLoopTable(r), '', ...searchTable(r), '');
-  lines.push('| workload | ours ÷ baseline (req/s) | ours ÷ ceiling (req/s) | response size (headers + body) | URLs (distinct) |', '|---|---:|---:|---:|---:|');
+  lines.push(
+    '| workload | ours ÷ baseline (req/s) | ours ÷ ceiling (req/s) | response size (headers + body) | URLs (distinct) |',
+    '|---|---:|---:|---:|---:|',
+  );
   for (const w of r.workloads.filter((x) => x.targets.ceiling !== undefined)) {
     const ratio = r.ratios[w.name];
     const size = w.targets.ours?.full.median.bytes_per_response ?? 0;
@@ -42,18 +48,35 @@ export function markdownReport(r: SuiteResult, chartFile: string | null): string
       `| ${w.name} | ${ratio?.ours_baseline == null ? 'n/a' : fmtRatio(ratio.ours_baseline)} | ${ratio?.ours_ceiling == null ? 'n/a' : fmtRatio(ratio.ours_ceiling)} | ${(size / 1024).toFixed(1)} KiB | ${w.urls.toLocaleString('en-US')} (${w.distinct_urls.toLocaleString('en-US')}) |`,
     );
   }
-  lines.push('', '| process | peak RSS (VmHWM) | RSS after start-up | largest RSS after a run | at the end: anonymous / file-backed |', '|---|---:|---:|---:|---:|');
+  lines.push(
+    '',
+    '| process | peak RSS (VmHWM) | RSS after start-up | largest RSS after a run | at the end: anonymous / file-backed |',
+    '|---|---:|---:|---:|---:|',
+  );
   const mib = (b: number | undefined): string => (b === undefined || !Number.isFinite(b) ? '–' : `${(b / MIB).toFixed(0)} MiB`);
   for (const t of ORDER) {
     const m = r.memory[t];
     if (m === undefined) continue;
     if (m === null) lines.push(`| ${TARGET_LABEL[t]} | – | – | – | – |`);
-    else lines.push(`| ${TARGET_LABEL[t]} | ${mib(m.hwm_bytes)} | ${mib(m.idle?.rss_bytes)} | ${mib(m.rss_max_bytes)} | ${mib(m.end.anon_bytes)} / ${mib(m.end.file_bytes)} |`);
+    else
+      lines.push(
+        `| ${TARGET_LABEL[t]} | ${mib(m.hwm_bytes)} | ${mib(m.idle?.rss_bytes)} | ${mib(m.rss_max_bytes)} | ${mib(m.end.anon_bytes)} / ${mib(m.end.file_bytes)} |`,
+      );
   }
   lines.push('', `Open loop: ${r.settings.open_loop}.`, `Baseline: ${r.settings.baseline}.`);
-  lines.push(`Bodies verified before the runs: ${Object.entries(r.verification.compared).map(([k, v]) => `${k} ${v}`).join(', ')} responses compared with ours, ${r.verification.mismatches.length} mismatches.`);
+  lines.push(
+    `Bodies verified before the runs: ${Object.entries(r.verification.compared)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')} responses compared with ours, ${r.verification.mismatches.length} mismatches.`,
+  );
   if (chartFile !== null) lines.push('', `![ratios and latency](${chartFile})`);
-  lines.push('', `<details><summary>Micro-benchmarks (tinybench, in the harness process, build ${r.dataset.build_hash.slice(0, 12)}; µs per call)</summary>`, '', '| group | task | ops/s | median µs | p99 µs |', '|---|---|---:|---:|---:|');
+  lines.push(
+    '',
+    `<details><summary>Micro-benchmarks (tinybench, in the harness process, build ${r.dataset.build_hash.slice(0, 12)}; µs per call)</summary>`,
+    '',
+    '| group | task | ops/s | median µs | p99 µs |',
+    '|---|---|---:|---:|---:|',
+  );
   for (const m of r.micro) lines.push(`| ${m.group} | ${m.task} | ${m.ops_per_s.toLocaleString('en-US')} | ${m.median_us} | ${m.p99_us} |`);
   lines.push('', '</details>');
   return `${lines.join('\n')}\n`;
@@ -62,7 +85,14 @@ export function markdownReport(r: SuiteResult, chartFile: string | null): string
 function checksTable(r: SuiteResult): string[] {
   const lines = ['| target of the issue | measured | target | |', '|---|---:|---:|---|'];
   for (const c of r.checks) {
-    const v = c.unit === '×' ? fmtRatio(c.value) : c.unit === 'ms' ? `${fmtMs(c.value)} ms` : c.unit === 'MiB' ? `${c.value.toFixed(0)} MiB` : String(c.value);
+    const v =
+      c.unit === '×'
+        ? fmtRatio(c.value)
+        : c.unit === 'ms'
+          ? `${fmtMs(c.value)} ms`
+          : c.unit === 'MiB'
+            ? `${c.value.toFixed(0)} MiB`
+            : String(c.value);
     const t = c.unit === '×' ? `${c.target}×` : `${c.target}${c.unit === '' ? '' : ` ${c.unit}`}`;
     lines.push(`| ${c.description} | ${v} | ${c.direction === '>=' ? '≥' : '≤'} ${t} | ${c.met ? 'met' : '**MISSED**'} |`);
   }
@@ -70,7 +100,12 @@ function checksTable(r: SuiteResult): string[] {
 }
 
 function fullLoadTable(r: SuiteResult): string[] {
-  const lines = ['Full load (closed loop: wrk, as fast as the server answers):', '', '| workload | target | req/s | p50 ms | p99 ms | max ms | errors |', '|---|---|---:|---:|---:|---:|---:|'];
+  const lines = [
+    'Full load (closed loop: wrk, as fast as the server answers):',
+    '',
+    '| workload | target | req/s | p50 ms | p99 ms | max ms | errors |',
+    '|---|---|---:|---:|---:|---:|---:|',
+  ];
   for (const w of r.workloads) {
     let first = true;
     for (const t of ORDER) {
@@ -110,8 +145,11 @@ function openLoopTable(r: SuiteResult): string[] {
           lines.push(`${head} – | – | – | – | – | – | – | |`);
           return;
         }
-        const ratio = j === 0 && x.p99_ratio !== null ? `${x.level === 0.8 ? '**' : ''}${fmtRatio(x.p99_ratio)}${x.level === 0.8 ? '**' : ''}` : '';
-        lines.push(`${head} ${fmtRate(m.achieved_rps)} | ${fmtMs(m.corrected.p50)} | ${fmtMs(m.corrected.p99)} | ${fmtMs(m.corrected.p999)} | ${fmtMs(m.corrected.max)} | ${m.uncorrected === null ? '–' : fmtMs(m.uncorrected.p99)} | ${m.errors} | ${ratio} |`);
+        const ratio =
+          j === 0 && x.p99_ratio !== null ? `${x.level === 0.8 ? '**' : ''}${fmtRatio(x.p99_ratio)}${x.level === 0.8 ? '**' : ''}` : '';
+        lines.push(
+          `${head} ${fmtRate(m.achieved_rps)} | ${fmtMs(m.corrected.p50)} | ${fmtMs(m.corrected.p99)} | ${fmtMs(m.corrected.p999)} | ${fmtMs(m.corrected.max)} | ${m.uncorrected === null ? '–' : fmtMs(m.uncorrected.p99)} | ${m.errors} | ${ratio} |`,
+        );
       });
     });
   }
@@ -126,17 +164,32 @@ function searchTable(r: SuiteResult): string[] {
   if (search === undefined && real === undefined) return [];
   const ceiling = search?.targets.ceiling?.full.median.rps;
   const vsCeiling = (rps: number | undefined): string => (rps === undefined || ceiling === undefined ? '–' : fmtRatio(rps / ceiling));
-  const lines = ['Search: every response computed vs a realistic stream through the search cache (full load):', '', '| search workload | server | req/s | ÷ ceiling (search) | p99 ms | search cache hit rate |', '|---|---|---:|---:|---:|---|'];
+  const lines = [
+    'Search: every response computed vs a realistic stream through the search cache (full load):',
+    '',
+    '| search workload | server | req/s | ÷ ceiling (search) | p99 ms | search cache hit rate |',
+    '|---|---|---:|---:|---:|---|',
+  ];
   const row = (label: string, server: string, s: { rps: number; p99_ms: number } | undefined, hit: string): void => {
     if (s !== undefined) lines.push(`| ${label} | ${server} | ${fmtRate(s.rps)} | ${vsCeiling(s.rps)} | ${fmtMs(s.p99_ms)} | ${hit} |`);
   };
-  row(`unique URLs (${search?.distinct_urls ?? 0} distinct, rotated)`, 'ours, cache off', search?.targets.ours?.full.median, 'off: every response computed');
+  row(
+    `unique URLs (${search?.distinct_urls ?? 0} distinct, rotated)`,
+    'ours, cache off',
+    search?.targets.ours?.full.median,
+    'off: every response computed',
+  );
   if (real !== undefined && sc !== null) {
     const label = `realistic: Zipf s = ${sc.zipf_exponent}, ${sc.universe.toLocaleString('en-US')} distinct queries (${sc.distinct_in_file.toLocaleString('en-US')} in the ${sc.requests_in_file.toLocaleString('en-US')}-request stream)`;
     row(label, 'ours, cache off', real.targets.ours?.full.median, 'off');
-    const measured = sc.hit_rate_measured === null ? 'not counted by /metrics' : `${pct(sc.hit_rate_measured)} measured (/metrics, ${sc.lookups_measured.toLocaleString('en-US')} lookups)`;
+    const measured =
+      sc.hit_rate_measured === null
+        ? 'not counted by /metrics'
+        : `${pct(sc.hit_rate_measured)} measured (/metrics, ${sc.lookups_measured.toLocaleString('en-US')} lookups)`;
     const estimated = sc.hit_rate_estimated === null ? '' : `; ${pct(sc.hit_rate_estimated)} estimated (LRU)`;
-    const cacheOn = r.search_cache.declared ? `ours, cache on (${r.search_cache.default_mb ?? 'default'} MiB)` : 'ours, defaults (no search cache in this build)';
+    const cacheOn = r.search_cache.declared
+      ? `ours, cache on (${r.search_cache.default_mb ?? 'default'} MiB)`
+      : 'ours, defaults (no search cache in this build)';
     row(label, cacheOn, real.targets.ours_cached?.full.median, `${measured}${estimated}`);
   }
   row('unique URLs', 'ceiling', search?.targets.ceiling?.full.median, 'replays recorded bytes');
@@ -150,7 +203,8 @@ const esc = (s: string): string => s.replaceAll('&', '&amp;').replaceAll('<', '&
 export function svgChart(r: SuiteResult): string {
   const W = 960;
   const out: string[] = [];
-  const text = (x: number, y: number, s: string, attrs = ''): void => void out.push(`<text x="${x.toFixed(1)}" y="${y.toFixed(1)}" ${attrs}>${esc(s)}</text>`);
+  const text = (x: number, y: number, s: string, attrs = ''): void =>
+    void out.push(`<text x="${x.toFixed(1)}" y="${y.toFixed(1)}" ${attrs}>${esc(s)}</text>`);
   const line = (x1: number, y1: number, x2: number, y2: number, attrs: string): void =>
     void out.push(`<line x1="${x1.toFixed(1)}" y1="${y1.toFixed(1)}" x2="${x2.toFixed(1)}" y2="${y2.toFixed(1)}" ${attrs}/>`);
   const rect = (x: number, y: number, w: number, h: number, attrs: string): void =>
@@ -158,7 +212,12 @@ export function svgChart(r: SuiteResult): string {
 
   // Panel 1: ratios.
   let y = 30;
-  text(20, y, `Throughput ratios, requests/s (median of ${r.settings.reps} runs, full load) — ${r.started_at.slice(0, 16).replace('T', ' ')} UTC`, 'font-size="15" font-weight="bold"');
+  text(
+    20,
+    y,
+    `Throughput ratios, requests/s (median of ${r.settings.reps} runs, full load) — ${r.started_at.slice(0, 16).replace('T', ' ')} UTC`,
+    'font-size="15" font-weight="bold"',
+  );
   y += 22;
   // The realistic stream has no baseline or ceiling of its own (the search table compares it).
   const rows = r.workloads.filter((w) => w.targets.ceiling !== undefined);
@@ -212,18 +271,25 @@ export function svgChart(r: SuiteResult): string {
 
   // Panel 2: latency on a log axis, 0.01 ms … 10 s: a bar from p50 to p99, a tick at max (full load)
   // or p99.9 (open loop).
-  text(20, y, 'Latency, ms (log scale): bar p50 → p99; tick = max at full load, p99.9 in the open loop at 80 %', 'font-size="15" font-weight="bold"');
+  text(
+    20,
+    y,
+    'Latency, ms (log scale): bar p50 → p99; tick = max at full load, p99.9 in the open loop at 80 %',
+    'font-size="15" font-weight="bold"',
+  );
   y += 16;
   const ax0 = 20 + 250;
   const aw = W - ax0 - 40;
   const minLog = -2;
   const maxLog = 4;
-  const lat = (ms: number): number => ax0 + ((Math.log10(Math.min(10 ** maxLog, Math.max(10 ** minLog, ms))) - minLog) / (maxLog - minLog)) * aw;
+  const lat = (ms: number): number =>
+    ax0 + ((Math.log10(Math.min(10 ** maxLog, Math.max(10 ** minLog, ms))) - minLog) / (maxLog - minLog)) * aw;
   const entries: Array<{ label: string; t: TargetName; p50: number; p99: number; max: number; group: string }> = [];
   for (const w of r.workloads as WorkloadResult[]) {
     for (const t of ORDER) {
       const s = w.targets[t]?.full.median;
-      if (s !== undefined) entries.push({ group: w.name, label: `${w.name} · full · ${t}`, t, p50: s.p50_ms, p99: s.p99_ms, max: s.max_ms });
+      if (s !== undefined)
+        entries.push({ group: w.name, label: `${w.name} · full · ${t}`, t, p50: s.p50_ms, p99: s.p99_ms, max: s.max_ms });
     }
     const at80 = w.open_loop.find((x) => x.level === 0.8);
     for (const t of ['ours', 'ceiling'] as const) {
@@ -237,7 +303,12 @@ export function svgChart(r: SuiteResult): string {
   for (let e = minLog; e <= maxLog; e++) {
     const x = lat(10 ** e);
     line(x, ltop - 4, x, lbottom, 'stroke="#e3e3e3"');
-    text(x, lbottom + 14, e < 0 ? `${10 ** e}` : e < 3 ? `${10 ** e}` : `${10 ** (e - 3)} s`, 'font-size="10" text-anchor="middle" fill="#555"');
+    text(
+      x,
+      lbottom + 14,
+      e < 0 ? `${10 ** e}` : e < 3 ? `${10 ** e}` : `${10 ** (e - 3)} s`,
+      'font-size="10" text-anchor="middle" fill="#555"',
+    );
   }
   let prevGroup = '';
   entries.forEach((e, i) => {
@@ -269,7 +340,10 @@ export interface WrittenResults {
 /** Rewrites the markdown and SVG of a results JSON (after a change of the report's layout). */
 export function rerender(jsonFile: string): WrittenResults {
   const r = JSON.parse(readFileSync(jsonFile, 'utf8')) as SuiteResult;
-  if (r.schema !== 2) throw new Error(`${jsonFile} has results schema ${String(r.schema)}; this report renders schema 2 (open-loop runs; the closed-loop 80 % runs of schema 1 are gone)`);
+  if (r.schema !== 2)
+    throw new Error(
+      `${jsonFile} has results schema ${String(r.schema)}; this report renders schema 2 (open-loop runs; the closed-loop 80 % runs of schema 1 are gone)`,
+    );
   const base = jsonFile.replace(/\.json$/, '');
   const files = { json: jsonFile, markdown: `${base}.md`, svg: `${base}.svg` };
   writeFileSync(files.svg, svgChart(r));

@@ -80,7 +80,14 @@ const ALL: readonly TargetName[] = ['ours', 'baseline', 'ceiling'];
 export function buildWorkloads(yd: YearData, ctx: OperationContext, perWorkload: number, realistic?: RealisticSize): Workload[] {
   const zips = searchableZips(yd);
   if (zips.length === 0) throw new Error(`build ${yd.ds.buildHash.slice(0, 12)} has no ZIP with plans to search`);
-  const plain = (name: WorkloadName, title: string, urls: string[], baseline: boolean): Workload => ({ name, title, urls, baseline, targets: baseline ? ALL : ['ours', 'ceiling'], verify: [...new Set(urls)] });
+  const plain = (name: WorkloadName, title: string, urls: string[], baseline: boolean): Workload => ({
+    name,
+    title,
+    urls,
+    baseline,
+    targets: baseline ? ALL : ['ours', 'ceiling'],
+    verify: [...new Set(urls)],
+  });
   const out = [
     plain('search', 'Plan search (mixed ZIPs, ages, filters, sorts, pages)', searchUrls(yd, ctx, zips, perWorkload), true),
     plain('detail', 'Plan detail', detailUrls(yd, perWorkload), true),
@@ -97,7 +104,12 @@ const REALISTIC_VERIFIED = 60;
 function realisticWorkload(zips: ReadonlyArray<{ zip: string; locations: ZipLocation[] }>, size: RealisticSize): Workload {
   const r = realisticSearch(weightedLocations(zips), size.distinct, size.length);
   const step = Math.max(1, Math.floor(r.universe.length / REALISTIC_VERIFIED));
-  const verify = [...new Set([...r.universe.slice(0, REALISTIC_VERIFIED / 2), ...r.universe.filter((_, i) => i % step === step - 1).slice(0, REALISTIC_VERIFIED / 2)])];
+  const verify = [
+    ...new Set([
+      ...r.universe.slice(0, REALISTIC_VERIFIED / 2),
+      ...r.universe.filter((_, i) => i % step === step - 1).slice(0, REALISTIC_VERIFIED / 2),
+    ]),
+  ];
   return {
     name: 'realistic',
     title: `Plan search, realistic: Zipf (s = ${r.zipfExponent}) over ${r.universe.length.toLocaleString('en-US')} distinct queries, ZIPs weighted by HUD residential ratio`,
@@ -109,13 +121,21 @@ function realisticWorkload(zips: ReadonlyArray<{ zip: string; locations: ZipLoca
   };
 }
 
-function searchUrls(yd: YearData, ctx: OperationContext, zips: ReadonlyArray<{ zip: string; locations: ZipLocation[] }>, n: number): string[] {
+function searchUrls(
+  yd: YearData,
+  ctx: OperationContext,
+  zips: ReadonlyArray<{ zip: string; locations: ZipLocation[] }>,
+  n: number,
+): string[] {
   const rand = prng(SEED);
   const urls: string[] = [];
   for (let i = 0; i < n; i++) {
     const { zip, locations } = pick(rand, zips);
     const age = rand() < 0.1 ? int(rand, 0, 17) : int(rand, 18, 64);
-    const p: Array<[string, string | number | boolean]> = [['zip', zip], ['age', age]];
+    const p: Array<[string, string | number | boolean]> = [
+      ['zip', zip],
+      ['age', age],
+    ];
     const loc = locations.length > 1 && rand() < 0.5 ? locations[1]! : locations[0]!;
     if (loc !== locations[0]) p.push(['county_fips', loc.countyFips]);
     const r = rand();
@@ -142,7 +162,13 @@ function searchUrls(yd: YearData, ctx: OperationContext, zips: ReadonlyArray<{ z
     } else {
       // A keyset page: the cursor our server hands out with page 1 of this query.
       if (rand() < 0.5) p.push(['sort_by', pick(rand, ['premium', 'deductible', 'name'])]);
-      const first = execute(searchPlansOperation, ctx, 'enterprise', p.map(([k, v]) => [k, String(v)] as const), {});
+      const first = execute(
+        searchPlansOperation,
+        ctx,
+        'enterprise',
+        p.map(([k, v]) => [k, String(v)] as const),
+        {},
+      );
       if (first.ok && typeof first.body.next_cursor === 'string') p.push(['cursor', first.body.next_cursor]);
     }
     urls.push(`/v1/health/plans?${qs(p)}`);
@@ -179,7 +205,13 @@ function aptcUrls(zips: ReadonlyArray<{ zip: string; locations: ZipLocation[] }>
     if (members > 1) ages.push(int(rand, 21, 64));
     while (ages.length < members) ages.push(int(rand, 0, 20));
     const income = int(rand, 12, 150) * 1000;
-    urls.push(`/v1/health/plans/aptc-estimate?${qs([['zip', zip], ['household_income', income], ['household_size', size]])}&ages=${ages.join(',')}`);
+    urls.push(
+      `/v1/health/plans/aptc-estimate?${qs([
+        ['zip', zip],
+        ['household_income', income],
+        ['household_size', size],
+      ])}&ages=${ages.join(',')}`,
+    );
   }
   return urls;
 }

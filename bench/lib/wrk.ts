@@ -25,8 +25,22 @@ export interface WrkRun {
   readonly rps: number;
   /** Mean response size on the wire (headers and body), bytes. */
   readonly bytes_per_response: number;
-  readonly errors: { readonly connect: number; readonly read: number; readonly write: number; readonly status: number; readonly timeout: number; readonly total: number };
-  readonly latency_ms: { readonly p50: number; readonly p90: number; readonly p99: number; readonly p999: number; readonly max: number; readonly mean: number };
+  readonly errors: {
+    readonly connect: number;
+    readonly read: number;
+    readonly write: number;
+    readonly status: number;
+    readonly timeout: number;
+    readonly total: number;
+  };
+  readonly latency_ms: {
+    readonly p50: number;
+    readonly p90: number;
+    readonly p99: number;
+    readonly p999: number;
+    readonly max: number;
+    readonly mean: number;
+  };
   readonly connections: number;
   /** Mean think time per request in ms; 0 at full load. */
   readonly pace_ms: number;
@@ -69,7 +83,13 @@ export async function runWrk(o: WrkOptions): Promise<WrkRun> {
     for (const h of o.headers) args.push('-H', h);
     args.push(`${o.origin}/`);
     const [cmd, argv] = pinnedCommand(o.cpu, o.binary ?? 'wrk', args);
-    const env = { ...process.env, HPD_WRK_URLS: o.urlsFile, HPD_WRK_PACE: String(o.paceMs), HPD_WRK_OUT: out, HPD_WRK_OFFSET: String(o.offset ?? 0) };
+    const env = {
+      ...process.env,
+      HPD_WRK_URLS: o.urlsFile,
+      HPD_WRK_PACE: String(o.paceMs),
+      HPD_WRK_OUT: out,
+      HPD_WRK_OFFSET: String(o.offset ?? 0),
+    };
     const { code, stderr, stdout } = await new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve, reject) => {
       const child = spawn(cmd, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
@@ -99,7 +119,14 @@ export async function runWrk(o: WrkOptions): Promise<WrkRun> {
       errors: { ...e, total: e.connect + e.read + e.write + e.status + e.timeout },
       latency_ms:
         c === undefined
-          ? { p50: ms(s.latency_us.p50), p90: ms(s.latency_us.p90), p99: ms(s.latency_us.p99), p999: ms(s.latency_us.p999), max: ms(s.latency_us.max), mean: ms(s.latency_us.mean) }
+          ? {
+              p50: ms(s.latency_us.p50),
+              p90: ms(s.latency_us.p90),
+              p99: ms(s.latency_us.p99),
+              p999: ms(s.latency_us.p999),
+              max: ms(s.latency_us.max),
+              mean: ms(s.latency_us.mean),
+            }
           : { p50: c.p50, p90: c.p90, p99: c.p99, p999: c.p999, max: c.max, mean: ms(s.latency_us.mean) },
       connections: o.connections,
       pace_ms: o.paceMs,

@@ -31,7 +31,10 @@ export function ensureWrk2(log: (line: string) => void): string {
   if (existsSync(bin)) return bin;
   log(`building wrk2 into ${dirname(bin)} (bench/tools/build-wrk2.sh, once; 20–40 s)`);
   const r = spawnSync('bash', [BUILD_SCRIPT, WRK2_DIR], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  if (r.status !== 0 || !existsSync(bin)) throw new Error(`building wrk2 failed (exit ${r.status}; or build github.com/giltene/wrk2 yourself and set HPD_BENCH_WRK2 to its binary): ${`${r.stdout}${r.stderr}`.trim().slice(-2000)}`);
+  if (r.status !== 0 || !existsSync(bin))
+    throw new Error(
+      `building wrk2 failed (exit ${r.status}; or build github.com/giltene/wrk2 yourself and set HPD_BENCH_WRK2 to its binary): ${`${r.stdout}${r.stderr}`.trim().slice(-2000)}`,
+    );
   return bin;
 }
 
@@ -55,7 +58,15 @@ export interface Wrk2Latency {
 
 /** wrk2's time units (units.c: values of ≥ 0.85 of the next unit are printed in it). */
 const UNIT_MS: Readonly<Record<string, number>> = { us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const PERCENTILE_KEY: Readonly<Record<string, keyof Wrk2Percentiles>> = { '50.000': 'p50', '75.000': 'p75', '90.000': 'p90', '99.000': 'p99', '99.900': 'p999', '99.990': 'p9999', '100.000': 'max' };
+const PERCENTILE_KEY: Readonly<Record<string, keyof Wrk2Percentiles>> = {
+  '50.000': 'p50',
+  '75.000': 'p75',
+  '90.000': 'p90',
+  '99.000': 'p99',
+  '99.900': 'p999',
+  '99.990': 'p9999',
+  '100.000': 'max',
+};
 
 /** `1.23ms` → 1.23; `850.00us` → 0.85; `2.01s` → 2010; `1.50m` → 90,000. */
 export function parseDuration(text: string): number {

@@ -106,21 +106,41 @@ async function readCounties(
   const counties = new Map<string, County>();
   const stateFips = new Map<string, string>();
   const census = await openTable(inputs.countyNames, 'county_fips_2020.csv');
-  await forEachRow(census, { required: ['state_code', 'state_fips', 'full_fips', 'county_name'], stage: 'county names' }, sink, progress, (row) => {
-    const fips = padCode(row.get('full_fips'), 5);
-    const state = row.get('state_code');
-    if (fips === null) {
-      sink.reject({ file: census.file, line: row.line, column: row.col('full_fips'), columnName: 'full_fips', value: row.get('full_fips'), reason: 'not a 5-digit county FIPS code' });
-      return;
-    }
-    stateFips.set(fips.slice(0, 2), state);
-    counties.set(fips, { fips, state, name: row.get('county_name') });
-  });
+  await forEachRow(
+    census,
+    { required: ['state_code', 'state_fips', 'full_fips', 'county_name'], stage: 'county names' },
+    sink,
+    progress,
+    (row) => {
+      const fips = padCode(row.get('full_fips'), 5);
+      const state = row.get('state_code');
+      if (fips === null) {
+        sink.reject({
+          file: census.file,
+          line: row.line,
+          column: row.col('full_fips'),
+          columnName: 'full_fips',
+          value: row.get('full_fips'),
+          reason: 'not a 5-digit county FIPS code',
+        });
+        return;
+      }
+      stateFips.set(fips.slice(0, 2), state);
+      counties.set(fips, { fips, state, name: row.get('county_name') });
+    },
+  );
   const ct = await openTable(inputs.ctRegions, 'ct_planning_regions_2022.csv');
   await forEachRow(ct, { required: ['state_code', 'county_fips', 'county_name'], stage: 'CT planning regions' }, sink, progress, (row) => {
     const fips = padCode(row.get('county_fips'), 5);
     if (fips === null) {
-      sink.reject({ file: ct.file, line: row.line, column: row.col('county_fips'), columnName: 'county_fips', value: row.get('county_fips'), reason: 'not a 5-digit county FIPS code' });
+      sink.reject({
+        file: ct.file,
+        line: row.line,
+        column: row.col('county_fips'),
+        columnName: 'county_fips',
+        value: row.get('county_fips'),
+        reason: 'not a 5-digit county FIPS code',
+      });
       return;
     }
     counties.set(fips, { fips, state: row.get('state_code'), name: row.get('county_name') });
@@ -138,7 +158,14 @@ interface ZipJoin {
 
 /** Joins the HUD ZIP → county rows with the counties and their rating areas. */
 async function readZipLocations(path: string, j: ZipJoin, sink: DiagnosticSink, progress: ProgressSink): Promise<Geography> {
-  const geo: Geography = { zips: new Map(), counties: j.counties, countyAreas: new Map(), countyZips: new Map(), stateAreas: new Map(), stateFips: j.stateFips };
+  const geo: Geography = {
+    zips: new Map(),
+    counties: j.counties,
+    countyAreas: new Map(),
+    countyZips: new Map(),
+    stateAreas: new Map(),
+    stateFips: j.stateFips,
+  };
   const warnedZip3 = new Set<string>();
   const hud = await openTable(path, 'ZIP_COUNTY_122024.csv');
   await forEachRow(hud, { required: ['ZIP', 'COUNTY', 'RES_RATIO', 'TOT_RATIO'], stage: 'ZIP to county (HUD)' }, sink, progress, (row) => {
@@ -146,7 +173,14 @@ async function readZipLocations(path: string, j: ZipJoin, sink: DiagnosticSink, 
     const fips = padCode(row.get('COUNTY'), 5);
     if (zip === null || fips === null) {
       const bad = zip === null ? 'ZIP' : 'COUNTY';
-      sink.reject({ file: hud.file, line: row.line, column: row.col(bad), columnName: bad, value: row.get(bad), reason: 'must be a 5-digit code' });
+      sink.reject({
+        file: hud.file,
+        line: row.line,
+        column: row.col(bad),
+        columnName: bad,
+        value: row.get(bad),
+        reason: 'must be a 5-digit code',
+      });
       return;
     }
     const state = j.stateFips.get(fips.slice(0, 2));
@@ -156,24 +190,54 @@ async function readZipLocations(path: string, j: ZipJoin, sink: DiagnosticSink, 
     }
     const county = j.counties.get(fips);
     if (county === undefined) {
-      sink.reject({ file: hud.file, line: row.line, column: row.col('COUNTY'), columnName: 'COUNTY', value: fips, reason: 'county FIPS not in the Census county list' });
+      sink.reject({
+        file: hud.file,
+        line: row.line,
+        column: row.col('COUNTY'),
+        columnName: 'COUNTY',
+        value: fips,
+        reason: 'county FIPS not in the Census county list',
+      });
       return;
     }
     const res = Number(row.get('RES_RATIO'));
     const tot = Number(row.get('TOT_RATIO'));
     if (!Number.isFinite(res) || !Number.isFinite(tot)) {
-      sink.reject({ file: hud.file, line: row.line, column: row.col('RES_RATIO'), columnName: 'RES_RATIO', value: row.get('RES_RATIO'), reason: 'ratio is not a number' });
+      sink.reject({
+        file: hud.file,
+        line: row.line,
+        column: row.col('RES_RATIO'),
+        columnName: 'RES_RATIO',
+        value: row.get('RES_RATIO'),
+        reason: 'ratio is not a number',
+      });
       return;
     }
     const z3 = zip.slice(0, 3);
     let area = j.zip3Area(state, fips, z3);
     if (area === null && !warnedZip3.has(`${fips}:${z3}`)) {
       warnedZip3.add(`${fips}:${z3}`);
-      sink.warn({ file: hud.file, line: row.line, column: row.col('ZIP'), columnName: 'ZIP', value: zip, code: DIAGNOSTIC_CODES.geography, reason: `ZIP3 ${z3} has no rating area in the ZIP3 table; using the county's area` });
+      sink.warn({
+        file: hud.file,
+        line: row.line,
+        column: row.col('ZIP'),
+        columnName: 'ZIP',
+        value: zip,
+        code: DIAGNOSTIC_CODES.geography,
+        reason: `ZIP3 ${z3} has no rating area in the ZIP3 table; using the county's area`,
+      });
     }
     area ??= j.areaOfCounty(county);
     if (area === null) {
-      sink.reject({ file: hud.file, line: row.line, column: row.col('COUNTY'), columnName: 'COUNTY', value: fips, code: DIAGNOSTIC_CODES.geography, reason: `no rating area for ${county.name}, ${state}` });
+      sink.reject({
+        file: hud.file,
+        line: row.line,
+        column: row.col('COUNTY'),
+        columnName: 'COUNTY',
+        value: fips,
+        code: DIAGNOSTIC_CODES.geography,
+        reason: `no rating area for ${county.name}, ${state}`,
+      });
       return;
     }
     addLocation(geo, zip, { state, countyFips: fips, countyName: county.name, ratingArea: area, resRatio: res, totRatio: tot });
@@ -199,5 +263,9 @@ function addLocation(geo: Geography, zip: string, loc: Location): void {
 
 /** Primary location first: most residential addresses, then most addresses of any kind, then FIPS. */
 export function compareLocations(a: Location, b: Location): number {
-  return b.resRatio - a.resRatio || b.totRatio - a.totRatio || (a.countyFips < b.countyFips ? -1 : a.countyFips > b.countyFips ? 1 : a.ratingArea - b.ratingArea);
+  return (
+    b.resRatio - a.resRatio ||
+    b.totRatio - a.totRatio ||
+    (a.countyFips < b.countyFips ? -1 : a.countyFips > b.countyFips ? 1 : a.ratingArea - b.ratingArea)
+  );
 }

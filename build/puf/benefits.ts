@@ -77,7 +77,14 @@ export async function loadBenefits(
     progress,
     (row) => {
       if (row.get('BusinessYear') !== String(year)) {
-        sink.reject({ file, line: row.line, column: row.col('BusinessYear'), columnName: 'BusinessYear', value: row.get('BusinessYear'), reason: `BusinessYear is not the build year ${year}` });
+        sink.reject({
+          file,
+          line: row.line,
+          column: row.col('BusinessYear'),
+          columnName: 'BusinessYear',
+          value: row.get('BusinessYear'),
+          reason: `BusinessYear is not the build year ${year}`,
+        });
         return;
       }
       const id = row.get('PlanId');

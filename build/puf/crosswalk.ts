@@ -23,19 +23,31 @@ export interface CrosswalkTable {
 
 /** Finds the year pair from `PlanID_<year>` columns. */
 export function crosswalkYears(header: readonly string[]): { source: number; target: number } | null {
-  const years = header.map((h) => /^PlanID_(\d{4})$/i.exec(h.trim())?.[1]).filter((y): y is string => y !== undefined).map(Number).sort();
+  const years = header
+    .map((h) => /^PlanID_(\d{4})$/i.exec(h.trim())?.[1])
+    .filter((y): y is string => y !== undefined)
+    .map(Number)
+    .sort();
   if (years.length !== 2 || years[1] !== years[0]! + 1) return null;
   return { source: years[0]!, target: years[1]! };
 }
 
-export async function loadCrosswalk(table: TableReader, year: number, sink: DiagnosticSink, progress: ProgressSink): Promise<CrosswalkTable> {
+export async function loadCrosswalk(
+  table: TableReader,
+  year: number,
+  sink: DiagnosticSink,
+  progress: ProgressSink,
+): Promise<CrosswalkTable> {
   const file = table.file;
   const years = crosswalkYears(table.header);
   if (years === null) {
     throw new FatalBuildError(DIAGNOSTIC_CODES.missingColumn, `${file}:1: expected two PlanID_<year> columns of consecutive years`);
   }
   if (years.source !== year) {
-    throw new FatalBuildError(DIAGNOSTIC_CODES.badFormat, `${file}: crosswalk maps ${years.source} → ${years.target}, but the build is for ${year}`);
+    throw new FatalBuildError(
+      DIAGNOSTIC_CODES.badFormat,
+      `${file}: crosswalk maps ${years.source} → ${years.target}, but the build is for ${year}`,
+    );
   }
   const s = years.source;
   const t = years.target;
@@ -54,11 +66,14 @@ export async function loadCrosswalk(table: TableReader, year: number, sink: Diag
     const fips = padCode(row.get('FIPSCode'), 5);
     if (fips === null) return reject('FIPSCode', 'not a 5-digit county FIPS code');
     const level = parseInteger(row.get('CrosswalkLevel'));
-    if (!level.ok || level.value === null || level.value < 0 || level.value > 9) return reject('CrosswalkLevel', 'not a crosswalk level 0–9');
+    if (!level.ok || level.value === null || level.value < 0 || level.value > 9)
+      return reject('CrosswalkLevel', 'not a crosswalk level 0–9');
     const reason = parseInteger(row.get('ReasonForCrosswalk'));
-    if (!reason.ok || reason.value === null || reason.value < 0 || reason.value > 99) return reject('ReasonForCrosswalk', 'not a reason code');
+    if (!reason.ok || reason.value === null || reason.value < 0 || reason.value > 99)
+      return reject('ReasonForCrosswalk', 'not a reason code');
     const target = row.get(`PlanID_${t}`);
-    if (target !== '' && target !== DISCONTINUED_PLAN_ID && !STANDARD_COMPONENT_ID.test(target)) return reject(`PlanID_${t}`, 'not a 14-character standard component id');
+    if (target !== '' && target !== DISCONTINUED_PLAN_ID && !STANDARD_COMPONENT_ID.test(target))
+      return reject(`PlanID_${t}`, 'not a 14-character standard component id');
     const zip = padCode(row.get('ZipCode'), 5) ?? '00000';
     const text = (c: string): string | null => {
       const v = row.get(c);

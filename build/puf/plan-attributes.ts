@@ -127,7 +127,13 @@ interface VariantIdentity {
 }
 
 /** The identity of an individual medical row of `year`; null when the row is ignored or rejected. */
-function rowIdentity(row: Row, year: number, seen: ReadonlyMap<string, unknown>, file: string, sink: DiagnosticSink): VariantIdentity | null {
+function rowIdentity(
+  row: Row,
+  year: number,
+  seen: ReadonlyMap<string, unknown>,
+  file: string,
+  sink: DiagnosticSink,
+): VariantIdentity | null {
   const reject = (column: string, reason: string): null => {
     sink.reject({ file, line: row.line, column: row.col(column), columnName: column, value: row.get(column), reason });
     return null;
@@ -168,7 +174,7 @@ interface CellReaders {
 function cellReaders(row: Row, file: string, sink: DiagnosticSink): CellReaders {
   // An unparsable optional value is nulled with a warning; the row is kept.
   const optional =
-    <T,>(parse: (raw: string) => ParseResult<T>) =>
+    <T>(parse: (raw: string) => ParseResult<T>) =>
     (column: string): T | null => {
       const raw = row.get(column);
       if (raw === '') return null;
@@ -276,7 +282,13 @@ function sbc(money: (c: string) => number | null, scenario: string): SbcScenario
   const coinsurance = money(`SBC${scenario}Coinsurance`);
   const limit = money(`SBC${scenario}Limit`);
   const parts = [deductible, copayment, coinsurance, limit].filter((v): v is number => v !== null);
-  return { deductible, copayment, coinsurance, limit, total: parts.length === 0 ? null : Math.round(parts.reduce((a, b) => a + b, 0) * 100) / 100 };
+  return {
+    deductible,
+    copayment,
+    coinsurance,
+    limit,
+    total: parts.length === 0 ? null : Math.round(parts.reduce((a, b) => a + b, 0) * 100) / 100,
+  };
 }
 
 /** Keeps http(s) URLs only: the PUF has free text such as "N/A" in URL columns. */

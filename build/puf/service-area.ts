@@ -25,7 +25,16 @@ export function serviceAreaKey(issuerId: string, serviceAreaId: string): string 
   return `${issuerId}|${serviceAreaId}`;
 }
 
-const REQUIRED = ['BusinessYear', 'StateCode', 'IssuerId', 'ServiceAreaId', 'CoverEntireState', 'County', 'MarketCoverage', 'DentalOnlyPlan'] as const;
+const REQUIRED = [
+  'BusinessYear',
+  'StateCode',
+  'IssuerId',
+  'ServiceAreaId',
+  'CoverEntireState',
+  'County',
+  'MarketCoverage',
+  'DentalOnlyPlan',
+] as const;
 const OPTIONAL = ['PartialCounty', 'ZipCodes', 'ServiceAreaName', 'ImportDate'] as const;
 
 export async function loadServiceAreas(
@@ -72,7 +81,15 @@ export async function loadServiceAreas(
     for (const z of row.get('ZipCodes').split(/[,;\s]+/)) {
       if (z === '') continue;
       if (/^\d{5}$/.test(z)) zips.add(z);
-      else sink.warn({ file, line: row.line, column: row.col('ZipCodes'), columnName: 'ZipCodes', value: z, reason: 'not a 5-digit ZIP; left out of the partial county' });
+      else
+        sink.warn({
+          file,
+          line: row.line,
+          column: row.col('ZipCodes'),
+          columnName: 'ZipCodes',
+          value: z,
+          reason: 'not a 5-digit ZIP; left out of the partial county',
+        });
     }
     if (zips.size === 0) return reject('ZipCodes', 'partial county without any ZIP code');
     const existing = sa.counties.get(county);

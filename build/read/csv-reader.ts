@@ -108,7 +108,7 @@ class CsvParser {
         recordLine = line;
         if (nLF < i) nLF = indexOr(text, '\n', i, n);
         if (nCR < i) nCR = indexOr(text, '\r', i, n);
-        const eol = Math.min(nLF , nCR);
+        const eol = Math.min(nLF, nCR);
         if (nQuote < i) nQuote = indexOr(text, '"', i, n);
         let split: string[] | null = null;
         if (eol < n) {
@@ -216,10 +216,7 @@ class CsvParser {
       case STATE.recordStart:
         return;
       case STATE.quoted:
-        throw new FatalBuildError(
-          DIAGNOSTIC_CODES.badFormat,
-          `unterminated quoted field starting at line ${this.quoteLine}`,
-        );
+        throw new FatalBuildError(DIAGNOSTIC_CODES.badFormat, `unterminated quoted field starting at line ${this.quoteLine}`);
       case STATE.fieldStart:
         // The record ended with a comma: its last field is empty.
         this.fields.push('');

@@ -22,12 +22,7 @@ function fail(reason: string): { readonly ok: false; readonly reason: string } {
 }
 
 /** Spellings CMS uses for an amount that does not apply, compared lower-cased. */
-const MONEY_NULLS: ReadonlySet<string> = new Set([
-  'not applicable',
-  'per person not applicable',
-  'per group not applicable',
-  'n/a',
-]);
+const MONEY_NULLS: ReadonlySet<string> = new Set(['not applicable', 'per person not applicable', 'per group not applicable', 'n/a']);
 
 // `$1,500`, `$1500 per person`, `$0 per group`, `1234.56`: optional $, either correctly grouped thousands or plain
 // digits, optional cents, optional family suffix.

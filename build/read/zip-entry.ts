@@ -152,9 +152,7 @@ async function readCentralDirectory(fh: FileHandle, size: number, path: string):
   const eocdOffset = tailStart + eocd;
 
   const locatorOffset = eocdOffset - ZIP64_LOCATOR_SIZE;
-  const hasLocator =
-    locatorOffset >= 0 &&
-    (await readAt(fh, locatorOffset, 4, size, path)).readUInt32LE(0) === SIGNATURE.zip64Locator;
+  const hasLocator = locatorOffset >= 0 && (await readAt(fh, locatorOffset, 4, size, path)).readUInt32LE(0) === SIGNATURE.zip64Locator;
   if (hasLocator) {
     const locator = await readAt(fh, locatorOffset, ZIP64_LOCATOR_SIZE, size, path);
     const recordOffset = u64(locator, 8, path);

@@ -57,7 +57,16 @@ export function assembleTables(a: AssembleInput): Assembled {
   const locations = locationLists(geo, a.coverage, plans, pairs, areas);
   const orders = listOrders(locations.lists, plans, pairs);
   const statesWithPlans = new Set(plans.scids.map((s) => plans.primary(s).state));
-  const slcsp = slcspTable({ areas, plans, pairs, statesWithPlans, benchmarks: a.benchmarks, rules: a.rules, premiumsModeled: a.premiumsModeled, sink: a.sink });
+  const slcsp = slcspTable({
+    areas,
+    plans,
+    pairs,
+    statesWithPlans,
+    benchmarks: a.benchmarks,
+    rules: a.rules,
+    premiumsModeled: a.premiumsModeled,
+    sink: a.sink,
+  });
   const perState = stateCounts(geo, plans, a.variantsByScid, pairs);
 
   const countyNames: Record<string, string> = {};

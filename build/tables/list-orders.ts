@@ -24,12 +24,14 @@ export interface ListOrders {
 }
 
 /** Money ascending, missing values last. */
-const byMoney = (col: Float64Array) => (x: number, y: number): number => {
-  const a = col[x]!;
-  const b = col[y]!;
-  if (a === NULL_MONEY || b === NULL_MONEY) return (a === NULL_MONEY ? 1 : 0) - (b === NULL_MONEY ? 1 : 0);
-  return a - b;
-};
+const byMoney =
+  (col: Float64Array) =>
+  (x: number, y: number): number => {
+    const a = col[x]!;
+    const b = col[y]!;
+    if (a === NULL_MONEY || b === NULL_MONEY) return (a === NULL_MONEY ? 1 : 0) - (b === NULL_MONEY ? 1 : 0);
+    return a - b;
+  };
 
 export function listOrders(lists: readonly PlanList[], plans: PlanColumns, pairs: PremiumPairs): ListOrders {
   const nL = lists.length;

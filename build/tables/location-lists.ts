@@ -28,7 +28,13 @@ export interface LocationLists {
   readonly list: Uint32Array;
 }
 
-export function locationLists(geo: Geography, coverage: ReadonlyMap<string, Coverage>, plans: PlanColumns, pairs: PremiumPairs, areas: AreaIndex): LocationLists {
+export function locationLists(
+  geo: Geography,
+  coverage: ReadonlyMap<string, Coverage>,
+  plans: PlanColumns,
+  pairs: PremiumPairs,
+  areas: AreaIndex,
+): LocationLists {
   const wholeCounty = new Map<string, number[]>();
   const partialCounty = new Map<string, Array<{ plan: number; zips: ReadonlySet<string> }>>();
   plans.scids.forEach((scid, p) => {
@@ -82,5 +88,12 @@ export function locationLists(geo: Geography, coverage: ReadonlyMap<string, Cove
     }
   }
   while (zipCursor <= 100_000) zipStart[zipCursor++] = county.length;
-  return { lists, zipStart, county: Uint32Array.from(county), area: Uint16Array.from(area), share: Float32Array.from(share), list: Uint32Array.from(list) };
+  return {
+    lists,
+    zipStart,
+    county: Uint32Array.from(county),
+    area: Uint16Array.from(area),
+    share: Float32Array.from(share),
+    list: Uint32Array.from(list),
+  };
 }

@@ -39,5 +39,11 @@ export function premiumPairs(plans: PlanColumns, rateTable: RateTable, areas: Ar
   });
   const cents = new Uint32Array(pairPlan.length * AGE_BAND_COUNT);
   for (const [i, c] of chunks.entries()) cents.set(c, i * AGE_BAND_COUNT);
-  return { plan: Uint32Array.from(pairPlan), area: Uint16Array.from(pairArea), cents, row: (plan, area) => rows.get(pairKey(plan, area)), rateRows };
+  return {
+    plan: Uint32Array.from(pairPlan),
+    area: Uint16Array.from(pairArea),
+    cents,
+    row: (plan, area) => rows.get(pairKey(plan, area)),
+    rateRows,
+  };
 }

@@ -38,7 +38,12 @@ export function slcspTable(s: SlcspInput): SlcspTable {
   const silverByArea = new Map<number, number[]>();
   for (let i = 0; i < pairs.plan.length; i++) {
     const p = pairs.plan[i]!;
-    if (METAL_CODES[plans.metal[p]!] !== 'silver' || (plans.flags[p]! & PLAN_FLAG.onExchange) === 0 || (plans.flags[p]! & PLAN_FLAG.childOnly) !== 0) continue;
+    if (
+      METAL_CODES[plans.metal[p]!] !== 'silver' ||
+      (plans.flags[p]! & PLAN_FLAG.onExchange) === 0 ||
+      (plans.flags[p]! & PLAN_FLAG.childOnly) !== 0
+    )
+      continue;
     let l = silverByArea.get(pairs.area[i]!);
     if (l === undefined) silverByArea.set(pairs.area[i]!, (l = []));
     l.push(i);
@@ -48,7 +53,10 @@ export function slcspTable(s: SlcspInput): SlcspTable {
     const silver = silverByArea.get(ai);
     if (silver !== undefined && silver.length > 0) {
       for (let b = 0; b < AGE_BAND_COUNT; b++) {
-        const values = silver.map((i) => pairs.cents[i * AGE_BAND_COUNT + b]!).filter((c) => c > 0).sort((x, y) => x - y);
+        const values = silver
+          .map((i) => pairs.cents[i * AGE_BAND_COUNT + b]!)
+          .filter((c) => c > 0)
+          .sort((x, y) => x - y);
         if (values.length > 0) cents[ai * AGE_BAND_COUNT + b] = values[1] ?? values[0]!;
       }
       source[ai] = s.premiumsModeled ? SLCSP_SOURCE.modeled : SLCSP_SOURCE.ratePuf;

@@ -20,7 +20,8 @@ export function stateCounts(
 ): { issuersByState: IssuersByState; states: Record<string, StateCounts> } {
   const issuersByState: IssuersByState = new Map();
   const states: Record<string, StateCounts> = {};
-  const of = (state: string): StateCounts => (states[state] ??= { plans: 0, variants: 0, issuers: 0, zips: 0, counties: 0, rating_areas: 0, priced_pairs: 0 });
+  const of = (state: string): StateCounts =>
+    (states[state] ??= { plans: 0, variants: 0, issuers: 0, zips: 0, counties: 0, rating_areas: 0, priced_pairs: 0 });
   for (const scid of plans.scids) {
     const v = plans.primary(scid);
     const sc = of(v.state);

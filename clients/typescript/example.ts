@@ -24,7 +24,9 @@ export async function searchThenDetail(baseUrl: string, apiKey: string, zip: str
   const detail = await client.GET('/v1/health/plans/{plan_id}', { params: { path: { plan_id: first.id } } });
   if (detail.error !== undefined) throw new Error(`detail: ${detail.error.detail}`);
 
-  const aptc = await client.GET('/v1/health/plans/aptc-estimate', { params: { query: { zip, household_income: 45_000, household_size: 2, ages: [40, 38] } } });
+  const aptc = await client.GET('/v1/health/plans/aptc-estimate', {
+    params: { query: { zip, household_income: 45_000, household_size: 2, ages: [40, 38] } },
+  });
   if (aptc.error !== undefined) throw new Error(`aptc: ${aptc.error.detail}`);
 
   return { detail: detail.data, monthlyCredit: aptc.data.aptc_amount };

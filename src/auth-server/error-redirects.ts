@@ -71,7 +71,10 @@ export class ErrorRedirectGuard {
    * For an error whose redirect was withheld: the client's label, the origin it wanted to return to,
    * and the link that delivers `out` (error, error_description, state, iss) there; else undefined.
    */
-  refusal(err: unknown, out: Record<string, unknown>): { clientLabel: string; origin: string | undefined; continueTo: ContinueTarget | undefined } | undefined {
+  refusal(
+    err: unknown,
+    out: Record<string, unknown>,
+  ): { clientLabel: string; origin: string | undefined; continueTo: ContinueTarget | undefined } | undefined {
     if (typeof err !== 'object' || err === null) return undefined;
     const withheld = this.#withheld.get(err);
     if (withheld === undefined) return undefined;
@@ -79,7 +82,8 @@ export class ErrorRedirectGuard {
     if (url === null) return { clientLabel: withheld.clientLabel, origin: undefined, continueTo: undefined };
     const fields = Object.entries(out).filter((e): e is [string, string] => typeof e[1] === 'string');
     const origin = url.origin !== 'null' ? url.origin : `${url.protocol}`;
-    if (withheld.responseMode === 'form_post') return { clientLabel: withheld.clientLabel, origin, continueTo: { method: 'post', action: url.href, fields } };
+    if (withheld.responseMode === 'form_post')
+      return { clientLabel: withheld.clientLabel, origin, continueTo: { method: 'post', action: url.href, fields } };
     if (withheld.responseMode === 'fragment') {
       url.hash = new URLSearchParams(fields).toString();
     } else {

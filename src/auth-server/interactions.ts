@@ -159,7 +159,10 @@ async function pageOptions(interaction: Interaction, ctx: InteractionContext): P
 function clientAddress(req: IncomingMessage, trustProxy: boolean): string | undefined {
   if (trustProxy) {
     const header = req.headers['x-forwarded-for'];
-    const list = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((s) => s.trim()).filter(Boolean);
+    const list = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const last = list.at(-1);
     if (last !== undefined) return last;
   }
@@ -167,22 +170,47 @@ function clientAddress(req: IncomingMessage, trustProxy: boolean): string | unde
 }
 
 /** 429 with Retry-After: the same page again, the message next to the form that was refused. */
-async function sendThrottled(res: ServerResponse, interaction: Interaction, ctx: InteractionContext, form: 'login' | 'signup', email: string, retryAfterSeconds: number): Promise<void> {
+async function sendThrottled(
+  res: ServerResponse,
+  interaction: Interaction,
+  ctx: InteractionContext,
+  form: 'login' | 'signup',
+  email: string,
+  retryAfterSeconds: number,
+): Promise<void> {
   const opts = await pageOptions(interaction, ctx);
   const message = `Too many attempts; try again in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`;
-  send(res, 429, renderInteractionPage({ ...opts, error: { form, message }, email: { form, value: email } }), { 'retry-after': String(retryAfterSeconds) });
+  send(res, 429, renderInteractionPage({ ...opts, error: { form, message }, email: { form, value: email } }), {
+    'retry-after': String(retryAfterSeconds),
+  });
 }
 
-async function finishWithLogin(req: IncomingMessage, res: ServerResponse, interaction: Interaction, ctx: InteractionContext, accountId: string): Promise<void> {
+async function finishWithLogin(
+  req: IncomingMessage,
+  res: ServerResponse,
+  interaction: Interaction,
+  ctx: InteractionContext,
+  accountId: string,
+): Promise<void> {
   // Always a fresh grant: an existing one (interaction.grantId) belongs to whoever the browser was
   // signed in as, which may be another account.
   const grant = new ctx.provider.Grant({ accountId, clientId: clientIdOf(interaction) });
   addRequestedScopes(grant, interaction, ctx);
   const grantId = await grant.save();
-  await ctx.provider.interactionFinished(req, res, { login: { accountId, amr: ['pwd'] }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  await ctx.provider.interactionFinished(
+    req,
+    res,
+    { login: { accountId, amr: ['pwd'] }, consent: { grantId } },
+    { mergeWithLastSubmission: false },
+  );
 }
 
-async function finishWithConsent(req: IncomingMessage, res: ServerResponse, interaction: Interaction, ctx: InteractionContext): Promise<void> {
+async function finishWithConsent(
+  req: IncomingMessage,
+  res: ServerResponse,
+  interaction: Interaction,
+  ctx: InteractionContext,
+): Promise<void> {
   const session = interaction.session;
   if (interaction.prompt.name !== 'consent' || session === undefined) {
     throw new HttpProblem('nothing-to-approve');
@@ -210,7 +238,15 @@ async function login(req: IncomingMessage, res: ServerResponse, interaction: Int
       attempt.failed();
       // One message for both cases: the page must not tell strangers which addresses have accounts.
       const opts = await pageOptions(interaction, ctx);
-      send(res, 200, renderInteractionPage({ ...opts, error: { form: 'login', message: 'Wrong e-mail address or password.' }, email: { form: 'login', value: email } }));
+      send(
+        res,
+        200,
+        renderInteractionPage({
+          ...opts,
+          error: { form: 'login', message: 'Wrong e-mail address or password.' },
+          email: { form: 'login', value: email },
+        }),
+      );
       return;
     }
     attempt.succeeded();
@@ -248,7 +284,13 @@ async function signup(req: IncomingMessage, res: ServerResponse, interaction: In
  * Serves one interaction request. Never throws: every failure becomes an HTML page (an expired or
  * foreign interaction a 400 with advice, anything unexpected a 500 and a call to `onError`).
  */
-export async function handleInteraction(req: IncomingMessage, res: ServerResponse, uid: string, action: InteractionAction | undefined, ctx: InteractionContext): Promise<void> {
+export async function handleInteraction(
+  req: IncomingMessage,
+  res: ServerResponse,
+  uid: string,
+  action: InteractionAction | undefined,
+  ctx: InteractionContext,
+): Promise<void> {
   try {
     const method = req.method ?? 'GET';
     if (action === undefined && method !== 'GET' && method !== 'HEAD') throw new HttpProblem('use-the-buttons');
@@ -268,7 +310,12 @@ export async function handleInteraction(req: IncomingMessage, res: ServerRespons
       case 'confirm':
         return await finishWithConsent(req, res, interaction, ctx);
       case 'abort':
-        await ctx.provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'End-User aborted interaction' }, { mergeWithLastSubmission: false });
+        await ctx.provider.interactionFinished(
+          req,
+          res,
+          { error: 'access_denied', error_description: 'End-User aborted interaction' },
+          { mergeWithLastSubmission: false },
+        );
         return;
     }
   } catch (err) {
@@ -278,7 +325,12 @@ export async function handleInteraction(req: IncomingMessage, res: ServerRespons
       return;
     }
     if (err instanceof HttpProblem) {
-      send(res, err.status, renderErrorPage({ title: 'Cannot continue', message: err.message }), err.status === 405 ? { allow: action === undefined ? 'GET, HEAD' : 'POST' } : {});
+      send(
+        res,
+        err.status,
+        renderErrorPage({ title: 'Cannot continue', message: err.message }),
+        err.status === 405 ? { allow: action === undefined ? 'GET, HEAD' : 'POST' } : {},
+      );
       return;
     }
     if (err instanceof errors.OIDCProviderError) {
@@ -287,7 +339,8 @@ export async function handleInteraction(req: IncomingMessage, res: ServerRespons
         400,
         renderErrorPage({
           title: 'This sign-in page has expired',
-          message: 'It was already used, it is too old, or it was opened in another browser. Go back to your application and connect again.',
+          message:
+            'It was already used, it is too old, or it was opened in another browser. Go back to your application and connect again.',
           code: err.error,
           description: err.error_description,
         }),
@@ -295,6 +348,13 @@ export async function handleInteraction(req: IncomingMessage, res: ServerRespons
       return;
     }
     ctx.onError(err);
-    send(res, 500, renderErrorPage({ title: 'Something went wrong', message: 'The sign-in could not be completed because of an error on our side. Try again in a moment.' }));
+    send(
+      res,
+      500,
+      renderErrorPage({
+        title: 'Something went wrong',
+        message: 'The sign-in could not be completed because of an error on our side. Try again in a moment.',
+      }),
+    );
   }
 }

@@ -31,7 +31,14 @@ export const OAUTH_FILE = 'oauth.mdb';
 export const CLOCK_TOLERANCE_SECONDS = 15;
 
 /** Models whose instances belong to a grant and die with it (as in oidc-provider's memory adapter). */
-export const GRANTABLE: ReadonlySet<string> = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest', 'PreAuthorizedCode']);
+export const GRANTABLE: ReadonlySet<string> = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+  'PreAuthorizedCode',
+]);
 
 interface StoredRecord {
   payload: AdapterPayload;
@@ -107,7 +114,8 @@ class OAuthDb {
   unindex(model: string, id: string, payload: AdapterPayload): void {
     const { indexes } = this;
     if (typeof payload.uid === 'string' && indexes.get(['uid', model, payload.uid]) === id) indexes.remove(['uid', model, payload.uid]);
-    if (typeof payload.userCode === 'string' && indexes.get(['code', model, payload.userCode]) === id) indexes.remove(['code', model, payload.userCode]);
+    if (typeof payload.userCode === 'string' && indexes.get(['code', model, payload.userCode]) === id)
+      indexes.remove(['code', model, payload.userCode]);
     if (typeof payload.grantId === 'string') indexes.remove(['grant', payload.grantId, model, id]);
   }
 

@@ -197,7 +197,10 @@ export function addressKey(address: string | undefined): string {
   const left = head === '' ? [] : head.split(':');
   const right = tail === '' ? [] : tail.split(':');
   const groups = lower.includes('::') ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 /** What the interaction pages reserve attempts from; the Redis version answers asynchronously. */
@@ -225,10 +228,13 @@ export class LoginThrottle implements AttemptThrottle {
    * how long to wait.
    */
   login(normalizedEmail: string, address: string | undefined): ThrottleResult {
-    return reserve([
-      [this.#account, normalizedEmail],
-      [this.#address, addressKey(address)],
-    ], true);
+    return reserve(
+      [
+        [this.#account, normalizedEmail],
+        [this.#address, addressKey(address)],
+      ],
+      true,
+    );
   }
 
   /**
@@ -267,7 +273,10 @@ export type SettleOutcome = 'failed' | 'reset' | 'released';
  * called first (shared by the in-memory and Redis throttles). Only the first key (the account) is
  * cleared by a success; the others just release theirs.
  */
-export function allowedAttempt(successClearsFirstKey: boolean, record: (outcomeFor: (index: number) => SettleOutcome) => void): ThrottleResult {
+export function allowedAttempt(
+  successClearsFirstKey: boolean,
+  record: (outcomeFor: (index: number) => SettleOutcome) => void,
+): ThrottleResult {
   let settled = false;
   const settle = (outcomeFor: (index: number) => SettleOutcome): void => {
     if (settled) return;

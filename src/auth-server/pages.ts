@@ -88,7 +88,10 @@ export interface InteractionPageOptions {
 function errorFor(opts: InteractionPageOptions, form: FormName): { html: string; describedBy: string } {
   if (opts.error?.form !== form) return { html: '', describedBy: '' };
   const id = `${form}-error`;
-  return { html: `<p class="error" role="alert" id="${id}">${escapeHtml(opts.error.message)}</p>`, describedBy: ` aria-describedby="${id}" aria-invalid="true"` };
+  return {
+    html: `<p class="error" role="alert" id="${id}">${escapeHtml(opts.error.message)}</p>`,
+    describedBy: ` aria-describedby="${id}" aria-invalid="true"`,
+  };
 }
 
 /**
@@ -161,11 +164,14 @@ export function renderErrorPage(opts: { title: string; message: string; code?: s
     opts.code === undefined
       ? ''
       : `<p class="hint">Error code: <code>${escapeHtml(opts.code)}</code>${opts.description === undefined ? '' : ` — ${escapeHtml(opts.description)}`}</p>`;
-  return layout(opts.title, `<h1>${escapeHtml(opts.title)}</h1>
+  return layout(
+    opts.title,
+    `<h1>${escapeHtml(opts.title)}</h1>
 <section>
 <p>${escapeHtml(opts.message)}</p>
 ${details}
-</section>`);
+</section>`,
+  );
 }
 
 /**
@@ -195,10 +201,13 @@ ${opts.continueTo.fields.map(([k, v]) => `<input type="hidden" name="${escapeHtm
 </form>`;
     next = `<p class="hint">Only continue if you trust this address: ${SERVICE_NAME} does not vouch for it.</p>\n${next}`;
   }
-  return layout('Request refused', `<h1>Request refused</h1>
+  return layout(
+    'Request refused',
+    `<h1>Request refused</h1>
 <section>
 <p>The application <strong>${client}</strong>${where} asked to connect to your ${SERVICE_NAME} account, and the request was refused: ${reason}.</p>
 <p class="hint">Error code: <code>${escapeHtml(opts.code)}</code></p>
 ${next}
-</section>`);
+</section>`,
+  );
 }

@@ -39,7 +39,9 @@ export function redirectUriProblem(uri: string, applicationType: string): string
     return undefined;
   }
   if (protocol === 'http:') {
-    return LOOPBACK_HOSTS.has(url.hostname.toLowerCase()) ? undefined : 'redirect_uris using http must point at a loopback address (127.0.0.1, [::1] or localhost); use https for anything else';
+    return LOOPBACK_HOSTS.has(url.hostname.toLowerCase())
+      ? undefined
+      : 'redirect_uris using http must point at a loopback address (127.0.0.1, [::1] or localhost); use https for anything else';
   }
   if (applicationType === 'native' && PRIVATE_USE_SCHEME.test(protocol)) return undefined;
   return applicationType === 'native'

@@ -182,7 +182,12 @@ export function openRedisOAuthStore(redis: Redis, opts: RedisOAuthStoreOptions =
       const grantId = GRANTABLE.has(model) && typeof payload.grantId === 'string' ? payload.grantId : '';
       // PX rejects 0 and negatives; a record already expired on arrival still must replace the old one.
       const ttlArg = ttlMs === undefined ? '' : String(Math.max(1, Math.ceil(ttlMs)));
-      await run(redis, SCRIPTS.upsert, [recordKey(model, id)], [prefix, model, id, JSON.stringify(payload), ttlArg, expiresAt, uid, userCode, grantId]);
+      await run(
+        redis,
+        SCRIPTS.upsert,
+        [recordKey(model, id)],
+        [prefix, model, id, JSON.stringify(payload), ttlArg, expiresAt, uid, userCode, grantId],
+      );
     }
 
     find(id: string): Promise<AdapterPayload | undefined> {

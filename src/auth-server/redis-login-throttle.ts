@@ -73,7 +73,6 @@ end
 return 1
 `;
 
-
 export interface RedisLoginThrottleOptions {
   prefix?: string;
   /** Milliseconds since the epoch; injectable for tests. */
@@ -98,10 +97,13 @@ export class RedisLoginThrottle implements AttemptThrottle {
   }
 
   login(normalizedEmail: string, address: string | undefined): Promise<ThrottleResult> {
-    return this.#reserve([
-      ['account', POLICIES.account, normalizedEmail],
-      ['address', POLICIES.address, addressKey(address)],
-    ], true);
+    return this.#reserve(
+      [
+        ['account', POLICIES.account, normalizedEmail],
+        ['address', POLICIES.address, addressKey(address)],
+      ],
+      true,
+    );
   }
 
   signup(address: string | undefined): Promise<ThrottleResult> {
@@ -113,7 +115,10 @@ export class RedisLoginThrottle implements AttemptThrottle {
     await Promise.all(this.#pending);
   }
 
-  async #reserve(entries: ReadonlyArray<readonly [table: string, policy: ThrottlePolicy, key: string]>, successClearsFirstKey: boolean): Promise<ThrottleResult> {
+  async #reserve(
+    entries: ReadonlyArray<readonly [table: string, policy: ThrottlePolicy, key: string]>,
+    successClearsFirstKey: boolean,
+  ): Promise<ThrottleResult> {
     const keys = entries.flatMap(([table, , key]) => [`${this.#prefix}${table}:${key}`, `${this.#prefix}${table}:${key}:inflight`]);
     const id = randomBytes(12).toString('base64url');
     const policyArgs = entries.flatMap(([, p]) => [p.freeFailures, p.windowMs]);

@@ -65,11 +65,16 @@ export function parseAuthSecrets(text: string, path: string): AuthSecrets {
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new StateError(`${path} is not valid JSON (${(err as Error).message}); restore it from a backup or delete it to start over (every user will have to log in again)`);
+    throw new StateError(
+      `${path} is not valid JSON (${(err as Error).message}); restore it from a backup or delete it to start over (every user will have to log in again)`,
+    );
   }
   const file = data as Partial<SecretsFileV1> | null;
   const keysOk = Array.isArray(file?.signing_keys) && file.signing_keys.length > 0 && file.signing_keys.every(isRsaPrivateJwk);
-  const cookiesOk = Array.isArray(file?.cookie_keys) && file.cookie_keys.length > 0 && file.cookie_keys.every((k) => typeof k === 'string' && k.length >= 16);
+  const cookiesOk =
+    Array.isArray(file?.cookie_keys) &&
+    file.cookie_keys.length > 0 &&
+    file.cookie_keys.every((k) => typeof k === 'string' && k.length >= 16);
   if (file?.version !== 1 || !keysOk || !cookiesOk) {
     throw new StateError(`${path} does not hold version-1 auth secrets (signing_keys: RSA private JWKs with kid; cookie_keys: strings)`);
   }

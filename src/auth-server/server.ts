@@ -144,7 +144,9 @@ function checkMcpResource(resource: string): void {
 function checkIssuer(issuer: string): void {
   const url = URL.parse(issuer);
   if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== issuer) {
-    throw new InvariantError(`issuer must be a bare http(s) origin without path or trailing slash (e.g. http://127.0.0.1:8082), got "${issuer}"`);
+    throw new InvariantError(
+      `issuer must be a bare http(s) origin without path or trailing slash (e.g. http://127.0.0.1:8082), got "${issuer}"`,
+    );
   }
   if (url.port === '0') throw new InvariantError('issuer must name the port clients reach; omit issuer to derive it from the bound port');
 }
@@ -170,14 +172,17 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
   checkMcpResource(opts.mcpResource);
   if (opts.issuer !== undefined) checkIssuer(opts.issuer);
   const accessTokenTtl = opts.accessTokenTtlSeconds ?? DEFAULT_ACCESS_TOKEN_TTL_SECONDS;
-  if (!Number.isSafeInteger(accessTokenTtl) || accessTokenTtl <= 0) throw new InvariantError(`accessTokenTtlSeconds must be a positive integer, got ${accessTokenTtl}`);
+  if (!Number.isSafeInteger(accessTokenTtl) || accessTokenTtl <= 0)
+    throw new InvariantError(`accessTokenTtlSeconds must be a positive integer, got ${accessTokenTtl}`);
   const clock = opts.clock ?? Date.now;
   const onError = opts.onError ?? defaultOnError;
   const host = opts.host ?? '127.0.0.1';
   const { store, mcpResource, redis } = opts;
 
-  const secrets: AuthSecrets = redis === undefined ? await loadOrCreateAuthSecrets(opts.stateDir) : await loadOrCreateRedisAuthSecrets(redis);
-  const oauth: OAuthStore = redis === undefined ? openOAuthStore(join(opts.stateDir, OAUTH_FILE), clock) : openRedisOAuthStore(redis, { clock });
+  const secrets: AuthSecrets =
+    redis === undefined ? await loadOrCreateAuthSecrets(opts.stateDir) : await loadOrCreateRedisAuthSecrets(redis);
+  const oauth: OAuthStore =
+    redis === undefined ? openOAuthStore(join(opts.stateDir, OAUTH_FILE), clock) : openRedisOAuthStore(redis, { clock });
 
   let handler: RequestHandler | undefined;
   const listener = frontListener(opts, () => handler);
@@ -203,7 +208,19 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
     const isMcpResource = (indicator: string): boolean => stripOneSlash(indicator) === stripOneSlash(mcpResource);
     const scopes = [...OAUTH_SCOPES];
     const trustProxy = opts.trustProxy === true;
-    const provider = await createProvider({ issuer, mcpResource, isMcpResource, scopes, accessTokenTtl, store, oauth, secrets, clients: opts.clients ?? [], trustProxy, onError });
+    const provider = await createProvider({
+      issuer,
+      mcpResource,
+      isMcpResource,
+      scopes,
+      accessTokenTtl,
+      store,
+      oauth,
+      secrets,
+      clients: opts.clients ?? [],
+      trustProxy,
+      onError,
+    });
     const interactions: InteractionContext = {
       provider,
       store,
@@ -263,7 +280,13 @@ function frontListener(opts: AuthServerOptions, routes: () => RequestHandler | u
       // Koa's URL parser throws on targets such as `http://[`: a 500 and a stack in the log per request.
       if (path === undefined) {
         const body = JSON.stringify({ error: 'invalid_request', error_description: 'the request target is not a valid URL' });
-        res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' }).end(body);
+        res
+          .writeHead(400, {
+            'content-type': 'application/json; charset=utf-8',
+            'content-length': Buffer.byteLength(body),
+            'cache-control': 'no-store',
+          })
+          .end(body);
         return;
       }
       if (opts.health?.answer(req, res, path) === true) return;

@@ -86,22 +86,24 @@ export async function createUser(store: StateStore, email: string, password: str
   if (password.length > MAX_PASSWORD_LENGTH) throw new SignupError('password-too-long');
 
   const previous = signupQueues.get(store) ?? Promise.resolve();
-  const run = previous.catch(() => undefined).then(async () => {
-    if (findUserByEmail(store, normalized) !== undefined) throw new SignupError('email-taken');
-    const passwordHash = await hashPassword(password);
-    const iso = new Date(now).toISOString();
-    const id = `usr_${randomBytes(8).toString('hex')}`;
-    let taken = false;
-    const stored = await store.updateUser(id, (current) => {
-      // Re-checked inside the store's atomic update: with the LMDB store this read happens under the
-      // writer lock, so even a second process could not slip the same address in between.
-      taken = current !== undefined || findUserByEmail(store, normalized) !== undefined;
-      if (taken) return undefined;
-      return { id, tier: 'free', created_at: iso, updated_at: iso, email: normalized, password_hash: passwordHash };
+  const run = previous
+    .catch(() => undefined)
+    .then(async () => {
+      if (findUserByEmail(store, normalized) !== undefined) throw new SignupError('email-taken');
+      const passwordHash = await hashPassword(password);
+      const iso = new Date(now).toISOString();
+      const id = `usr_${randomBytes(8).toString('hex')}`;
+      let taken = false;
+      const stored = await store.updateUser(id, (current) => {
+        // Re-checked inside the store's atomic update: with the LMDB store this read happens under the
+        // writer lock, so even a second process could not slip the same address in between.
+        taken = current !== undefined || findUserByEmail(store, normalized) !== undefined;
+        if (taken) return undefined;
+        return { id, tier: 'free', created_at: iso, updated_at: iso, email: normalized, password_hash: passwordHash };
+      });
+      if (taken || stored === undefined) throw new SignupError('email-taken');
+      return stored;
     });
-    if (taken || stored === undefined) throw new SignupError('email-taken');
-    return stored;
-  });
   signupQueues.set(store, run);
   return run;
 }

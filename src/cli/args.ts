@@ -28,13 +28,18 @@ export function parseCommandArgs(command: string, args: readonly string[], optio
       const spec = options[t.name];
       if (spec === undefined) {
         const near = suggestion(`--${t.name}`, known);
-        throw new UsageError(`${command}: unknown option ${t.rawName}${near}`, near.startsWith(' (did you mean') ? null : helpHint(command));
+        throw new UsageError(
+          `${command}: unknown option ${t.rawName}${near}`,
+          near.startsWith(' (did you mean') ? null : helpHint(command),
+        );
       }
-      if (spec.type === 'string' && t.value === undefined) throw new UsageError(`${command}: ${t.rawName} needs a value`, helpHint(command));
+      if (spec.type === 'string' && t.value === undefined)
+        throw new UsageError(`${command}: ${t.rawName} needs a value`, helpHint(command));
       if (spec.type === 'string' && t.inlineValue !== true && t.value?.startsWith('-') === true && t.value !== '-') {
         throw new UsageError(`${command}: ${t.rawName} needs a value, got the option ${t.value}`, helpHint(command));
       }
-      if (spec.type === 'boolean' && t.inlineValue === true) throw new UsageError(`${command}: ${t.rawName} takes no value`, helpHint(command));
+      if (spec.type === 'boolean' && t.inlineValue === true)
+        throw new UsageError(`${command}: ${t.rawName} takes no value`, helpHint(command));
     } else if (t.kind === 'positional' && !allowPositionals) {
       throw new UsageError(`${command}: unexpected argument ${t.value}`, helpHint(command));
     }

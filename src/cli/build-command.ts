@@ -39,10 +39,14 @@ export async function buildCommand(argv: readonly string[]): Promise<number> {
   if (yearText === undefined || !Number.isInteger(year) || year < 2014 || year > 2100) {
     throw new UsageError('--year YEAR is required (e.g. --year 2025)');
   }
-  const sourcesArg = argv.find((a) => a.startsWith('--sources='))?.slice(10) ?? (argv.includes('--sources') ? argv[argv.indexOf('--sources') + 1] : undefined);
+  const sourcesArg =
+    argv.find((a) => a.startsWith('--sources='))?.slice(10) ??
+    (argv.includes('--sources') ? argv[argv.indexOf('--sources') + 1] : undefined);
   const sourcesFile = sourcesArg !== undefined ? resolve(sourcesArg) : join(REPO_ROOT, 'data', 'sources', `${year}.json`);
   const sources = loadSourcesFile(sourcesFile);
-  const inputOptions = Object.fromEntries(Object.keys(sources.inputs).map((name) => [name.replaceAll('_', '-'), { type: 'string' as const }]));
+  const inputOptions = Object.fromEntries(
+    Object.keys(sources.inputs).map((name) => [name.replaceAll('_', '-'), { type: 'string' as const }]),
+  );
   const v = parseCommandArgs('build', argv, {
     year: { type: 'string' },
     out: { type: 'string' },
@@ -105,7 +109,9 @@ export async function buildCommand(argv: readonly string[]): Promise<number> {
   ];
   for (const i of m.inputs) {
     if (i.rows_read === null) continue;
-    lines.push(`  ${i.name.padEnd(26)} ${String(i.rows_read).padStart(9)} rows, ${i.rows_rejected} rejected, ${i.rows_ignored} out of scope`);
+    lines.push(
+      `  ${i.name.padEnd(26)} ${String(i.rows_read).padStart(9)} rows, ${i.rows_rejected} rejected, ${i.rows_ignored} out of scope`,
+    );
   }
   lines.push(`  warnings       ${m.warnings.count}${m.warnings.kept.length > 0 ? ' (see manifest.json; first below)' : ''}`);
   for (const w of m.warnings.kept.slice(0, 5)) lines.push(`    ${w}`);

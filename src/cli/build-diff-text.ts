@@ -18,7 +18,8 @@ function more(lines: string[], total: number, shown: number): void {
 export function renderBuildDiff(d: BuildDiff, top = 10): string {
   const out: string[] = [];
   out.push(`diff ${d.a.year}/${short(d.a.hash)} (built ${d.a.built_at}) -> ${d.b.year}/${short(d.b.hash)} (built ${d.b.built_at})`);
-  if (d.cross_year) out.push(`note: builds of two plan years: plans are matched by plan id, although issuers may renumber plans between years`);
+  if (d.cross_year)
+    out.push(`note: builds of two plan years: plans are matched by plan id, although issuers may renumber plans between years`);
   if (d.a.data_source !== d.b.data_source) out.push(`note: data source ${d.a.data_source} -> ${d.b.data_source}`);
 
   const t = d.plans.total;
@@ -27,7 +28,9 @@ export function renderBuildDiff(d: BuildDiff, top = 10): string {
     .map(([f, n]) => `${f} ${n}`)
     .join(', ');
   out.push('');
-  out.push(`plans (standard component ids): ${t.before} -> ${t.after}: ${t.added} added, ${t.removed} removed, ${t.changed} changed${fields === '' ? '' : ` (${fields})`}, ${t.unchanged} unchanged; variants ${t.variants_before} -> ${t.variants_after}`);
+  out.push(
+    `plans (standard component ids): ${t.before} -> ${t.after}: ${t.added} added, ${t.removed} removed, ${t.changed} changed${fields === '' ? '' : ` (${fields})`}, ${t.unchanged} unchanged; variants ${t.variants_before} -> ${t.variants_after}`,
+  );
   const states = d.plans.by_state.filter((s) => s.added + s.removed + s.changed > 0 || s.variants_before !== s.variants_after);
   if (states.length > 0) {
     out.push('  per state (before -> after: +added -removed ~changed):');
@@ -56,24 +59,32 @@ export function renderBuildDiff(d: BuildDiff, top = 10): string {
   const dist = d.premiums.distributions.filter((x) => x.age === 40);
   if (dist.length === 0) out.push('  no plan is priced in both builds');
   else {
-    out.push(`  ${'metal'.padEnd(16)}${'pairs'.padStart(8)}${'up'.padStart(8)}${'down'.padStart(8)}${'p10'.padStart(10)}${'median'.padStart(10)}${'p90'.padStart(10)}`);
+    out.push(
+      `  ${'metal'.padEnd(16)}${'pairs'.padStart(8)}${'up'.padStart(8)}${'down'.padStart(8)}${'p10'.padStart(10)}${'median'.padStart(10)}${'p90'.padStart(10)}`,
+    );
     for (const x of dist) {
-      out.push(`  ${x.metal.padEnd(16)}${String(x.count).padStart(8)}${String(x.increased).padStart(8)}${String(x.decreased).padStart(8)}${pct(x.p10).padStart(10)}${pct(x.median).padStart(10)}${pct(x.p90).padStart(10)}`);
+      out.push(
+        `  ${x.metal.padEnd(16)}${String(x.count).padStart(8)}${String(x.increased).padStart(8)}${String(x.decreased).padStart(8)}${pct(x.p10).padStart(10)}${pct(x.median).padStart(10)}${pct(x.p90).padStart(10)}`,
+      );
     }
     out.push('  (ages 21 and 64 in --json)');
   }
 
   out.push('');
   out.push(`ZIPs whose (county:rating area) locations changed: ${d.zips.changed.length} (ZIPs ${d.zips.before} -> ${d.zips.after})`);
-  for (const z of d.zips.changed.slice(0, top)) out.push(`  ${z.zip} ${z.state}: ${z.before.join(' ') || 'absent'} -> ${z.after.join(' ') || 'absent'}`);
+  for (const z of d.zips.changed.slice(0, top))
+    out.push(`  ${z.zip} ${z.state}: ${z.before.join(' ') || 'absent'} -> ${z.after.join(' ') || 'absent'}`);
   more(out, d.zips.changed.length, Math.min(top, d.zips.changed.length));
   out.push(`counties whose rating areas changed: ${d.counties.changed.length} (counties ${d.counties.before} -> ${d.counties.after})`);
-  for (const c of d.counties.changed.slice(0, top)) out.push(`  ${c.fips} ${c.name}, ${c.state}: ${c.before.join(',') || 'absent'} -> ${c.after.join(',') || 'absent'}`);
+  for (const c of d.counties.changed.slice(0, top))
+    out.push(`  ${c.fips} ${c.name}, ${c.state}: ${c.before.join(',') || 'absent'} -> ${c.after.join(',') || 'absent'}`);
   more(out, d.counties.changed.length, Math.min(top, d.counties.changed.length));
 
   out.push('');
   const changedAreas = d.slcsp.areas.filter((s) => s.before !== s.after);
-  out.push(`SLCSP at age ${d.slcsp.age}: ${d.slcsp.changed} of ${d.slcsp.areas.length} rating areas changed${changedAreas.length > 0 ? `; largest ${Math.min(top, changedAreas.length)} by |change|:` : ''}`);
+  out.push(
+    `SLCSP at age ${d.slcsp.age}: ${d.slcsp.changed} of ${d.slcsp.areas.length} rating areas changed${changedAreas.length > 0 ? `; largest ${Math.min(top, changedAreas.length)} by |change|:` : ''}`,
+  );
   for (const s of [...changedAreas].sort(bySize).slice(0, top)) {
     const delta = s.change === null ? '' : ` (${signed(s.change)}, ${pct(s.relative)})`;
     out.push(`  ${s.state} ${s.rating_area}: ${money(s.before)} -> ${money(s.after)}${delta}`);

@@ -50,11 +50,16 @@ function parseYear(text: string, what: string): number {
   return year;
 }
 
-function parse(command: string, argv: readonly string[], options: Readonly<Record<string, { readonly type: 'string' | 'boolean' }>>): { values: Readonly<Record<string, string | boolean | undefined>>; positionals: readonly string[] } {
+function parse(
+  command: string,
+  argv: readonly string[],
+  options: Readonly<Record<string, { readonly type: 'string' | 'boolean' }>>,
+): { values: Readonly<Record<string, string | boolean | undefined>>; positionals: readonly string[] } {
   return parseCommandArgs(`builds ${command}`, argv, { ...options, out: { type: 'string' }, json: { type: 'boolean' } }, true);
 }
 
-const rootOf = (values: Readonly<Record<string, string | boolean | undefined>>): string => (typeof values.out === 'string' ? resolve(values.out) : buildsRoot());
+const rootOf = (values: Readonly<Record<string, string | boolean | undefined>>): string =>
+  typeof values.out === 'string' ? resolve(values.out) : buildsRoot();
 const short = (hash: string): string => hash.slice(0, 12);
 const json = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
@@ -93,9 +98,14 @@ function listCommand(argv: readonly string[]): number {
       lastYear = e.year;
     }
     const state = e.ok ? `ok (${e.checked})` : e.problem?.includes('no checksums') ? 'no checksums (rebuild)' : 'DAMAGED';
-    out.push(`${e.current ? '*' : ' '} ${short(e.hash)}  ${e.created}  ${mb(e.bytes).padStart(9)}  ${state}${e.current ? '  current' : ''}\n`);
+    out.push(
+      `${e.current ? '*' : ' '} ${short(e.hash)}  ${e.created}  ${mb(e.bytes).padStart(9)}  ${state}${e.current ? '  current' : ''}\n`,
+    );
     const c = e.counts;
-    if (c !== null) out.push(`    ${c.plans} plans, ${c.variants} variants, ${c.zips} ZIPs, ${c.rating_areas} rating areas, ${c.states} states; compiler ${e.compiler_version ?? '?'}, format ${e.format_version ?? '?'}, ${e.data_source ?? '?'}\n`);
+    if (c !== null)
+      out.push(
+        `    ${c.plans} plans, ${c.variants} variants, ${c.zips} ZIPs, ${c.rating_areas} rating areas, ${c.states} states; compiler ${e.compiler_version ?? '?'}, format ${e.format_version ?? '?'}, ${e.data_source ?? '?'}\n`,
+      );
     if (e.inputs.length > 0) out.push(`    inputs: ${e.inputs.map((i) => `${i.file} ${i.sha256.slice(0, 8)}`).join(', ')}\n`);
     if (!e.ok && e.problem !== null) out.push(`    ${e.problem}\n`);
   }
@@ -108,7 +118,10 @@ function resolveHash(root: string, year: number, prefix: string): string {
   if (!HEX_PREFIX.test(prefix)) throw new UsageError(`a build hash must be at least 4 hex digits, got "${prefix}"`);
   const found = matchBuilds(root, year, prefix);
   if (found.length === 0) throw new CliError(`no build ${prefix} under ${yearDir(root, year)}`);
-  if (found.length > 1) throw new CliError(`hash prefix ${prefix} matches ${found.length} builds of ${year} (${found.map(short).join(', ')}); give more digits`);
+  if (found.length > 1)
+    throw new CliError(
+      `hash prefix ${prefix} matches ${found.length} builds of ${year} (${found.map(short).join(', ')}); give more digits`,
+    );
   return found[0]!;
 }
 
@@ -143,9 +156,14 @@ interface Removal {
 }
 
 function pruneCommand(argv: readonly string[]): number {
-  const { values, positionals } = parse('prune', argv, { keep: { type: 'string' }, year: { type: 'string' }, 'dry-run': { type: 'boolean' } });
+  const { values, positionals } = parse('prune', argv, {
+    keep: { type: 'string' },
+    year: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+  });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-  if (typeof values.keep !== 'string') throw new UsageError('--keep K is required (the number of newest builds to keep per year, at least 1)');
+  if (typeof values.keep !== 'string')
+    throw new UsageError('--keep K is required (the number of newest builds to keep per year, at least 1)');
   const keep = Number(values.keep);
   if (!/^\d+$/.test(values.keep) || keep < 1) throw new UsageError(`--keep must be a whole number of at least 1, got "${values.keep}"`);
   const year = typeof values.year === 'string' ? parseYear(values.year, '--year') : undefined;
@@ -173,8 +191,20 @@ function pruneCommand(argv: readonly string[]): number {
     return 0;
   }
   const verb = dryRun ? 'would remove' : 'removed';
-  for (const r of removed) process.stdout.write(`${verb} ${r.year}/${r.kind === 'build' ? short(r.name) : r.name}${r.kind === 'build' ? ` (${mb(r.bytes)})` : ' (leftover)'}\n`);
-  process.stdout.write(`${dryRun ? 'would free' : 'freed'} ${mb(freed)}; kept ${kept.length} build${kept.length === 1 ? '' : 's'}${kept.some((k) => k.current) ? ` (current: ${kept.filter((k) => k.current).map((k) => `${k.year}/${short(k.hash)}`).join(', ')})` : ''}\n`);
+  for (const r of removed)
+    process.stdout.write(
+      `${verb} ${r.year}/${r.kind === 'build' ? short(r.name) : r.name}${r.kind === 'build' ? ` (${mb(r.bytes)})` : ' (leftover)'}\n`,
+    );
+  process.stdout.write(
+    `${dryRun ? 'would free' : 'freed'} ${mb(freed)}; kept ${kept.length} build${kept.length === 1 ? '' : 's'}${
+      kept.some((k) => k.current)
+        ? ` (current: ${kept
+            .filter((k) => k.current)
+            .map((k) => `${k.year}/${short(k.hash)}`)
+            .join(', ')})`
+        : ''
+    }\n`,
+  );
   return 0;
 }
 
@@ -214,7 +244,8 @@ function diffCommand(argv: readonly string[]): number {
   const { values, positionals } = parse('diff', argv, { top: { type: 'string' } });
   if (positionals.length !== 2) throw new UsageError('usage: hpd builds diff A B (each YEAR or YEAR:HASH)');
   const top = typeof values.top === 'string' ? Number(values.top) : 10;
-  if (!Number.isInteger(top) || top < 1 || top > 100_000) throw new UsageError(`--top must be a whole number of at least 1, got "${String(values.top)}"`);
+  if (!Number.isInteger(top) || top < 1 || top > 100_000)
+    throw new UsageError(`--top must be a whole number of at least 1, got "${String(values.top)}"`);
   const root = rootOf(values);
   const a = openRef(root, positionals[0]!);
   try {

@@ -58,7 +58,11 @@ export async function withStore<T>(fn: (store: StateStore) => Promise<T> | T): P
   }
 }
 
-function parse(command: string, args: readonly string[], options: OptionSpec): { values: Readonly<Record<string, string | boolean | undefined>>; positionals: readonly string[] } {
+function parse(
+  command: string,
+  args: readonly string[],
+  options: OptionSpec,
+): { values: Readonly<Record<string, string | boolean | undefined>>; positionals: readonly string[] } {
   return parseCommandArgs(`keys ${command}`, args, options, true);
 }
 
@@ -87,11 +91,16 @@ async function create(args: readonly string[]): Promise<number> {
   if (label !== undefined && (label.length > MAX_LABEL_LENGTH || /\p{Cc}/u.test(label))) {
     throw new UsageError(`--label must be at most ${MAX_LABEL_LENGTH} characters without control characters`);
   }
-  const created = await withStore((store) => createKey(store, { tier, label: label ?? null, now: Date.now(), ...(userId === undefined ? {} : { userId }) }));
+  const created = await withStore((store) =>
+    createKey(store, { tier, label: label ?? null, now: Date.now(), ...(userId === undefined ? {} : { userId }) }),
+  );
   const user = created.user.id;
   if (created.userChange === 'created') process.stderr.write(`created user ${user} with tier ${tier}\n`);
-  if (created.userChange === 'tier-changed') process.stderr.write(`changed the tier of user ${user} from ${created.previousTier} to ${tier}\n`);
-  process.stderr.write(`created key ${created.record.id} for user ${user} (tier ${created.user.tier}); it is shown only once, store it now\n`);
+  if (created.userChange === 'tier-changed')
+    process.stderr.write(`changed the tier of user ${user} from ${created.previousTier} to ${tier}\n`);
+  process.stderr.write(
+    `created key ${created.record.id} for user ${user} (tier ${created.user.tier}); it is shown only once, store it now\n`,
+  );
   process.stdout.write(`${created.plaintext}\n`);
   return 0;
 }

@@ -82,7 +82,10 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const known = command.startsWith('-') ? ['--help', '--version'] : COMMANDS;
   const near = suggestion(command, known);
-  throw new UsageError(`unknown ${command.startsWith('-') ? 'option' : 'command'} ${command}${near}`, near.startsWith(' (did you mean') ? null : 'see hpd --help');
+  throw new UsageError(
+    `unknown ${command.startsWith('-') ? 'option' : 'command'} ${command}${near}`,
+    near.startsWith(' (did you mean') ? null : 'see hpd --help',
+  );
 }
 
 try {

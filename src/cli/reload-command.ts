@@ -23,7 +23,11 @@ export function reloadCommand(argv: readonly string[], env: NodeJS.ProcessEnv = 
     process.kill(pid, 'SIGHUP');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new CliError(code === 'ESRCH' ? `no running hpd serve: pid ${pid} from ${pidFilePath(dir)} is not running` : `cannot signal pid ${pid}: ${code ?? String(err)}`);
+    throw new CliError(
+      code === 'ESRCH'
+        ? `no running hpd serve: pid ${pid} from ${pidFilePath(dir)} is not running`
+        : `cannot signal pid ${pid}: ${code ?? String(err)}`,
+    );
   }
   process.stdout.write(`hpd: asked hpd serve (pid ${pid}) to reload its builds\n`);
   return 0;

@@ -22,10 +22,16 @@ Options:
 
 export async function sourcesCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub !== 'init') throw new UsageError(sub === undefined ? 'hpd sources needs a subcommand: init' : `unknown subcommand "${sub}" of hpd sources`);
-  const { values } = parseArgs({ args: [...rest], options: { year: { type: 'string' }, pin: { type: 'boolean' }, force: { type: 'boolean' }, dir: { type: 'string' } }, strict: true });
+  if (sub !== 'init')
+    throw new UsageError(sub === undefined ? 'hpd sources needs a subcommand: init' : `unknown subcommand "${sub}" of hpd sources`);
+  const { values } = parseArgs({
+    args: [...rest],
+    options: { year: { type: 'string' }, pin: { type: 'boolean' }, force: { type: 'boolean' }, dir: { type: 'string' } },
+    strict: true,
+  });
   const year = Number(values.year);
-  if (values.year === undefined || !Number.isInteger(year) || year < 2014 || year > 2100) throw new UsageError('--year YEAR is required (a plan year such as 2026)');
+  if (values.year === undefined || !Number.isInteger(year) || year < 2014 || year > 2100)
+    throw new UsageError('--year YEAR is required (a plan year such as 2026)');
   const dir = values.dir ?? join(REPO_ROOT, 'data', 'sources');
   const file = join(dir, `${year}.json`);
   if (values.pin === true) {
@@ -38,9 +44,16 @@ export async function sourcesCommand(argv: readonly string[], env: NodeJS.Proces
     return 0;
   }
   if (existsSync(file) && values.force !== true) throw new CliError(`${file} exists (use --force to overwrite, --pin to record checksums)`);
-  const years = readdirSync(dir).map((f) => /^(\d{4})\.json$/.exec(f)?.[1]).filter((y): y is string => y !== undefined).map(Number).filter((y) => y !== year).sort((a, b) => b - a);
+  const years = readdirSync(dir)
+    .map((f) => /^(\d{4})\.json$/.exec(f)?.[1])
+    .filter((y): y is string => y !== undefined)
+    .map(Number)
+    .filter((y) => y !== year)
+    .sort((a, b) => b - a);
   if (years.length === 0) throw new CliError(`no earlier sources file in ${dir} to carry the geography inputs from`);
   writeFileSync(file, `${JSON.stringify(initSources(year, loadSourcesFile(join(dir, `${years[0]}.json`))), null, 2)}\n`);
-  process.stdout.write(`wrote ${file} (from the CMS URL patterns and ${years[0]}.json); after the first download run hpd sources init --year ${year} --pin\n`);
+  process.stdout.write(
+    `wrote ${file} (from the CMS URL patterns and ${years[0]}.json); after the first download run hpd sources init --year ${year} --pin\n`,
+  );
   return 0;
 }

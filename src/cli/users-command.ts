@@ -40,7 +40,8 @@ async function setTier(args: readonly string[]): Promise<number> {
   const tier = parseTier(positionals[1], 'TIER');
   const result = await withStore((store) => setUserTier(store, userId, tier, Date.now()));
   if (result.change === 'created') process.stderr.write(`created user ${userId} with tier ${tier}\n`);
-  else if (result.change === 'tier-changed') process.stderr.write(`changed the tier of user ${userId} from ${result.previousTier} to ${tier}\n`);
+  else if (result.change === 'tier-changed')
+    process.stderr.write(`changed the tier of user ${userId} from ${result.previousTier} to ${tier}\n`);
   else process.stderr.write(`user ${userId} already has tier ${tier}\n`);
   return 0;
 }

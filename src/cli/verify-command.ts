@@ -28,7 +28,6 @@ Options:
   --out DIR     builds directory (default data/builds, or $HPD_DATA_DIR), as for hpd build
   --json        print a JSON array on stdout: { year, hash, current, ok, error, bytes, seconds } per build`;
 
-
 interface Target {
   readonly year: number;
   /** Directory name inside the year (a build hash, or a staged directory `current` names). */
@@ -47,12 +46,26 @@ interface Outcome {
 }
 
 export async function verifyCommand(argv: readonly string[]): Promise<number> {
-  const parsed = parseCommandArgs('verify', argv, { year: { type: 'string' }, all: { type: 'boolean' }, hash: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' } }).values;
+  const parsed = parseCommandArgs('verify', argv, {
+    year: { type: 'string' },
+    all: { type: 'boolean' },
+    hash: { type: 'string' },
+    out: { type: 'string' },
+    json: { type: 'boolean' },
+  }).values;
   const str = (v: string | boolean | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
-  const values = { year: str(parsed.year), all: parsed.all === true, hash: str(parsed.hash), out: str(parsed.out), json: parsed.json === true };
+  const values = {
+    year: str(parsed.year),
+    all: parsed.all === true,
+    hash: str(parsed.hash),
+    out: str(parsed.out),
+    json: parsed.json === true,
+  };
   const year = values.year === undefined ? undefined : Number(values.year);
-  if (year !== undefined && (!Number.isInteger(year) || year < 2014 || year > 2100)) throw new UsageError(`--year must be a plan year, got "${values.year}"`);
-  if (values.hash !== undefined && !/^[0-9a-f]{4,64}$/.test(values.hash)) throw new UsageError(`--hash must be a build hash or a prefix of at least 4 hex digits, got "${values.hash}"`);
+  if (year !== undefined && (!Number.isInteger(year) || year < 2014 || year > 2100))
+    throw new UsageError(`--year must be a plan year, got "${values.year}"`);
+  if (values.hash !== undefined && !/^[0-9a-f]{4,64}$/.test(values.hash))
+    throw new UsageError(`--hash must be a build hash or a prefix of at least 4 hex digits, got "${values.hash}"`);
   if (values.hash !== undefined && values.all === true) throw new UsageError('--hash and --all exclude each other');
   const root = values.out !== undefined ? resolve(values.out) : buildsRoot();
 
@@ -70,13 +83,22 @@ export async function verifyCommand(argv: readonly string[]): Promise<number> {
     else chosen = current === null ? [] : [current];
     for (const name of chosen) {
       if (name === current && !existsSync(join(dir, name))) {
-        dangling.push({ year: y, hash: name, current: true, ok: false, error: new BuildIntegrityError(`${y}/current`, 'current', `points at ${name}, which does not exist`).message, bytes: 0, seconds: 0 });
+        dangling.push({
+          year: y,
+          hash: name,
+          current: true,
+          ok: false,
+          error: new BuildIntegrityError(`${y}/current`, 'current', `points at ${name}, which does not exist`).message,
+          bytes: 0,
+          seconds: 0,
+        });
         continue;
       }
       targets.push({ year: y, name, current: name === current });
     }
   }
-  if (values.hash !== undefined && targets.length > 1) throw new CliError(`hash prefix ${values.hash} matches ${targets.length} builds; give more digits`);
+  if (values.hash !== undefined && targets.length > 1)
+    throw new CliError(`hash prefix ${values.hash} matches ${targets.length} builds; give more digits`);
   if (targets.length === 0 && dangling.length === 0) {
     const what = values.hash !== undefined ? `no build ${values.hash}` : `no ${values.all === true ? '' : 'current '}build`;
     throw new CliError(`${what} under ${year !== undefined ? join(root, String(year)) : root}`);
@@ -88,20 +110,44 @@ export async function verifyCommand(argv: readonly string[]): Promise<number> {
     try {
       const check = checkBuild(join(root, String(t.year), t.name), { checksums: true });
       const seconds = (performance.now() - started) / 1000;
-      outcomes.push({ year: t.year, hash: t.name, current: t.current, ok: check.legacy === null, error: check.legacy, bytes: check.bytes, seconds });
+      outcomes.push({
+        year: t.year,
+        hash: t.name,
+        current: t.current,
+        ok: check.legacy === null,
+        error: check.legacy,
+        bytes: check.bytes,
+        seconds,
+      });
     } catch (err) {
       if (!(err instanceof BuildIntegrityError)) throw err;
-      outcomes.push({ year: t.year, hash: t.name, current: t.current, ok: false, error: err.message, bytes: 0, seconds: (performance.now() - started) / 1000 });
+      outcomes.push({
+        year: t.year,
+        hash: t.name,
+        current: t.current,
+        ok: false,
+        error: err.message,
+        bytes: 0,
+        seconds: (performance.now() - started) / 1000,
+      });
     }
   }
   outcomes.sort((a, b) => a.year - b.year || Number(b.current) - Number(a.current) || a.hash.localeCompare(b.hash));
 
   if (values.json === true) {
-    process.stdout.write(`${JSON.stringify(outcomes.map((o) => ({ ...o, seconds: Math.round(o.seconds * 1000) / 1000 })), null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify(
+        outcomes.map((o) => ({ ...o, seconds: Math.round(o.seconds * 1000) / 1000 })),
+        null,
+        2,
+      )}\n`,
+    );
   } else {
     for (const o of outcomes) {
       const tag = `build ${o.year}/${o.hash.slice(0, 12)}${o.current ? ' (current)' : ''}`;
-      process.stdout.write(o.ok ? `ok: ${tag}: ${(o.bytes / 1e6).toFixed(1)} MB, sha256 in ${o.seconds.toFixed(2)} s\n` : `FAILED: ${o.error}\n`);
+      process.stdout.write(
+        o.ok ? `ok: ${tag}: ${(o.bytes / 1e6).toFixed(1)} MB, sha256 in ${o.seconds.toFixed(2)} s\n` : `FAILED: ${o.error}\n`,
+      );
     }
   }
   return outcomes.every((o) => o.ok) ? 0 : 1;

@@ -45,9 +45,16 @@ export const redisUrl: Parser<string> = (text) => {
 
 /** Comma-separated http(s) origins, e.g. https://app.example,https://other.example. */
 export const originList: Parser<readonly string[]> = (text) => {
-  const items = text.split(',').map((o) => o.trim()).filter(Boolean);
+  const items = text
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   const origins = items.map((o) => URL.parse(o));
-  return origins.every((u, i) => u !== null && (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === items[i]!.replace(/\/$/, '')) ? items.map((o) => o.replace(/\/$/, '')) : undefined;
+  return origins.every(
+    (u, i) => u !== null && (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === items[i]!.replace(/\/$/, ''),
+  )
+    ? items.map((o) => o.replace(/\/$/, ''))
+    : undefined;
 };
 
 export const flag: Parser<boolean> = (text) => (text === '1' ? true : text === '0' ? false : undefined);
@@ -55,4 +62,5 @@ export const flag: Parser<boolean> = (text) => (text === '1' ? true : text === '
 export const path: Parser<string> = (text) => resolve(text);
 
 /** `off`, `full` or a sampling rate in (0, 1]: the fraction of requests logged (0 = off, 1 = full). */
-export const sampleRate: Parser<number> = (text) => (text === 'off' ? 0 : text === 'full' ? 1 : decimal(0, 1, { minExclusive: true })(text));
+export const sampleRate: Parser<number> = (text) =>
+  text === 'off' ? 0 : text === 'full' ? 1 : decimal(0, 1, { minExclusive: true })(text);

@@ -30,7 +30,9 @@ const all = (): Setting<unknown>[] => SETTING_KEYS.map((k) => SETTINGS[k] as Set
 
 /** The "Environment:" part of `hpd serve --help`: one entry per variable, with its default. */
 export function environmentUsage(): string {
-  const entries = all().map((s) => wrap(`${s.description} (default: ${s.defaultText})${s.scope === 'all' ? '; every command' : ''}`, `  ${s.name.padEnd(26)}`, 28));
+  const entries = all().map((s) =>
+    wrap(`${s.description} (default: ${s.defaultText})${s.scope === 'all' ? '; every command' : ''}`, `  ${s.name.padEnd(26)}`, 28),
+  );
   return `Environment (an empty value counts as unset; hpd config prints the effective values):\n${entries.join('\n')}`;
 }
 
@@ -38,7 +40,10 @@ const cell = (text: string): string => text.replaceAll('|', '\\|');
 
 /** The README table, markers included. */
 export function markdownTable(): string {
-  const rows = all().map((s) => `| \`${s.name}\` | ${cell(s.defaultText === 'none' ? 'unset' : /\s/.test(s.defaultText) ? s.defaultText : `\`${s.defaultText}\``)} | ${cell(s.description)}${s.scope === 'all' ? ' (every command)' : ''} | ${cell(s.expected)} |`);
+  const rows = all().map(
+    (s) =>
+      `| \`${s.name}\` | ${cell(s.defaultText === 'none' ? 'unset' : /\s/.test(s.defaultText) ? s.defaultText : `\`${s.defaultText}\``)} | ${cell(s.description)}${s.scope === 'all' ? ' (every command)' : ''} | ${cell(s.expected)} |`,
+  );
   const bench = BENCH_VARIABLES.map((b) => `\`${b.name}\` (${b.defaultText}): ${b.description}`).join('; ');
   return [
     TABLE_START,

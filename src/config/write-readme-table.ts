@@ -8,4 +8,6 @@ const file = join(REPO_ROOT, 'README.md');
 const before = readFileSync(file, 'utf8');
 const after = withTable(before);
 if (after !== before) writeFileSync(file, after);
-process.stdout.write(`${after === before ? 'README.md configuration table already up to date' : 'rewrote the configuration table of README.md'}\n`);
+process.stdout.write(
+  `${after === before ? 'README.md configuration table already up to date' : 'rewrote the configuration table of README.md'}\n`,
+);

@@ -194,7 +194,12 @@ function sameLinks(a: PlanVariantRecord | undefined, b: PlanVariantRecord | unde
   const la = a?.links;
   const lb = b?.links;
   if (la === undefined || lb === undefined) return la === lb;
-  return la.benefits_summary === lb.benefits_summary && la.brochure === lb.brochure && la.formulary === lb.formulary && la.provider_directory === lb.provider_directory;
+  return (
+    la.benefits_summary === lb.benefits_summary &&
+    la.brochure === lb.brochure &&
+    la.formulary === lb.formulary &&
+    la.provider_directory === lb.provider_directory
+  );
 }
 
 /** Percentile of sorted values, linear interpolation between closest ranks (R type 7, numpy default). */
@@ -245,7 +250,9 @@ export function diffBuilds(a: Dataset, b: Dataset): BuildDiff {
   const by_state: StatePlanDiff[] = [...plans.byState.entries()]
     .sort(([x], [y]) => x.localeCompare(y))
     .map(([state, g]) => ({ state, ...g, variants_before: variants(a, state), variants_after: variants(b, state) }));
-  const by_issuer: IssuerPlanDiff[] = [...plans.byIssuer.values()].sort((x, y) => x.state.localeCompare(y.state) || x.issuer_id.localeCompare(y.issuer_id));
+  const by_issuer: IssuerPlanDiff[] = [...plans.byIssuer.values()].sort(
+    (x, y) => x.state.localeCompare(y.state) || x.issuer_id.localeCompare(y.issuer_id),
+  );
   return {
     a: ref(a),
     b: ref(b),
@@ -279,7 +286,17 @@ function comparePlans(a: Dataset, b: Dataset, geoA: Geography, geoB: Geography):
   const idsB = b.planIds();
   const inA = new Set(idsA);
   const inB = new Set(idsB);
-  const out: PlanComparison = { countA: idsA.length, countB: idsB.length, byState: new Map(), byIssuer: new Map(), added: [], removed: [], changed: [], changedFields: {}, relative: new Map() };
+  const out: PlanComparison = {
+    countA: idsA.length,
+    countB: idsB.length,
+    byState: new Map(),
+    byIssuer: new Map(),
+    added: [],
+    removed: [],
+    changed: [],
+    changedFields: {},
+    relative: new Map(),
+  };
   const groups = (p: PlanSummaryFields): [Group, IssuerGroup] => {
     let g = out.byState.get(p.state);
     if (g === undefined) out.byState.set(p.state, (g = emptyGroup()));
@@ -328,7 +345,14 @@ function comparePlans(a: Dataset, b: Dataset, geoA: Geography, geoB: Geography):
  * Compares one plan's premiums at {@link DIFF_AGES} in `areas`, adding the relative changes to
  * `relative`; returns 'premium' and/or 'rating_areas' when they differ.
  */
-function comparePremiums(a: Dataset, b: Dataset, id: string, metal: MetalLevel, areas: ReadonlySet<number>, relative: Map<string, number[]>): PlanField[] {
+function comparePremiums(
+  a: Dataset,
+  b: Dataset,
+  id: string,
+  metal: MetalLevel,
+  areas: ReadonlySet<number>,
+  relative: Map<string, number[]>,
+): PlanField[] {
   let premiumDiffers = false;
   let areasDiffer = false;
   for (const area of areas) {
@@ -360,13 +384,24 @@ function premiumDistributions(relative: ReadonlyMap<string, number[]>): PremiumD
       if (values.length === 0) continue;
       let increased = 0;
       let decreased = 0;
-      for (const v of values) if (v > 0) increased++;
-      else if (v < 0) decreased++;
+      for (const v of values)
+        if (v > 0) increased++;
+        else if (v < 0) decreased++;
       const q = (x: number): number | null => {
         const v = percentile(values, x);
         return v === null ? null : round6(v);
       };
-      distributions.push({ metal, age, count: values.length, increased, decreased, unchanged: values.length - increased - decreased, median: q(0.5), p10: q(0.1), p90: q(0.9) });
+      distributions.push({
+        metal,
+        age,
+        count: values.length,
+        increased,
+        decreased,
+        unchanged: values.length - increased - decreased,
+        median: q(0.5),
+        p10: q(0.1),
+        p90: q(0.9),
+      });
     }
   }
   return distributions;

@@ -272,7 +272,14 @@ export function attachTables(buffer: SharedArrayBuffer, label: string, damaged: 
       return new kind(buffer, base + e.offset, e.length);
     },
     table(name) {
-      return this.get(name, TABLES[name] as unknown as new (buffer: SharedArrayBuffer, byteOffset: number, length: number) => TableArrays[typeof name]);
+      return this.get(
+        name,
+        TABLES[name] as unknown as new (
+          buffer: SharedArrayBuffer,
+          byteOffset: number,
+          length: number,
+        ) => TableArrays[typeof name],
+      );
     },
   };
 }

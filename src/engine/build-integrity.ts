@@ -151,7 +151,14 @@ export function checkBuild(dir: string, opts: CheckOptions): BuildCheck {
   const files = outputs as unknown[];
   for (const f of files) {
     // Plain names only: a damaged manifest must not make the reader hash files outside the build.
-    const ok = typeof f === 'object' && f !== null && typeof (f as BuildFile).name === 'string' && /^[\w.-]+$/.test((f as BuildFile).name) && !(f as BuildFile).name.startsWith('..') && Number.isSafeInteger((f as BuildFile).bytes) && HASH_RE.test(String((f as BuildFile).sha256));
+    const ok =
+      typeof f === 'object' &&
+      f !== null &&
+      typeof (f as BuildFile).name === 'string' &&
+      /^[\w.-]+$/.test((f as BuildFile).name) &&
+      !(f as BuildFile).name.startsWith('..') &&
+      Number.isSafeInteger((f as BuildFile).bytes) &&
+      HASH_RE.test(String((f as BuildFile).sha256));
     if (!ok) fail(MANIFEST_FILE, `malformed entry in outputs: ${JSON.stringify(f).slice(0, 80)}`);
   }
   const listed = files as BuildFile[];
@@ -217,7 +224,7 @@ function parseSums(text: string, fail: (problem: string) => never): Map<string, 
 const adopted = new Map<string, string>();
 
 function fileIdentity(dir: string, manifest: BuildManifest): string {
-  const names = [MANIFEST_FILE, SUMS_FILE, ...((manifest.outputs ?? []).map((f) => f.name))];
+  const names = [MANIFEST_FILE, SUMS_FILE, ...(manifest.outputs ?? []).map((f) => f.name)];
   return names
     .map((n) => {
       const st = lstatSync(`${dir}/${n}`);

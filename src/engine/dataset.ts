@@ -204,9 +204,11 @@ export function openCurrentDataset(buildsRoot: string, year: number, opts: OpenO
 export function openDataset(dir: string, opts: OpenOptions = {}): Dataset {
   const check = checkBuildForOpen(dir, opts.checksums ?? 'first-open', opts.expectedHash);
   const manifest = check.manifest;
-  const damaged = (problem: string): BuildIntegrityError => new BuildIntegrityError(`${basename(dirname(dir))}/${manifest.build_hash.slice(0, 12)}`, TABLES_FILE, problem);
+  const damaged = (problem: string): BuildIntegrityError =>
+    new BuildIntegrityError(`${basename(dirname(dir))}/${manifest.build_hash.slice(0, 12)}`, TABLES_FILE, problem);
   const tables = readTables(join(dir, TABLES_FILE), damaged);
-  if (tables.meta.buildHash !== manifest.build_hash) throw damaged(`belongs to build ${tables.meta.buildHash.slice(0, 12)}, the manifest to ${manifest.build_hash.slice(0, 12)}`);
+  if (tables.meta.buildHash !== manifest.build_hash)
+    throw damaged(`belongs to build ${tables.meta.buildHash.slice(0, 12)}, the manifest to ${manifest.build_hash.slice(0, 12)}`);
   const image: DatasetImage = { dir, manifest, integrityWarning: check.legacy, tables: tables.buffer, derived: deriveColumns(tables) };
   return datasetOver(image, tables);
 }
@@ -315,7 +317,11 @@ function datasetOver(image: DatasetImage, tables: LoadedTables): Dataset {
   for (let z = 0; z < 100_000; z++) if (zipStart[z + 1]! > zipStart[z]!) zipCount++;
   const summaries = planSummaries(tables);
   const entryCount = entryPlan.length;
-  const { entryCents, nameKey, entryMetal, entryType, entryFlags, planPairStart } = derivedViews(image.derived, entryCount, meta.plans.length);
+  const { entryCents, nameKey, entryMetal, entryType, entryFlags, planPairStart } = derivedViews(
+    image.derived,
+    entryCount,
+    meta.plans.length,
+  );
   const statesWithPlans = [...new Set(summaries.map((s) => s.state))].sort();
   const listSize = (listId: number): number => listStart[listId + 1]! - listStart[listId]!;
   const slice = (arr: Uint16Array, listId: number): Uint16Array => arr.subarray(listStart[listId]!, listStart[listId + 1]!);

@@ -75,7 +75,13 @@ export interface BuildManifest {
     readonly plan_list_entries: number;
   };
   readonly states: Readonly<Record<string, StateCounts>>;
-  readonly crosswalk: { readonly source_year: number; readonly target_year: number; readonly rows: number; readonly plans: number; readonly states: readonly string[] } | null;
+  readonly crosswalk: {
+    readonly source_year: number;
+    readonly target_year: number;
+    readonly rows: number;
+    readonly plans: number;
+    readonly states: readonly string[];
+  } | null;
   readonly warnings: {
     readonly count: number;
     readonly rows_rejected: number;

@@ -205,7 +205,12 @@ interface OutOfPocket {
 }
 
 /** Heuristic OOP for a modeled year of care; `intro` says which year it is. */
-function heuristic(plan: PlanVariantRecord, care: UtilizationScenario, intro: string, rules: Pick<TaxYearRules, 'tax_year' | 'moop_limit'> | undefined): OutOfPocket {
+function heuristic(
+  plan: PlanVariantRecord,
+  care: UtilizationScenario,
+  intro: string,
+  rules: Pick<TaxYearRules, 'tax_year' | 'moop_limit'> | undefined,
+): OutOfPocket {
   const terms = planTerms(plan, rules);
   const visitCents = toCents(care.pcpVisitCost);
   const free = Math.min(care.pcpVisits, Math.max(0, plan.primary_care.cost_sharing_after_visits ?? 0));
@@ -223,7 +228,8 @@ function heuristic(plan: PlanVariantRecord, care: UtilizationScenario, intro: st
   });
 
   const notes: string[] = [intro, ...terms.notes];
-  if (free > 0) notes.push(`The plan covers the first ${free === 1 ? 'primary-care visit' : `${free} primary-care visits`} with no cost sharing.`);
+  if (free > 0)
+    notes.push(`The plan covers the first ${free === 1 ? 'primary-care visit' : `${free} primary-care visits`} with no cost sharing.`);
   if (copayVisits > 0) {
     notes.push(
       `${copayVisits === 1 ? '1 primary-care visit costs' : `${copayVisits} primary-care visits cost`} a copay before the deductible; the plan data give no amount, so ${money(copayEach)} each is assumed: ${money(copayVisits * copayEach)}.`,

@@ -16,7 +16,15 @@ export type PlanType = (typeof PLAN_TYPES)[number];
  * The values a `metal_level` filter accepts (REST and MCP alike): the metal levels, plus
  * `expanded_bronze`, the spelling without a space that query strings and tool arguments favour.
  */
-export const METAL_LEVEL_FILTER_VALUES = ['bronze', 'expanded_bronze', 'expanded bronze', 'silver', 'gold', 'platinum', 'catastrophic'] as const;
+export const METAL_LEVEL_FILTER_VALUES = [
+  'bronze',
+  'expanded_bronze',
+  'expanded bronze',
+  'silver',
+  'gold',
+  'platinum',
+  'catastrophic',
+] as const;
 
 /** Deductibles by network tier; family amounts are the per-group (aggregate) values. */
 export interface DeductibleSet {

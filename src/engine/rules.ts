@@ -253,14 +253,7 @@ function byState<T>(v: unknown, c: Ctx, each: (x: unknown, c: Ctx) => T): Record
 }
 
 function familyTier(v: unknown, c: Ctx): FamilyTierRules {
-  const o = obj(v, c, [
-    ...SOURCE_KEYS,
-    'one_adult',
-    'two_adults',
-    'one_adult_and_children',
-    'two_adults_and_children',
-    'child_only',
-  ]);
+  const o = obj(v, c, [...SOURCE_KEYS, 'one_adult', 'two_adults', 'one_adult_and_children', 'two_adults_and_children', 'child_only']);
   if (!('child_only' in o)) c.at('child_only').fail('is missing (use null when the state has no child-only tier)');
   return {
     ...sourceRef(o, c),
@@ -303,12 +296,8 @@ export function validateRules(raw: unknown, label: string): TaxYearRules {
     required_contribution_pct: sourced(o.required_contribution_pct, c.at('required_contribution_pct'), (x, cc) =>
       num(x, cc, { positive: true }),
     ),
-    max_rated_children: sourced(o.max_rated_children, c.at('max_rated_children'), (x, cc) =>
-      num(x, cc, { integer: true, positive: true }),
-    ),
-    child_age_limit: sourced(o.child_age_limit, c.at('child_age_limit'), (x, cc) =>
-      num(x, cc, { integer: true, positive: true }),
-    ),
+    max_rated_children: sourced(o.max_rated_children, c.at('max_rated_children'), (x, cc) => num(x, cc, { integer: true, positive: true })),
+    child_age_limit: sourced(o.child_age_limit, c.at('child_age_limit'), (x, cc) => num(x, cc, { integer: true, positive: true })),
     moop_limit: sourced(o.moop_limit, c.at('moop_limit'), (x, cc) => {
       const m = obj(x, cc, ['self_only', 'other_than_self_only']);
       return {

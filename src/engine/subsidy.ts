@@ -187,7 +187,9 @@ function tableBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation,
       ? [
           `No plan premiums are loaded for ${location.state}: the benchmark premium is an approximation derived from KFF benchmark data (second-lowest-cost silver premium of rating area ${location.ratingArea}, age-rated per member)`,
         ]
-      : [`No silver plan is listed at this location: the benchmark is the SLCSP of ${location.state} rating area ${location.ratingArea}, age-rated per member`];
+      : [
+          `No silver plan is listed at this location: the benchmark is the SLCSP of ${location.state} rating area ${location.ratingArea}, age-rated per member`,
+        ];
   return { totalCents: premium.totalCents, members: premium.members, planId: null, source, notes };
 }
 
@@ -240,7 +242,9 @@ export function estimateAptc(ds: Dataset, rules: TaxYearRules, location: ZipLoca
 
   const bench = planBenchmark(ds, rules, location, ages) ?? tableBenchmark(ds, rules, location, ages);
   if (bench === null) {
-    notes.push(`No benchmark premium is available for ${location.state} rating area ${location.ratingArea}, so the credit cannot be estimated here`);
+    notes.push(
+      `No benchmark premium is available for ${location.state} rating area ${location.ratingArea}, so the credit cannot be estimated here`,
+    );
   } else {
     notes.push(...bench.notes);
   }
@@ -252,7 +256,9 @@ export function estimateAptc(ds: Dataset, rules: TaxYearRules, location: ZipLoca
   if (bench !== null && rules.family_tiers[location.state.toUpperCase()] === undefined) {
     const uncounted = bench.members.filter((m) => !m.counted && m.age < limit).length;
     if (uncounted > 0) {
-      notes.push(`Only the ${rules.max_rated_children.value} oldest children under ${limit} are charged; ${uncounted} younger ${uncounted === 1 ? 'child is' : 'children are'} covered at no premium`);
+      notes.push(
+        `Only the ${rules.max_rated_children.value} oldest children under ${limit} are charged; ${uncounted} younger ${uncounted === 1 ? 'child is' : 'children are'} covered at no premium`,
+      );
     }
   }
 

@@ -26,9 +26,15 @@ export interface Principal {
   readonly expiresAt: number;
 }
 
-const UNAVAILABLE_KEY: CredentialResult = { ok: false, reason: 'unavailable', description: 'The service cannot verify this API key right now (its shared state store is unreachable)' };
+const UNAVAILABLE_KEY: CredentialResult = {
+  ok: false,
+  reason: 'unavailable',
+  description: 'The service cannot verify this API key right now (its shared state store is unreachable)',
+};
 
-export type CredentialResult = { ok: true; principal: Principal } | { ok: false; reason: 'missing' | 'invalid' | 'unavailable'; description: string };
+export type CredentialResult =
+  | { ok: true; principal: Principal }
+  | { ok: false; reason: 'missing' | 'invalid' | 'unavailable'; description: string };
 
 export interface TokenVerifierOptions {
   /** Issuer identifier of the authorization server (the `iss` of its tokens). */
@@ -94,7 +100,18 @@ export function createCredentialVerifier(opts: TokenVerifierOptions): Credential
         const who = apiKeys.authenticate(header, clock());
         if (!who.ok && who.reason === 'unavailable') return UNAVAILABLE_KEY;
         if (!who.ok) return { ok: false, reason: 'invalid', description: 'The API key is unknown or revoked' };
-        return { ok: true, principal: { userId: who.userId, tier: who.tier, kind: 'api_key', token, clientId: who.keyId, scopes: [], expiresAt: Math.floor(clock() / 1000) + 3600 } };
+        return {
+          ok: true,
+          principal: {
+            userId: who.userId,
+            tier: who.tier,
+            kind: 'api_key',
+            token,
+            clientId: who.keyId,
+            scopes: [],
+            expiresAt: Math.floor(clock() / 1000) + 3600,
+          },
+        };
       }
       if (kind !== 'jwt') return { ok: false, reason: 'invalid', description: 'The credential is neither an API key nor an access token' };
       try {
@@ -108,7 +125,12 @@ export function createCredentialVerifier(opts: TokenVerifierOptions): Credential
         });
         const userId = String(payload.sub);
         // The token is valid, but the tier comes from the store, which past its grace without Redis knows nothing reliable.
-        if (opts.store.health() === 'unavailable') return { ok: false, reason: 'unavailable', description: 'The service cannot look up this account right now (its shared state store is unreachable)' };
+        if (opts.store.health() === 'unavailable')
+          return {
+            ok: false,
+            reason: 'unavailable',
+            description: 'The service cannot look up this account right now (its shared state store is unreachable)',
+          };
         const user = opts.store.getUser(userId);
         return {
           ok: true,

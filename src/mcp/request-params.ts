@@ -6,7 +6,12 @@
  * `clientInfo`) presented as a fault of the server. Checking the same schemas first lets the server
  * answer -32602 "Invalid params" naming the first offending member, as JSON-RPC 2.0 intends.
  */
-import { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
 interface Issue {
   readonly path: ReadonlyArray<PropertyKey>;

@@ -107,16 +107,29 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
     if (prm.paths.has(path)) return prm.answer(res, method, path, links);
     if (path !== mcpPath && path !== '/') return sendProblem(res, links, { kind: 'notFound', detail: `No route matches ${path}.` }, path);
     const origin = req.headers.origin;
-    if (origin !== undefined && !allowedOrigins.has(origin)) return sendProblem(res, links, { kind: 'forbidden', detail: `Origin ${origin} is not allowed.` }, path);
+    if (origin !== undefined && !allowedOrigins.has(origin))
+      return sendProblem(res, links, { kind: 'forbidden', detail: `Origin ${origin} is not allowed.` }, path);
     if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
-      return sendProblem(res, links, { kind: 'methodNotAllowed', detail: `Method ${method} is not allowed. Allowed: GET, POST, DELETE.` }, path, { allow: 'GET, POST, DELETE' });
+      return sendProblem(
+        res,
+        links,
+        { kind: 'methodNotAllowed', detail: `Method ${method} is not allowed. Allowed: GET, POST, DELETE.` },
+        path,
+        { allow: 'GET, POST, DELETE' },
+      );
     }
     const who = await authenticate(endpoint, req, res, path);
     if (who !== null) await handleMcp(endpoint, req, res, method, who);
   };
 
-  const observe = createNodeRequestObserver('mcp', (p) => (p === mcpPath || p === '/' ? '/mcp' : prm.paths.has(p) ? '/.well-known/oauth-protected-resource' : p), config.metrics, config.accessLog);
-  const onError = config.onError ?? ((err: unknown) => process.stderr.write(`mcp request failed: ${err instanceof Error ? err.message : String(err)}\n`));
+  const observe = createNodeRequestObserver(
+    'mcp',
+    (p) => (p === mcpPath || p === '/' ? '/mcp' : prm.paths.has(p) ? '/.well-known/oauth-protected-resource' : p),
+    config.metrics,
+    config.accessLog,
+  );
+  const onError =
+    config.onError ?? ((err: unknown) => process.stderr.write(`mcp request failed: ${err instanceof Error ? err.message : String(err)}\n`));
   let listener: NodeListener | null = null;
   return {
     get sessionCount() {
@@ -130,7 +143,8 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
             observe?.(req, res);
             onRequest(req, res).catch((err: unknown) => {
               onError(err);
-              if (!res.headersSent) sendProblem(res, links, { kind: 'internal', detail: 'An unexpected error occurred.' }, requestPath(req.url ?? '/') ?? '/');
+              if (!res.headersSent)
+                sendProblem(res, links, { kind: 'internal', detail: 'An unexpected error occurred.' }, requestPath(req.url ?? '/') ?? '/');
               else res.end();
             });
           },
@@ -173,13 +187,32 @@ async function authenticate(e: Endpoint, req: IncomingMessage, res: ServerRespon
     cred.reason === 'missing'
       ? `Bearer resource_metadata="${e.prm.url}", scope="${OAUTH_SCOPES.join(' ')}"`
       : `Bearer error="invalid_token", error_description="${cred.description.replaceAll('"', "'")}", resource_metadata="${e.prm.url}"`;
-  sendProblem(res, e.links, { kind: 'unauthorized', detail: cred.reason === 'missing' ? 'Missing credential: send an API key or an OAuth access token as a Bearer token.' : `${cred.description}.` }, path, { 'www-authenticate': challenge });
+  sendProblem(
+    res,
+    e.links,
+    {
+      kind: 'unauthorized',
+      detail:
+        cred.reason === 'missing'
+          ? 'Missing credential: send an API key or an OAuth access token as a Bearer token.'
+          : `${cred.description}.`,
+    },
+    path,
+    { 'www-authenticate': challenge },
+  );
   return null;
 }
 
 /** An authenticated MCP request: to its session's transport, or an initialize starting a session. */
 async function handleMcp(e: Endpoint, req: IncomingMessage, res: ServerResponse, method: string, who: Principal): Promise<void> {
-  const auth: AuthInfo = { token: who.token, clientId: who.clientId, scopes: [...who.scopes], expiresAt: who.expiresAt, resource: new URL(e.config.mcpUrl), extra: { principal: who } };
+  const auth: AuthInfo = {
+    token: who.token,
+    clientId: who.clientId,
+    scopes: [...who.scopes],
+    expiresAt: who.expiresAt,
+    resource: new URL(e.config.mcpUrl),
+    extra: { principal: who },
+  };
   let body: unknown;
   if (method === 'POST') {
     const parsed = await readJson(req);
@@ -203,7 +236,8 @@ async function handleMcp(e: Endpoint, req: IncomingMessage, res: ServerResponse,
     await live.transport.handleRequest(request, res, body);
     return;
   }
-  if (method !== 'POST' || !isInitializeRequest(body)) return sendRpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+  if (method !== 'POST' || !isInitializeRequest(body))
+    return sendRpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
   const { config } = e;
   const server = createToolServer({ live: e.live, quota: config.quota, links: e.links, version: config.version, metrics: config.metrics });
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({

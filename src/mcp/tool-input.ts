@@ -16,7 +16,20 @@ import type { CompiledQuery, JsonSchema } from '../operations/query.ts';
 export type ToolParam = Readonly<Record<string, unknown>>;
 
 /** Keyword order of the published schemas, the order §7.5 writes them in; the description comes last. */
-const KEYWORD_ORDER = ['type', 'enum', 'const', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'uniqueItems', 'items'];
+const KEYWORD_ORDER = [
+  'type',
+  'enum',
+  'const',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'items',
+];
 
 /**
  * REST-only keywords: the OpenAPI example, defaults the REST validation fills in (a tool's description
@@ -29,7 +42,11 @@ const REST_ONLY: ReadonlySet<string> = new Set(['example', 'default', 'x-pro']);
  * `rename` (tool argument → REST parameter), with `params` (by tool argument name) over its keywords.
  * Aliases are not published (§7.5: no pagination aliases).
  */
-export function toolInputSchema(query: CompiledQuery, rename: Readonly<Record<string, string>> = {}, params: Readonly<Record<string, ToolParam>> = {}): JsonSchema {
+export function toolInputSchema(
+  query: CompiledQuery,
+  rename: Readonly<Record<string, string>> = {},
+  params: Readonly<Record<string, ToolParam>> = {},
+): JsonSchema {
   const argOf = new Map(Object.entries(rename).map(([arg, param]) => [param, arg]));
   const properties: Record<string, JsonSchema> = {};
   for (const param of query.order) {
@@ -49,7 +66,11 @@ function toolParam(rest: JsonSchema, over: ToolParam = {}): JsonSchema {
   }
   Object.assign(merged, over);
   if (merged.items !== undefined) merged.items = toolParam(merged.items as JsonSchema);
-  const keys = [...KEYWORD_ORDER.filter((k) => k in merged), ...Object.keys(merged).filter((k) => !KEYWORD_ORDER.includes(k) && k !== 'description'), 'description'];
+  const keys = [
+    ...KEYWORD_ORDER.filter((k) => k in merged),
+    ...Object.keys(merged).filter((k) => !KEYWORD_ORDER.includes(k) && k !== 'description'),
+    'description',
+  ];
   const out: JsonSchema = {};
   for (const k of keys) if (merged[k] !== undefined) out[k] = merged[k];
   return out;

@@ -21,7 +21,11 @@ import { searchPlansOperation } from '../operations/search-plans.ts';
 import { toolInputSchema, type ToolParam } from './tool-input.ts';
 
 /** The contract's plan ID shape (§7.5): a variant ID, or a 14-character ID meaning its -01 variant. */
-const PLAN_ID = { type: 'string', pattern: '^\\d{5}[A-Z]{2}\\d{7}(-\\d{2})?$', description: 'Plan variant ID (14-character ID + -NN); a bare 14-character ID means its -01 variant' } as const;
+const PLAN_ID = {
+  type: 'string',
+  pattern: '^\\d{5}[A-Z]{2}\\d{7}(-\\d{2})?$',
+  description: 'Plan variant ID (14-character ID + -NN); a bare 14-character ID means its -01 variant',
+} as const;
 const PRO = 'Requires Pro or Enterprise.';
 
 /**
@@ -64,9 +68,11 @@ function defineTool(operation: Operation<never>, { params, ...spec }: ToolSpec):
 
 type Body = Record<string, unknown>;
 /** Dollars: grouped, always two decimals ($512.30, $6,147.60). */
-const money = (v: unknown): string => (typeof v === 'number' ? `$${v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}` : String(v));
+const money = (v: unknown): string =>
+  typeof v === 'number' ? `$${v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}` : String(v);
 const num = (v: unknown): string => (typeof v === 'number' ? v.toLocaleString('en-US', { maximumFractionDigits: 2 }) : String(v));
-const modeledNote = (b: Body): string => (String(b.data_source ?? '').includes('modeled') ? ' Premiums are modeled from SLCSP benchmarks, not issuer rates.' : '');
+const modeledNote = (b: Body): string =>
+  String(b.data_source ?? '').includes('modeled') ? ' Premiums are modeled from SLCSP benchmarks, not issuer rates.' : '';
 
 export const TOOLS: readonly ToolDefinition[] = [
   defineTool(searchPlansOperation, {
@@ -90,14 +96,16 @@ export const TOOLS: readonly ToolDefinition[] = [
       const plans = ((b._embedded as { plans?: Body[] } | undefined)?.plans ?? []) as Body[];
       const first = plans[0];
       const total = b.total === null ? `${plans.length} plans on this page` : `${num(b.total)} plans`;
-      const cheapest = first === undefined ? '' : ` First: ${String(first.name)} (${String(first.metal_level)}) at ${money(first.premium)}/month.`;
+      const cheapest =
+        first === undefined ? '' : ` First: ${String(first.name)} (${String(first.metal_level)}) at ${money(first.premium)}/month.`;
       return `${total} at ZIP ${String(b.zip)} (${String(b.county)}, ${String(b.state)}, ${String(b.rating_area)}), plan year ${String(b.plan_year)}.${cheapest}${b.next_cursor !== undefined ? ' More pages: pass next_cursor.' : ''}${modeledNote(b)}`;
     },
   }),
   defineTool(getPlanDetailsOperation, {
     title: 'Plan details',
     description: `Full record of a plan: deductibles and out-of-pocket maximums by network tier, SBC coverage examples, links. ${PRO}`,
-    summarize: (b) => `${String(b.name)} (${String(b.id)}), ${String(b.metal_level)} ${String(b.plan_type)} by ${String(b.issuer)} in ${String(b.state)}, plan year ${String(b.plan_year)}.`,
+    summarize: (b) =>
+      `${String(b.name)} (${String(b.id)}), ${String(b.metal_level)} ${String(b.plan_type)} by ${String(b.issuer)} in ${String(b.state)}, plan year ${String(b.plan_year)}.`,
   }),
   defineTool(comparePlansOperation, {
     title: 'Compare plans',
@@ -108,7 +116,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     rename: { plan_ids: 'ids' },
     summarize: (b) => {
       const s = b.comparison_summary as Body;
-      return `Compared ${((b._embedded as { plans: unknown[] }).plans).length} plans at ZIP ${String(b.zip)}: lowest premium ${String(s.lowest_premium)}, lowest deductible ${String(s.lowest_deductible)}, lowest out-of-pocket maximum ${String(s.lowest_moop)}.${modeledNote(b)}`;
+      return `Compared ${(b._embedded as { plans: unknown[] }).plans.length} plans at ZIP ${String(b.zip)}: lowest premium ${String(s.lowest_premium)}, lowest deductible ${String(s.lowest_deductible)}, lowest out-of-pocket maximum ${String(s.lowest_moop)}.${modeledNote(b)}`;
     },
   }),
   defineTool(estimateOutOfPocketOperation, {
@@ -141,13 +149,18 @@ export const TOOLS: readonly ToolDefinition[] = [
     params: {
       plan_id: { description: '14-character plan ID without variant' },
       // The source year is required, so no default to state; the range is the REST one.
-      year: { description: 'Source plan year (2014–2030), mapped to year + 1: 2025 gives the 2025 → 2026 crosswalk. Years whose crosswalk data is not loaded are answered with an error' },
+      year: {
+        description:
+          'Source plan year (2014–2030), mapped to year + 1: 2025 gives the 2025 → 2026 crosswalk. Years whose crosswalk data is not loaded are answered with an error',
+      },
       state: { description: 'Two-letter state of the plan (a HealthCare.gov state)' },
     },
     summarize: (b) => {
       const src = b.source_plan as Body;
       const tgt = b.target_plan as Body | null;
-      return tgt === null ? `${String(src.plan_id)} is discontinued with no replacement (${String(b.crosswalk_reason)}).` : `${String(src.plan_id)} (${String(src.year)}) maps to ${String(tgt.plan_id)} (${String(tgt.year)}): ${String(b.crosswalk_reason)}.`;
+      return tgt === null
+        ? `${String(src.plan_id)} is discontinued with no replacement (${String(b.crosswalk_reason)}).`
+        : `${String(src.plan_id)} (${String(src.year)}) maps to ${String(tgt.plan_id)} (${String(tgt.year)}): ${String(b.crosswalk_reason)}.`;
     },
   }),
   defineTool(lookupZipOperation, {
@@ -217,7 +230,10 @@ export function toolArgsToRequest(tool: ToolDefinition, args: Record<string, unk
     } else if (value === null || value === undefined) {
       continue;
     } else {
-      errors.push({ field: name, message: `Expected ${String(((tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>)[name]?.type ?? 'a value')}, received object` });
+      errors.push({
+        field: name,
+        message: `Expected ${String(((tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>)[name]?.type ?? 'a value')}, received object`,
+      });
       continue;
     }
     if (tool.operation.pathParams.includes(param)) pathParams[param] = text;
@@ -225,7 +241,9 @@ export function toolArgsToRequest(tool: ToolDefinition, args: Record<string, unk
   }
   if (errors.length > 0) return { ok: false, errors };
   // A missing path argument keeps its template name, so the problem's instance stays a readable path.
-  const restPath = tool.operation.path.replace(/\{(\w+)\}/g, (whole, p: string) => (pathParams[p] === undefined ? whole : encodeURIComponent(pathParams[p])));
+  const restPath = tool.operation.path.replace(/\{(\w+)\}/g, (whole, p: string) =>
+    pathParams[p] === undefined ? whole : encodeURIComponent(pathParams[p]),
+  );
   return { ok: true, query, pathParams, restPath };
 }
 

@@ -11,7 +11,6 @@ import type { Logger } from './logger.ts';
 /** 0: off; 1: every request; between: that share of requests, chosen at random. */
 export type AccessLogRate = number;
 
-
 export interface AccessEntry {
   readonly requestId: string;
   readonly method: string;
@@ -34,7 +33,15 @@ export function createAccessLog(log: Logger, rate: AccessLogRate): AccessLog | u
   return {
     sampled: rate >= 1 ? () => true : () => Math.random() < rate,
     write(e) {
-      child.info({ reqId: e.requestId, method: e.method, route: e.route, path: e.path, status: e.status, ms: Math.round(e.seconds * 1e6) / 1e3, tier: e.tier });
+      child.info({
+        reqId: e.requestId,
+        method: e.method,
+        route: e.route,
+        path: e.path,
+        status: e.status,
+        ms: Math.round(e.seconds * 1e6) / 1e3,
+        tier: e.tier,
+      });
     },
   };
 }

@@ -29,7 +29,10 @@ export function readinessOf(draining: boolean, store: Pick<StateStore, 'health'>
 
 /** The /readyz status and body of a readiness, with the builds served. */
 export function readyzAnswer(state: Readiness, r: DataRegistry): { readonly status: number; readonly body: string } {
-  return { status: state === 'ready' || state === 'degraded' ? 200 : 503, body: JSON.stringify({ status: state, years: r.years, build: r.version, builds: r.builds }) };
+  return {
+    status: state === 'ready' || state === 'degraded' ? 200 : 503,
+    body: JSON.stringify({ status: state, years: r.years, build: r.version, builds: r.builds }),
+  };
 }
 
 export function createHealthProbes(o: { readonly store: Pick<StateStore, 'health'>; readonly registry: () => DataRegistry }): HealthProbes {

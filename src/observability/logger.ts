@@ -45,7 +45,10 @@ export interface LoggerOptions {
 }
 
 export function createLogger(o: LoggerOptions = {}): Logger {
-  const dest = typeof o.destination === 'object' ? o.destination : pino.destination({ dest: o.destination ?? 1, sync: false, maxWrite: ATOMIC_WRITE_BYTES });
+  const dest =
+    typeof o.destination === 'object'
+      ? o.destination
+      : pino.destination({ dest: o.destination ?? 1, sync: false, maxWrite: ATOMIC_WRITE_BYTES });
   return pino(
     {
       level: o.level ?? 'info',

@@ -25,7 +25,8 @@ export class MetricCells {
   readonly #all: Float64Array;
 
   private constructor(d: MetricCellsDescriptor, thread: number) {
-    if (!Number.isSafeInteger(thread) || thread < 0 || thread >= d.threads) throw new InvariantError(`metric row ${thread} outside 0..${d.threads - 1}`);
+    if (!Number.isSafeInteger(thread) || thread < 0 || thread >= d.threads)
+      throw new InvariantError(`metric row ${thread} outside 0..${d.threads - 1}`);
     this.descriptor = d;
     this.#all = new Float64Array(d.buffer);
     this.#row = new Float64Array(d.buffer, thread * d.cellsPerThread * 8, d.cellsPerThread);
@@ -33,7 +34,8 @@ export class MetricCells {
 
   /** Cells for `threads` rows; this (the creating) thread writes row 0. */
   static create(cellsPerThread: number, threads: number): MetricCells {
-    if (!Number.isSafeInteger(cellsPerThread) || cellsPerThread < 1) throw new InvariantError(`cellsPerThread must be a positive integer, got ${cellsPerThread}`);
+    if (!Number.isSafeInteger(cellsPerThread) || cellsPerThread < 1)
+      throw new InvariantError(`cellsPerThread must be a positive integer, got ${cellsPerThread}`);
     if (!Number.isSafeInteger(threads) || threads < 1) throw new InvariantError(`threads must be a positive integer, got ${threads}`);
     return new MetricCells({ buffer: new SharedArrayBuffer(cellsPerThread * threads * 8), cellsPerThread, threads }, 0);
   }

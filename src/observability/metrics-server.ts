@@ -26,8 +26,15 @@ export async function startMetricsServer(exposition: MetricsExposition, port: nu
       res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...headers });
       res.end(req.method === 'HEAD' ? undefined : body);
     };
-    if (path !== '/metrics') return answer(404, 'application/problem+json', problem(404, 'Not Found', 'This listener serves /metrics only.'));
-    if (req.method !== 'GET' && req.method !== 'HEAD') return answer(405, 'application/problem+json', problem(405, 'Method Not Allowed', `Method ${req.method} is not allowed. Allowed: GET, HEAD.`), { allow: 'GET, HEAD' });
+    if (path !== '/metrics')
+      return answer(404, 'application/problem+json', problem(404, 'Not Found', 'This listener serves /metrics only.'));
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return answer(
+        405,
+        'application/problem+json',
+        problem(405, 'Method Not Allowed', `Method ${req.method} is not allowed. Allowed: GET, HEAD.`),
+        { allow: 'GET, HEAD' },
+      );
     answer(200, PROMETHEUS_CONTENT_TYPE, exposition.render());
   });
   await new Promise<void>((resolve, reject) => {

@@ -15,7 +15,12 @@ export type NodeRequestObserver = (req: IncomingMessage, res: ServerResponse) =>
  * @param routeOf maps a request path to one of the front's route labels (ROUTES[front]); any other
  *   answer is counted as "other"
  */
-export function createNodeRequestObserver(front: Front, routeOf: (path: string) => string, metrics: RequestMetrics | undefined, accessLog: AccessLog | undefined): NodeRequestObserver | undefined {
+export function createNodeRequestObserver(
+  front: Front,
+  routeOf: (path: string) => string,
+  metrics: RequestMetrics | undefined,
+  accessLog: AccessLog | undefined,
+): NodeRequestObserver | undefined {
   if (metrics === undefined && accessLog === undefined) return undefined;
   const known = new Set(ROUTES[front]);
   return (req, res) => {
@@ -27,7 +32,14 @@ export function createNodeRequestObserver(front: Front, routeOf: (path: string) 
       metrics?.request(RequestMetrics.routeId(front, route), res.statusCode, seconds);
       if (accessLog?.sampled() === true) {
         const id = res.getHeader('x-request-id');
-        accessLog.write({ requestId: typeof id === 'string' ? id : randomUUID(), method: req.method ?? 'GET', route, path, status: res.statusCode, seconds });
+        accessLog.write({
+          requestId: typeof id === 'string' ? id : randomUUID(),
+          method: req.method ?? 'GET',
+          route,
+          path,
+          status: res.statusCode,
+          seconds,
+        });
       }
     });
   };

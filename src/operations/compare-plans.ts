@@ -16,7 +16,13 @@ const QUERY = compileQuery<Params>({
   schema: {
     type: 'object',
     properties: {
-      ids: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 2, maxItems: 4, description: 'Comma-separated plan variant IDs (2–4)' },
+      ids: {
+        type: 'array',
+        items: { type: 'string', minLength: 1 },
+        minItems: 2,
+        maxItems: 4,
+        description: 'Comma-separated plan variant IDs (2–4)',
+      },
       zip: P.zip,
       age: P.age,
       year: P.year,
@@ -31,10 +37,19 @@ export const COMPARE_RESPONSE = {
   type: 'object',
   properties: {
     _links: LINKS_OF(['self']),
-    _embedded: { type: 'object', properties: { plans: { type: 'array', minItems: 2, maxItems: 4, items: PLAN_SUMMARY } }, required: ['plans'], additionalProperties: false },
+    _embedded: {
+      type: 'object',
+      properties: { plans: { type: 'array', minItems: 2, maxItems: 4, items: PLAN_SUMMARY } },
+      required: ['plans'],
+      additionalProperties: false,
+    },
     comparison_summary: {
       type: 'object',
-      properties: { lowest_premium: { type: 'string' }, lowest_deductible: { type: ['string', 'null'] }, lowest_moop: { type: ['string', 'null'] } },
+      properties: {
+        lowest_premium: { type: 'string' },
+        lowest_deductible: { type: ['string', 'null'] },
+        lowest_moop: { type: ['string', 'null'] },
+      },
       required: ['lowest_premium', 'lowest_deductible', 'lowest_moop'],
       additionalProperties: false,
     },
@@ -42,7 +57,17 @@ export const COMPARE_RESPONSE = {
     ...PRICED_AT,
     ...LABELS,
   },
-  required: ['_links', '_embedded', 'comparison_summary', 'zip', 'county_fips', 'rating_area', 'plan_year', 'data_source', 'data_freshness'],
+  required: [
+    '_links',
+    '_embedded',
+    'comparison_summary',
+    'zip',
+    'county_fips',
+    'rating_area',
+    'plan_year',
+    'data_source',
+    'data_freshness',
+  ],
   additionalProperties: false,
 } as const;
 
@@ -51,7 +76,8 @@ export const comparePlansOperation = defineOperation({
   toolName: 'compare_plans',
   path: '/v1/health/plans/compare',
   summary: 'Compare 2–4 plans',
-  description: 'Plan summaries in the order of `ids`, priced for one age at one location, with the lowest premium, deductible and MOOP named. Ties go to the plan listed first.',
+  description:
+    'Plan summaries in the order of `ids`, priced for one age at one location, with the lowest premium, deductible and MOOP named. Ties go to the plan listed first.',
   tier: 'pro',
   tierDetail: 'Plan comparison requires a Pro subscription.',
   query: QUERY,
@@ -114,4 +140,3 @@ export const comparePlansOperation = defineOperation({
 function variantId(id: string): string {
   return STANDARD_COMPONENT_ID.test(id) ? `${id}-01` : id;
 }
-

@@ -16,7 +16,29 @@ import { attachPlanCatalog, buildPlanCatalog, type CatalogImage, type PlanCatalo
 import { InvariantError } from '../invariant.ts';
 
 /** States with their own marketplace platform (api-contract §1.9): labelled `state_exchange`. */
-export const STATE_EXCHANGE_STATES: ReadonlySet<string> = new Set(['CA', 'CO', 'CT', 'DC', 'GA', 'ID', 'IL', 'KY', 'MA', 'MD', 'ME', 'MN', 'NJ', 'NM', 'NV', 'NY', 'PA', 'RI', 'VA', 'VT', 'WA']);
+export const STATE_EXCHANGE_STATES: ReadonlySet<string> = new Set([
+  'CA',
+  'CO',
+  'CT',
+  'DC',
+  'GA',
+  'ID',
+  'IL',
+  'KY',
+  'MA',
+  'MD',
+  'ME',
+  'MN',
+  'NJ',
+  'NM',
+  'NV',
+  'NY',
+  'PA',
+  'RI',
+  'VA',
+  'VT',
+  'WA',
+]);
 
 export interface YearData {
   readonly year: number;
@@ -121,7 +143,8 @@ function yearDataOver(year: number, ds: Dataset, catalog: PlanCatalog, baseUrl: 
     rules,
     catalog,
     statesWithPlans,
-    dataSource: (state) => (state === null || statesWithPlans.has(state) ? label : STATE_EXCHANGE_STATES.has(state) ? 'state_exchange' : label),
+    dataSource: (state) =>
+      state === null || statesWithPlans.has(state) ? label : STATE_EXCHANGE_STATES.has(state) ? 'state_exchange' : label,
     dataFreshness: ds.manifest.data_freshness,
     image: { year, baseUrl, dataset: ds.image, catalog: catalog.image },
   };

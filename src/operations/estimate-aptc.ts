@@ -22,9 +22,20 @@ const QUERY = compileQuery<Params>({
     type: 'object',
     properties: {
       zip: P.zip,
-      household_income: { type: 'number', minimum: 0, maximum: 10_000_000, description: 'Annual gross household income, dollars (alias income)' },
+      household_income: {
+        type: 'number',
+        minimum: 0,
+        maximum: 10_000_000,
+        description: 'Annual gross household income, dollars (alias income)',
+      },
       household_size: { type: 'integer', minimum: 1, maximum: 20, description: 'Members of the tax household, for the poverty guideline' },
-      ages: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 65 }, minItems: 1, maxItems: 20, description: 'Comma-separated ages of the members seeking coverage' },
+      ages: {
+        type: 'array',
+        items: { type: 'integer', minimum: 0, maximum: 65 },
+        minItems: 1,
+        maxItems: 20,
+        description: 'Comma-separated ages of the members seeking coverage',
+      },
       year: P.year,
       county_fips: P.county_fips,
     },
@@ -36,7 +47,14 @@ const QUERY = compileQuery<Params>({
 
 export const LOCATION = {
   type: 'object',
-  properties: { zip: { type: 'string' }, state: { type: 'string' }, county: { type: 'string' }, county_fips: { type: 'string' }, rating_area: { type: 'string' }, multiple_areas: { type: 'boolean' } },
+  properties: {
+    zip: { type: 'string' },
+    state: { type: 'string' },
+    county: { type: 'string' },
+    county_fips: { type: 'string' },
+    rating_area: { type: 'string' },
+    multiple_areas: { type: 'boolean' },
+  },
   required: ['zip', 'state', 'county', 'county_fips', 'rating_area', 'multiple_areas'],
   additionalProperties: false,
 } as const;
@@ -61,7 +79,16 @@ export const APTC_RESPONSE = {
         expected_yearly_contribution: { type: 'number' },
         expected_monthly_contribution: { type: 'number' },
       },
-      required: ['income', 'size', 'fpl_amount', 'fpl_percentage', 'fpl_band', 'applicable_percentage', 'expected_yearly_contribution', 'expected_monthly_contribution'],
+      required: [
+        'income',
+        'size',
+        'fpl_amount',
+        'fpl_percentage',
+        'fpl_band',
+        'applicable_percentage',
+        'expected_yearly_contribution',
+        'expected_monthly_contribution',
+      ],
       additionalProperties: false,
     },
     members: {
@@ -80,7 +107,21 @@ export const APTC_RESPONSE = {
     plan_year: { type: 'integer' },
     ...LABELS,
   },
-  required: ['_links', 'aptc_amount', 'benchmark_premium', 'benchmark_plan_description', 'household', 'members', 'location', 'eligible', 'benchmark_source', 'notes', 'plan_year', 'data_source', 'data_freshness'],
+  required: [
+    '_links',
+    'aptc_amount',
+    'benchmark_premium',
+    'benchmark_plan_description',
+    'household',
+    'members',
+    'location',
+    'eligible',
+    'benchmark_source',
+    'notes',
+    'plan_year',
+    'data_source',
+    'data_freshness',
+  ],
   additionalProperties: false,
 } as const;
 
@@ -106,7 +147,10 @@ export const estimateAptcOperation = defineOperation({
     return {
       _links: {
         self: { href: `${ctx.baseUrl}/v1/health/plans/aptc-estimate${echoQuery(QUERY.order, meta.raw)}`, type: 'application/json' },
-        search: { href: `${ctx.baseUrl}/v1/health/plans?zip=${p.zip}&income=${p.household_income}&household_size=${p.household_size}{&age}`, templated: true },
+        search: {
+          href: `${ctx.baseUrl}/v1/health/plans?zip=${p.zip}&income=${p.household_income}&household_size=${p.household_size}{&age}`,
+          templated: true,
+        },
       },
       aptc_amount: est.aptc_amount,
       // No benchmark at all (no silver plan and no benchmark table value here): the engine's note says so.

@@ -20,7 +20,11 @@ const QUERY = compileQuery<Params>({
       plan_id: { type: 'string', description: 'Plan variant ID' },
       zip: P.zip,
       age: P.age,
-      scenario: { type: 'string', enum: [...OOP_SCENARIOS], description: 'having_baby and having_diabetes use the plan’s SBC coverage examples; low, medium and high a documented heuristic' },
+      scenario: {
+        type: 'string',
+        enum: [...OOP_SCENARIOS],
+        description: 'having_baby and having_diabetes use the plan’s SBC coverage examples; low, medium and high a documented heuristic',
+      },
       year: P.year,
       county_fips: P.county_fips,
     },
@@ -54,14 +58,40 @@ export const OOP_RESPONSE = {
         copay_applied: { type: 'number' },
         limits_or_exclusions: { type: 'number' },
       },
-      required: ['annual_premium', 'estimated_out_of_pocket', 'deductible_applied', 'coinsurance_applied', 'copay_applied', 'limits_or_exclusions'],
+      required: [
+        'annual_premium',
+        'estimated_out_of_pocket',
+        'deductible_applied',
+        'coinsurance_applied',
+        'copay_applied',
+        'limits_or_exclusions',
+      ],
       additionalProperties: false,
     },
     notes: { type: 'array', items: { type: 'string' } },
     plan_year: { type: 'integer' },
     ...LABELS,
   },
-  required: ['_links', 'plan_id', 'plan_name', 'metal_level', 'zip', 'age', 'county', 'county_fips', 'multiple_areas', 'monthly_premium', 'scenario', 'estimated_annual_cost', 'sbc_data_available', 'breakdown', 'notes', 'plan_year', 'data_source', 'data_freshness'],
+  required: [
+    '_links',
+    'plan_id',
+    'plan_name',
+    'metal_level',
+    'zip',
+    'age',
+    'county',
+    'county_fips',
+    'multiple_areas',
+    'monthly_premium',
+    'scenario',
+    'estimated_annual_cost',
+    'sbc_data_available',
+    'breakdown',
+    'notes',
+    'plan_year',
+    'data_source',
+    'data_freshness',
+  ],
   additionalProperties: false,
 } as const;
 
@@ -70,7 +100,8 @@ export const estimateOutOfPocketOperation = defineOperation({
   toolName: 'estimate_out_of_pocket',
   path: '/v1/health/plans/{plan_id}/oop-estimate',
   summary: 'Estimate yearly out-of-pocket cost',
-  description: 'Premium for a year plus the member’s share of a scenario’s care. SBC scenarios sum the plan’s coverage-example columns (sbc_data_available true); low/medium/high are modeled (sbc_data_available false) and capped at the plan’s MOOP.',
+  description:
+    'Premium for a year plus the member’s share of a scenario’s care. SBC scenarios sum the plan’s coverage-example columns (sbc_data_available true); low/medium/high are modeled (sbc_data_available false) and capped at the plan’s MOOP.',
   tier: 'pro',
   tierDetail: 'Out-of-pocket estimates require a Pro subscription.',
   query: QUERY,
@@ -87,10 +118,14 @@ export const estimateOutOfPocketOperation = defineOperation({
     const est = estimateOop(rec, premium, p.scenario, yd.rules);
     const loc = locationFields(where);
     const notes = [...est.notes];
-    if (yd.ds.manifest.premiums.source === 'modeled') notes.push('Premiums are modeled from SLCSP benchmarks (no Rate PUF loaded), not issuer rates.');
+    if (yd.ds.manifest.premiums.source === 'modeled')
+      notes.push('Premiums are modeled from SLCSP benchmarks (no Rate PUF loaded), not issuer rates.');
     return {
       _links: {
-        self: { href: `${ctx.baseUrl}/v1/health/plans/${rec.id}/oop-estimate${echoQuery(['zip', 'age', 'scenario', 'year', 'county_fips'], meta.raw)}`, type: 'application/json' },
+        self: {
+          href: `${ctx.baseUrl}/v1/health/plans/${rec.id}/oop-estimate${echoQuery(['zip', 'age', 'scenario', 'year', 'county_fips'], meta.raw)}`,
+          type: 'application/json',
+        },
         plan: { href: `${ctx.baseUrl}/v1/health/plans/${rec.id}?year=${p.year}` },
       },
       plan_id: rec.id,

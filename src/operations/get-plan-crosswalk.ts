@@ -37,7 +37,14 @@ const QUERY = compileQuery<Params>({
   schema: {
     type: 'object',
     properties: {
-      plan_id: { type: 'string', minLength: 14, maxLength: 14, pattern: '^\\d{5}[A-Z]{2}\\d{7}$', description: 'Standard component ID without variant suffix', example: '47163FL0810001' },
+      plan_id: {
+        type: 'string',
+        minLength: 14,
+        maxLength: 14,
+        pattern: '^\\d{5}[A-Z]{2}\\d{7}$',
+        description: 'Standard component ID without variant suffix',
+        example: '47163FL0810001',
+      },
       year: { type: 'integer', minimum: YEAR_MIN, maximum: YEAR_MAX, description: 'Source plan year; mapped to year + 1' },
       state: { type: 'string', minLength: 2, maxLength: 2, pattern: '^[A-Z]{2}$', description: 'Two-letter state code of the source plan' },
     },
@@ -85,7 +92,16 @@ export const CROSSWALK_RESPONSE = {
     data_source: { type: 'string' },
     data_freshness: { type: 'string' },
   },
-  required: ['_links', 'source_plan', 'target_plan', 'crosswalk_reason', 'reason_description', 'reason_code', 'data_source', 'data_freshness'],
+  required: [
+    '_links',
+    'source_plan',
+    'target_plan',
+    'crosswalk_reason',
+    'reason_description',
+    'reason_code',
+    'data_source',
+    'data_freshness',
+  ],
   additionalProperties: false,
 } as const;
 
@@ -95,7 +111,8 @@ export const getPlanCrosswalkOperation = defineOperation({
   ownYearCheck: true,
   path: '/v1/health/plans/crosswalk',
   summary: 'Plan crosswalk to the next year',
-  description: 'The plan a source-year plan’s enrollees are re-enrolled into the following year (CMS Plan ID Crosswalk PUF). When targets differ by county, the target covering the most counties is returned (ties: lowest plan ID).',
+  description:
+    'The plan a source-year plan’s enrollees are re-enrolled into the following year (CMS Plan ID Crosswalk PUF). When targets differ by county, the target covering the most counties is returned (ties: lowest plan ID).',
   tier: 'pro',
   tierDetail: 'Plan crosswalk requires a Pro subscription.',
   query: QUERY,
@@ -115,7 +132,13 @@ export const getPlanCrosswalkOperation = defineOperation({
     const known = CROSSWALK_SPEC_YEARS.includes(p.year) || ctx.registry.years.includes(p.year);
     if (states === undefined && !known) {
       const years = [...coverage.keys()].sort();
-      errors.unshift({ field: 'year', message: years.length === 0 ? `Year ${p.year} has no crosswalk data; no crosswalk is loaded` : `Year ${p.year} has no crosswalk data. Available years: ${years.join(', ')}` });
+      errors.unshift({
+        field: 'year',
+        message:
+          years.length === 0
+            ? `Year ${p.year} has no crosswalk data; no crosswalk is loaded`
+            : `Year ${p.year} has no crosswalk data. Available years: ${years.join(', ')}`,
+      });
     }
     if (errors.length > 0) throw validationProblem(errors);
     if (states === undefined) throw notFound(`Crosswalk data for ${p.year} to ${p.year + 1} is not loaded on this server.`);
@@ -128,7 +151,7 @@ export const getPlanCrosswalkOperation = defineOperation({
     const source = yd.ds.planRecord(`${p.plan_id}-01`) ?? yd.ds.planRecord(`${p.plan_id}-00`);
     const next = ctx.registry.get(entry.target_year);
     const target = row.target_plan_id === null || reason?.slug === 'plan_discontinued_no_replacement' ? null : row.target_plan_id;
-    const targetRec = target === null ? undefined : next?.ds.planRecord(`${target}-01`) ?? next?.ds.planRecord(`${target}-00`);
+    const targetRec = target === null ? undefined : (next?.ds.planRecord(`${target}-01`) ?? next?.ds.planRecord(`${target}-00`));
     return {
       _links: { self: { href: `${ctx.baseUrl}/v1/health/plans/crosswalk${echoQuery(QUERY.order, meta.raw)}`, type: 'application/json' } },
       source_plan: {

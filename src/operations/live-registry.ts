@@ -11,7 +11,16 @@
  * build it had, and one line says why.
  */
 import { currentHash } from '../engine/build-format.ts';
-import { attachYearData, openYearData, openYears, registryOf, yearsWithBuilds, type DataRegistry, type YearData, type YearImage } from './data-registry.ts';
+import {
+  attachYearData,
+  openYearData,
+  openYears,
+  registryOf,
+  yearsWithBuilds,
+  type DataRegistry,
+  type YearData,
+  type YearImage,
+} from './data-registry.ts';
 
 export interface ReloadResult {
   /** Years that now serve another build: year, old hash (null for a new year), new hash. */
@@ -66,11 +75,17 @@ function snapshots(initial: ReadonlyMap<number, YearData>): {
 const dataOf = (years: ReadonlyMap<number, OpenYear>): Map<number, YearData> => new Map([...years].map(([y, o]) => [y, o.data]));
 
 /** Opens every year with a current build; throws (the server does not start) if one cannot be opened. */
-export function createLiveRegistry(buildsRoot: string, baseUrl: string, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): LiveRegistry {
+export function createLiveRegistry(
+  buildsRoot: string,
+  baseUrl: string,
+  log: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+): LiveRegistry {
   const found = yearsWithBuilds(buildsRoot);
   // Links first: if one moves while the builds open, the next reload sees the difference and adopts it.
   const links = new Map(found.map((year) => [year, currentHash(buildsRoot, year) ?? '']));
-  const years = new Map<number, OpenYear>([...openYears(buildsRoot, baseUrl, found)].map(([year, data]) => [year, { data, link: links.get(year)! }]));
+  const years = new Map<number, OpenYear>(
+    [...openYears(buildsRoot, baseUrl, found)].map(([year, data]) => [year, { data, link: links.get(year)! }]),
+  );
   const snaps = snapshots(dataOf(years));
   let closed = false;
 
@@ -92,7 +107,9 @@ export function createLiveRegistry(buildsRoot: string, baseUrl: string, log: (li
         } catch (err) {
           const reason = err instanceof Error ? err.message.split('\n')[0]! : String(err);
           refused.push({ year, reason });
-          log(`hpd: reload: not adopting ${year}/${link.slice(0, 12)}: ${reason}; ${had === undefined ? 'year not served' : `still serving ${year}/${had.data.ds.buildHash.slice(0, 12)}`}`);
+          log(
+            `hpd: reload: not adopting ${year}/${link.slice(0, 12)}: ${reason}; ${had === undefined ? 'year not served' : `still serving ${year}/${had.data.ds.buildHash.slice(0, 12)}`}`,
+          );
           continue;
         }
         // `current` moved back and forth to the build already served: nothing to swap.
@@ -104,7 +121,9 @@ export function createLiveRegistry(buildsRoot: string, baseUrl: string, log: (li
         if (had !== undefined) retired.push(had.data);
         years.set(year, { data, link });
         adopted.push({ year, from: had?.data.ds.buildHash ?? null, to: data.ds.buildHash });
-        log(`hpd: reload: serving ${year}/${data.ds.buildHash.slice(0, 12)}${had === undefined ? ' (new year)' : ` (was ${had.data.ds.buildHash.slice(0, 12)})`}`);
+        log(
+          `hpd: reload: serving ${year}/${data.ds.buildHash.slice(0, 12)}${had === undefined ? ' (new year)' : ` (was ${had.data.ds.buildHash.slice(0, 12)})`}`,
+        );
       }
       if (adopted.length > 0) snaps.swap(dataOf(years), retired);
       return { adopted, refused };
@@ -133,7 +152,10 @@ export interface FollowerRegistry extends LiveRegistry {
  * each worker attaches to its shared memory (its own LMDB handle only), so adopting a build costs a
  * worker milliseconds instead of a second of blocked requests.
  */
-export function createFollowerRegistry(images: readonly YearImage[], log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): FollowerRegistry {
+export function createFollowerRegistry(
+  images: readonly YearImage[],
+  log: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+): FollowerRegistry {
   const years = new Map<number, YearData>();
   try {
     for (const image of images) years.set(image.year, attachYearData(image));
@@ -160,7 +182,9 @@ export function createFollowerRegistry(images: readonly YearImage[], log: (line:
           following.set(image.year, attachYearData(image));
         } catch (err) {
           // The main thread verified this build; failing here is this thread's own trouble (LMDB).
-          log(`hpd: reload: cannot attach ${image.year}/${image.dataset.manifest.build_hash.slice(0, 12)}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+          log(
+            `hpd: reload: cannot attach ${image.year}/${image.dataset.manifest.build_hash.slice(0, 12)}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+          );
           if (had !== undefined) following.set(image.year, had);
         }
       }

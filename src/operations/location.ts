@@ -20,7 +20,12 @@ export interface ResolvedLocation {
   readonly multipleAreas: boolean;
 }
 
-export function resolveLocation(yd: YearData, zip: string, countyFips: string | undefined, opts: { requirePlans: boolean }): ResolvedLocation {
+export function resolveLocation(
+  yd: YearData,
+  zip: string,
+  countyFips: string | undefined,
+  opts: { requirePlans: boolean },
+): ResolvedLocation {
   const locations = yd.ds.resolveZip(zip);
   if (locations === null) throw notFound(`ZIP code ${zip} not found.`);
   const loc = pickLocation(locations, countyFips);
@@ -41,7 +46,14 @@ export function spansRatingAreas(locations: readonly ZipLocation[]): boolean {
 }
 
 /** Location members shared by search, compare and OOP responses. */
-export function locationFields(r: ResolvedLocation): { zip: string; state: string; county: string; county_fips: string; rating_area: string; multiple_areas: boolean } {
+export function locationFields(r: ResolvedLocation): {
+  zip: string;
+  state: string;
+  county: string;
+  county_fips: string;
+  rating_area: string;
+  multiple_areas: boolean;
+} {
   return {
     zip: r.loc.zip,
     state: r.loc.state,

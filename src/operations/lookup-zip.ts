@@ -38,9 +38,16 @@ export const ZIP_RESPONSE = {
     },
     multiple_areas: { type: 'boolean' },
     plan_year: { type: 'integer' },
-    plans_available: { type: 'boolean', description: 'Whether the loaded build has plan data for the state of the primary location; false: the plan endpoints answer 404 for this ZIP' },
+    plans_available: {
+      type: 'boolean',
+      description:
+        'Whether the loaded build has plan data for the state of the primary location; false: the plan endpoints answer 404 for this ZIP',
+    },
     note: { type: 'string', description: 'Present when plans_available is false, saying which data is missing' },
-    data_source: { type: 'string', description: 'Source of the plan data of the primary location’s state; absent when plans_available is false' },
+    data_source: {
+      type: 'string',
+      description: 'Source of the plan data of the primary location’s state; absent when plans_available is false',
+    },
     data_freshness: { type: 'string' },
   },
   required: ['_links', 'zip', 'locations', 'multiple_areas', 'plan_year', 'plans_available', 'data_freshness'],
@@ -52,7 +59,8 @@ export const lookupZipOperation = defineOperation({
   toolName: 'lookup_zip',
   path: '/v1/health/zips/{zip}',
   summary: 'Look up a ZIP code',
-  description: 'State, county and rating area of a ZIP; every location when the ZIP spans several counties or rating areas, ordered by share of residential addresses.',
+  description:
+    'State, county and rating area of a ZIP; every location when the ZIP spans several counties or rating areas, ordered by share of residential addresses.',
   tier: 'free',
   query: compileQuery<Params>({ schema: { type: 'object', properties: { zip: P.zip, year: P.year }, required: ['zip'] } }),
   pathParams: ['zip'],
@@ -83,7 +91,9 @@ export const lookupZipOperation = defineOperation({
       plans_available: plansAvailable,
       ...(plansAvailable
         ? { data_source: yd.dataSource(state) }
-        : { note: `No plan data for ${state} in ${p.year}: the plan endpoints answer 404 for this ZIP. Its location and rating area are shown.` }),
+        : {
+            note: `No plan data for ${state} in ${p.year}: the plan endpoints answer 404 for this ZIP. Its location and rating area are shown.`,
+          }),
       data_freshness: yd.dataFreshness,
     };
   },

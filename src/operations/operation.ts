@@ -100,7 +100,15 @@ export function execute<P>(
   pathParams: Readonly<Record<string, string>>,
 ): ExecuteResult {
   if (TIER_RANK[tier] < TIER_RANK[op.tier]) {
-    return { ok: false, problem: { kind: 'paymentRequired', detail: op.tierDetail ?? 'This endpoint requires a Pro subscription.', required_tier: 'pro', upgrade: true } };
+    return {
+      ok: false,
+      problem: {
+        kind: 'paymentRequired',
+        detail: op.tierDetail ?? 'This endpoint requires a Pro subscription.',
+        required_tier: 'pro',
+        upgrade: true,
+      },
+    };
   }
   const parsed = parseQuery<P>(op.query, query, pathParams);
   if (!parsed.ok) return { ok: false, problem: validationProblem(parsed.errors).spec };
@@ -110,7 +118,12 @@ export function execute<P>(
   if (pro.length > 0 && TIER_RANK[tier] < TIER_RANK.pro) {
     return {
       ok: false,
-      problem: { kind: 'paymentRequired', detail: `The parameter${pro.length > 1 ? 's' : ''} ${pro.join(', ')} require${pro.length > 1 ? '' : 's'} a Pro subscription.`, required_tier: 'pro', upgrade: true },
+      problem: {
+        kind: 'paymentRequired',
+        detail: `The parameter${pro.length > 1 ? 's' : ''} ${pro.join(', ')} require${pro.length > 1 ? '' : 's'} a Pro subscription.`,
+        required_tier: 'pro',
+        upgrade: true,
+      },
     };
   }
   const params = parsed.params as P & { year?: number };
@@ -119,7 +132,9 @@ export function execute<P>(
     if (ctx.registry.get(year) === undefined) {
       return {
         ok: false,
-        problem: validationProblem([{ field: 'year', message: `Year ${year} is not available. Available years: ${ctx.registry.years.join(', ')}` }]).spec,
+        problem: validationProblem([
+          { field: 'year', message: `Year ${year} is not available. Available years: ${ctx.registry.years.join(', ')}` },
+        ]).spec,
       };
     }
     (params as { year?: number }).year = year;
@@ -167,7 +182,11 @@ export function etagFor(version: string, canonical: string): string {
 }
 
 /** Query string echoing the request: canonical names in table order, aliases rewritten, no defaults. */
-export function echoQuery(order: readonly string[], raw: ReadonlyMap<string, string>, extra: ReadonlyArray<readonly [string, string]> = []): string {
+export function echoQuery(
+  order: readonly string[],
+  raw: ReadonlyMap<string, string>,
+  extra: ReadonlyArray<readonly [string, string]> = [],
+): string {
   const parts: string[] = [];
   for (const k of order) {
     const v = raw.get(k);

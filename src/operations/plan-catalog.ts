@@ -190,7 +190,12 @@ export function buildPlanCatalog(ds: Dataset, baseUrl: string, year: number): Pl
     offsets[slot * 3 + 1] = at;
     at += bytes.write(nullCreditSuffix, at, 'utf8');
     offsets[slot * 3 + 2] = at;
-    const m = [rec.deductible.individual_tier1, rec.deductible.family_tier1, rec.max_out_of_pocket.individual_tier1, rec.max_out_of_pocket.family_tier1];
+    const m = [
+      rec.deductible.individual_tier1,
+      rec.deductible.family_tier1,
+      rec.max_out_of_pocket.individual_tier1,
+      rec.max_out_of_pocket.family_tier1,
+    ];
     for (let k = 0; k < 4; k++) money[slot * 4 + k] = m[k] ?? Number.NaN;
     const code = METAL_CODES.indexOf(rec.metal_level);
     // The compiler writes only METAL_LEVELS (build/puf/plan-attributes.ts refuses any other row).

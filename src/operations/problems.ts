@@ -56,7 +56,11 @@ export class ProblemError extends Error {
 }
 
 export function validationProblem(errors: readonly FieldError[], detail?: string): ProblemError {
-  return new ProblemError({ kind: 'validation', detail: detail ?? (errors.length === 1 ? singleErrorDetail(errors[0]!) : 'Invalid input.'), errors });
+  return new ProblemError({
+    kind: 'validation',
+    detail: detail ?? (errors.length === 1 ? singleErrorDetail(errors[0]!) : 'Invalid input.'),
+    errors,
+  });
 }
 
 export function notFound(detail: string): ProblemError {
@@ -66,7 +70,8 @@ export function notFound(detail: string): ProblemError {
 /** The one-sentence detail of a single validation error (api-contract §4.3). */
 function singleErrorDetail(e: FieldError): string {
   // Only a malformed ZIP gets the documented format sentence; a repeated or misplaced one says what it is.
-  if (e.field === 'zip' && (e.message === 'Invalid' || e.message.startsWith('String must'))) return 'Invalid ZIP code format. Expected 5 digits.';
+  if (e.field === 'zip' && (e.message === 'Invalid' || e.message.startsWith('String must')))
+    return 'Invalid ZIP code format. Expected 5 digits.';
   if (e.message === 'Required') return `Missing required parameter ${e.field}.`;
   return `Invalid ${e.field}: ${e.message}.`;
 }

@@ -50,7 +50,11 @@ export interface CompiledQuery<P = never> {
 export function compileQuery<P = Record<string, unknown>>(spec: QuerySpec): CompiledQuery<P> {
   const props = (spec.schema.properties ?? {}) as Record<string, JsonSchema>;
   const kind = (t: string): Set<string> =>
-    new Set(Object.entries(props).filter(([, s]) => s.type === t || (s.type === 'array' && (s.items as JsonSchema | undefined)?.type === t)).map(([k]) => k));
+    new Set(
+      Object.entries(props)
+        .filter(([, s]) => s.type === t || (s.type === 'array' && (s.items as JsonSchema | undefined)?.type === t))
+        .map(([k]) => k),
+    );
   return {
     spec,
     order: Object.keys(props),
@@ -74,7 +78,11 @@ export type ParsedQuery<P> =
  * Validates raw parameters (from URLSearchParams or an MCP call) against an operation's spec.
  * `given` lists the canonical names the caller sent, in the order sent (for tier checks and links).
  */
-export function parseQuery<P>(q: CompiledQuery<P>, raw: ReadonlyArray<readonly [string, string]>, pathParams: Readonly<Record<string, string>> = {}): ParsedQuery<P> {
+export function parseQuery<P>(
+  q: CompiledQuery<P>,
+  raw: ReadonlyArray<readonly [string, string]>,
+  pathParams: Readonly<Record<string, string>> = {},
+): ParsedQuery<P> {
   const errors: FieldError[] = [];
   const values = new Map<string, string>();
   let aliasUsed: Set<string> | null = null;
@@ -152,7 +160,14 @@ export function parseQuery<P>(q: CompiledQuery<P>, raw: ReadonlyArray<readonly [
     const itemSchema = (q.props[k]?.items ?? {}) as JsonSchema;
     list.forEach((item: unknown, i) => {
       if (typeof item === 'string' && !/^-?\d+$/.test(item)) {
-        errors.push({ field: `${k}.${i}`, message: /^-?\d*\.\d+$/.test(item) ? 'Expected integer, received float' : item === '' ? 'Required' : 'Expected number, received string' });
+        errors.push({
+          field: `${k}.${i}`,
+          message: /^-?\d*\.\d+$/.test(item)
+            ? 'Expected integer, received float'
+            : item === ''
+              ? 'Required'
+              : 'Expected number, received string',
+        });
         return;
       }
       const range = typeof item === 'string' ? rangeError(item, itemSchema, true) : null;
@@ -199,7 +214,15 @@ function mapAjvError(e: ErrorObject, props: Readonly<Record<string, JsonSchema>>
       return { field: String(p.missingProperty), message: 'Required' };
     case 'type': {
       const t = String(p.type);
-      return { field: path, message: t === 'boolean' ? 'Expected boolean, received string' : t === 'integer' ? 'Expected integer, received float' : `Expected ${t}, received ${typeof e.data}` };
+      return {
+        field: path,
+        message:
+          t === 'boolean'
+            ? 'Expected boolean, received string'
+            : t === 'integer'
+              ? 'Expected integer, received float'
+              : `Expected ${t}, received ${typeof e.data}`,
+      };
     }
     case 'pattern':
     case 'minLength':

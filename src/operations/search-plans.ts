@@ -51,17 +51,40 @@ const QUERY = compileQuery<SearchParams>({
       county_fips: P.county_fips,
       metal_level: { type: 'string', enum: [...METAL_LEVEL_FILTER_VALUES], description: 'Only plans of this metal level' },
       plan_type: { type: 'string', enum: [...PLAN_TYPES], description: 'Only plans of this network type' },
-      issuer: { type: 'string', minLength: 1, maxLength: 100, description: 'Pro. Case-insensitive partial match on the issuer name', 'x-pro': true },
+      issuer: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 100,
+        description: 'Pro. Case-insensitive partial match on the issuer name',
+        'x-pro': true,
+      },
       hsa_eligible: { type: 'boolean', description: 'Pro. true: only HSA-eligible plans; false: only the others', 'x-pro': true },
       max_premium: { type: 'number', minimum: 0, description: 'Pro. Maximum monthly premium before credit, dollars', 'x-pro': true },
       max_deductible: { type: 'number', minimum: 0, description: 'Pro. Maximum individual deductible, dollars', 'x-pro': true },
-      sort_by: { type: 'string', enum: ['premium', 'deductible', 'max_oop', 'name'], default: 'premium', description: 'Non-default values are Pro' },
+      sort_by: {
+        type: 'string',
+        enum: ['premium', 'deductible', 'max_oop', 'name'],
+        default: 'premium',
+        description: 'Non-default values are Pro',
+      },
       sort_order: { type: 'string', enum: ['asc', 'desc'], default: 'asc', description: 'Direction of sort_by (alias order)' },
       cursor: { type: 'string', maxLength: 512, description: 'Opaque; the next_cursor of the previous page' },
       page: { type: 'integer', minimum: 1, default: 1, description: 'Page number of offset pagination (not with cursor)' },
       per_page: { type: 'integer', minimum: 1, maximum: 100, default: 25, description: 'Alias page_size' },
-      income: { type: 'number', minimum: 0, maximum: 10_000_000, description: 'Pro. Annual household income for the credit estimate', 'x-pro': true },
-      household_size: { type: 'integer', minimum: 1, maximum: 20, description: 'Pro. Household size for the credit estimate', 'x-pro': true },
+      income: {
+        type: 'number',
+        minimum: 0,
+        maximum: 10_000_000,
+        description: 'Pro. Annual household income for the credit estimate',
+        'x-pro': true,
+      },
+      household_size: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 20,
+        description: 'Pro. Household size for the credit estimate',
+        'x-pro': true,
+      },
     },
     required: ['zip', 'age'],
   },
@@ -81,7 +104,12 @@ export const SEARCH_RESPONSE = {
   type: 'object',
   properties: {
     _links: LINKS_OF(['self', 'first', 'next', 'prev', 'last', 'plan_detail']),
-    _embedded: { type: 'object', properties: { plans: { type: 'array', items: PLAN_SUMMARY } }, required: ['plans'], additionalProperties: false },
+    _embedded: {
+      type: 'object',
+      properties: { plans: { type: 'array', items: PLAN_SUMMARY } },
+      required: ['plans'],
+      additionalProperties: false,
+    },
     total: { type: ['integer', 'null'] },
     page: { type: ['integer', 'null'] },
     per_page: { type: 'integer' },
@@ -92,7 +120,22 @@ export const SEARCH_RESPONSE = {
     ...PRICED_AT,
     ...LABELS,
   },
-  required: ['_links', '_embedded', 'total', 'page', 'per_page', 'zip', 'state', 'county', 'county_fips', 'rating_area', 'multiple_areas', 'plan_year', 'data_source', 'data_freshness'],
+  required: [
+    '_links',
+    '_embedded',
+    'total',
+    'page',
+    'per_page',
+    'zip',
+    'state',
+    'county',
+    'county_fips',
+    'rating_area',
+    'multiple_areas',
+    'plan_year',
+    'data_source',
+    'data_freshness',
+  ],
   additionalProperties: false,
 } as const;
 
@@ -169,7 +212,10 @@ export const searchPlansOperation = defineOperation({
     const restQuery = echoQuery(LINK_ORDER, meta.raw);
     const q = (key: string, value: string): string => `${base}${restQuery}${restQuery === '' ? '?' : '&'}${key}=${encodeValue(value)}`;
     const last = page.rows.at(-1);
-    const nextCursor = page.hasMore && last !== undefined ? encodeCursor({ v: 1, k: [row2key(yd, last, p.sort_by), yd.ds.plan(last.planIndex).standardComponentId], f: fingerprint }) : undefined;
+    const nextCursor =
+      page.hasMore && last !== undefined
+        ? encodeCursor({ v: 1, k: [row2key(yd, last, p.sort_by), yd.ds.plan(last.planIndex).standardComponentId], f: fingerprint })
+        : undefined;
     const links: Record<string, { href: string; type?: string; templated?: boolean }> = {
       self: { href: `${base}${echoQuery(QUERY.order, meta.raw)}`, type: 'application/json' },
       first: { href: q('page', '1') },
@@ -324,4 +370,3 @@ function decodeCursor(s: string): Cursor | null {
     return null;
   }
 }
-

@@ -14,9 +14,26 @@ export const YEAR_MAX = 2030;
 
 export const P = {
   zip: { type: 'string', minLength: 5, maxLength: 5, pattern: '^\\d{5}$', description: '5-digit ZIP code', example: '99501' },
-  age: { type: 'integer', minimum: 0, maximum: 65, description: 'Applicant age; 0–14 priced at the child rate, 64 and above at the age-64 rate', example: 35 },
-  year: { type: 'integer', minimum: YEAR_MIN, maximum: YEAR_MAX, description: 'Plan year; defaults to the current year of /v1/health/years' },
-  county_fips: { type: 'string', minLength: 5, maxLength: 5, pattern: '^\\d{5}$', description: 'County FIPS code choosing one location of a ZIP that spans several' },
+  age: {
+    type: 'integer',
+    minimum: 0,
+    maximum: 65,
+    description: 'Applicant age; 0–14 priced at the child rate, 64 and above at the age-64 rate',
+    example: 35,
+  },
+  year: {
+    type: 'integer',
+    minimum: YEAR_MIN,
+    maximum: YEAR_MAX,
+    description: 'Plan year; defaults to the current year of /v1/health/years',
+  },
+  county_fips: {
+    type: 'string',
+    minLength: 5,
+    maxLength: 5,
+    pattern: '^\\d{5}$',
+    description: 'County FIPS code choosing one location of a ZIP that spans several',
+  },
 } as const satisfies Record<string, JsonSchema>;
 
 export const NULLABLE_NUMBER = { type: ['number', 'null'] } as const;
@@ -63,8 +80,18 @@ export const PLAN_SUMMARY = {
     plan_type: { type: 'string', enum: [...PLAN_TYPES] },
     premium: { type: 'number' },
     premium_with_credit: NULLABLE_NUMBER,
-    deductible: { type: 'object', properties: { individual: NULLABLE_NUMBER, family: NULLABLE_NUMBER }, required: ['individual', 'family'], additionalProperties: false },
-    max_out_of_pocket: { type: 'object', properties: { individual: NULLABLE_NUMBER, family: NULLABLE_NUMBER }, required: ['individual', 'family'], additionalProperties: false },
+    deductible: {
+      type: 'object',
+      properties: { individual: NULLABLE_NUMBER, family: NULLABLE_NUMBER },
+      required: ['individual', 'family'],
+      additionalProperties: false,
+    },
+    max_out_of_pocket: {
+      type: 'object',
+      properties: { individual: NULLABLE_NUMBER, family: NULLABLE_NUMBER },
+      required: ['individual', 'family'],
+      additionalProperties: false,
+    },
     hsa_eligible: { type: 'boolean' },
     national_network: { type: 'boolean' },
     links: {
@@ -79,7 +106,22 @@ export const PLAN_SUMMARY = {
       additionalProperties: false,
     },
   },
-  required: ['_links', 'id', 'name', 'issuer', 'state', 'metal_level', 'plan_type', 'premium', 'premium_with_credit', 'deductible', 'max_out_of_pocket', 'hsa_eligible', 'national_network', 'links'],
+  required: [
+    '_links',
+    'id',
+    'name',
+    'issuer',
+    'state',
+    'metal_level',
+    'plan_type',
+    'premium',
+    'premium_with_credit',
+    'deductible',
+    'max_out_of_pocket',
+    'hsa_eligible',
+    'national_network',
+    'links',
+  ],
   additionalProperties: false,
 } as const;
 
@@ -101,7 +143,12 @@ export const PROBLEM_RESPONSE = {
     instance: { type: 'string' },
     errors: {
       type: 'array',
-      items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } }, required: ['field', 'message'], additionalProperties: false },
+      items: {
+        type: 'object',
+        properties: { field: { type: 'string' }, message: { type: 'string' } },
+        required: ['field', 'message'],
+        additionalProperties: false,
+      },
     },
     required_tier: { type: 'string', enum: ['pro', 'enterprise'] },
     upgrade: { type: 'string' },

@@ -164,10 +164,14 @@ export async function revokeKey(store: StateStore, keyId: string, now: number): 
 
 /** Every key, revoked ones included, oldest first (ties by id, so the order is stable). */
 export function listKeys(store: StateStore): ApiKeyRecord[] {
-  return store.listKeys().sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return store
+    .listKeys()
+    .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** Every user, oldest first (ties by id). */
 export function listUsers(store: StateStore): UserRecord[] {
-  return store.listUsers().sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return store
+    .listUsers()
+    .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

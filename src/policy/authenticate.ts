@@ -16,7 +16,9 @@ import { hashKey, KEY_PATTERN } from './api-keys.ts';
 import type { StateStore } from './state-store.ts';
 import type { Tier } from './tiers.ts';
 
-export type AuthResult = { ok: true; userId: string; tier: Tier; keyId: string } | { ok: false; reason: 'missing' | 'invalid' | 'unavailable' };
+export type AuthResult =
+  | { ok: true; userId: string; tier: Tier; keyId: string }
+  | { ok: false; reason: 'missing' | 'invalid' | 'unavailable' };
 
 /** Three base64url segments, the first starting with `eyJ` (`{"` encoded): a JWT (contract §2.2). */
 export const JWT_PATTERN = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -84,7 +86,9 @@ export function touch(store: StateStore, keyId: string, now: number): void {
   // A conditional update, not a put of the record read above: a revocation committed by another
   // process in the meantime must survive, and an older timestamp must not replace a newer one.
   store
-    .updateKey(keyId, (current) => (current.last_used_at === null || current.last_used_at < at ? { ...current, last_used_at: at } : undefined))
+    .updateKey(keyId, (current) =>
+      current.last_used_at === null || current.last_used_at < at ? { ...current, last_used_at: at } : undefined,
+    )
     .catch((err: unknown) => {
       // Losing a last-used timestamp must never fail or slow a request; say so once and move on.
       process.emitWarning(`could not record last use of ${keyId}: ${err instanceof Error ? err.message : String(err)}`, 'HpdPolicyWarning');

@@ -113,7 +113,8 @@ export class LeasedQuota implements Quota {
     this.#redis = link.client;
     this.#limits = limits;
     this.#clock = opts.clock ?? Date.now;
-    this.#onError = opts.onError ?? ((err) => process.emitWarning(`quota: ${err instanceof Error ? err.message : String(err)}`, 'HpdPolicyWarning'));
+    this.#onError =
+      opts.onError ?? ((err) => process.emitWarning(`quota: ${err instanceof Error ? err.message : String(err)}`, 'HpdPolicyWarning'));
     this.#roll(this.#clock());
     // Announced at once and then regularly, so every holder's blocks are sized for all of them.
     const announce = (): void => {
@@ -188,7 +189,11 @@ export class LeasedQuota implements Quota {
 
   #startLease(userId: string, u: UserLease, limit: number, wanted: number): Promise<void> {
     const day = this.#dayName;
-    const leasing = (this.#redis.eval(LEASE, 2, quotaKey(day), HOLDERS, userId, limit, wanted, this.#clock(), this.#holder, u.left) as Promise<[number, number, number]>)
+    const leasing = (
+      this.#redis.eval(LEASE, 2, quotaKey(day), HOLDERS, userId, limit, wanted, this.#clock(), this.#holder, u.left) as Promise<
+        [number, number, number]
+      >
+    )
       .then(([granted, leased, block]) => {
         if (day !== this.#dayName) return;
         u.left += Number(granted);

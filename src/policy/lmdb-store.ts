@@ -137,7 +137,8 @@ class LmdbStateStore implements StateStore {
       if (current === undefined) return undefined;
       const next = update(current);
       if (next === undefined) return current;
-      if (next.id !== current.id || next.hash !== current.hash) throw new InvariantError(`updateKey must not change the id or hash of ${id}`);
+      if (next.id !== current.id || next.hash !== current.hash)
+        throw new InvariantError(`updateKey must not change the id or hash of ${id}`);
       this.#keys.put(id, next);
       // last_used_at touches do not change authentication; revocations and re-ownership do.
       if (next.revoked_at !== current.revoked_at || next.user_id !== current.user_id) this.#bump();

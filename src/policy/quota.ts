@@ -76,7 +76,10 @@ export function quotaDecision(allowed: boolean, limit: number, used: number, now
 }
 
 export function defaultOnFlushError(err: unknown): void {
-  process.emitWarning(`could not save quota counters (will retry): ${err instanceof Error ? err.message : String(err)}`, 'HpdPolicyWarning');
+  process.emitWarning(
+    `could not save quota counters (will retry): ${err instanceof Error ? err.message : String(err)}`,
+    'HpdPolicyWarning',
+  );
 }
 
 export class DailyQuota implements Quota {
@@ -116,7 +119,12 @@ export class DailyQuota implements Quota {
    * @param clock milliseconds since the epoch; injectable so tests can cross midnight
    * @example const quota = DailyQuota.open(store, serveConfig().limits, Date.now);
    */
-  static open(store: StateStore, limits: Readonly<Record<Tier, number>>, clock: () => number = Date.now, options: DailyQuotaOptions = {}): DailyQuota {
+  static open(
+    store: StateStore,
+    limits: Readonly<Record<Tier, number>>,
+    clock: () => number = Date.now,
+    options: DailyQuotaOptions = {},
+  ): DailyQuota {
     const quota = new DailyQuota(store, limits, clock, options);
     quota.#roll(clock());
     return quota;

@@ -86,7 +86,11 @@ export async function connectRedis(url: string, opts: RedisLinkOptions = {}, sta
   const set = (up: boolean): void => {
     if (up === (downAt === null)) return;
     downAt = up ? null : clock();
-    log(up ? `hpd: redis at ${shown} reachable again${who}` : `hpd: redis at ${shown} unreachable${who}: serving known keys from the last known state`);
+    log(
+      up
+        ? `hpd: redis at ${shown} reachable again${who}`
+        : `hpd: redis at ${shown} unreachable${who}: serving known keys from the last known state`,
+    );
     for (const l of listeners) l(up);
   };
   client.on('ready', () => set(true));

@@ -129,9 +129,11 @@ class RedisStateStore implements StateStore {
   }
 
   #enqueue(step: () => Promise<void>): Promise<void> {
-    const next = this.#syncing.then(() => (this.#closed ? undefined : step())).catch(() => {
-      // Redis unreachable: the periodic check and the reconnect reload catch up later.
-    });
+    const next = this.#syncing
+      .then(() => (this.#closed ? undefined : step()))
+      .catch(() => {
+        // Redis unreachable: the periodic check and the reconnect reload catch up later.
+      });
     this.#syncing = next;
     return next;
   }
@@ -229,7 +231,19 @@ class RedisStateStore implements StateStore {
   }
 
   async putKey(rec: ApiKeyRecord): Promise<void> {
-    const g = (await this.#redis.eval(PUT_KEY, 3, KEYS, KEYS_BY_HASH, GENERATION, rec.id, JSON.stringify(rec), rec.hash, '', '1', CHANGES_CHANNEL)) as number;
+    const g = (await this.#redis.eval(
+      PUT_KEY,
+      3,
+      KEYS,
+      KEYS_BY_HASH,
+      GENERATION,
+      rec.id,
+      JSON.stringify(rec),
+      rec.hash,
+      '',
+      '1',
+      CHANGES_CHANNEL,
+    )) as number;
     await this.#caughtUp(g, { key: rec.id });
   }
 
@@ -238,10 +252,28 @@ class RedisStateStore implements StateStore {
       if (current === undefined) return { stop: undefined };
       const next = update(current);
       if (next === undefined) return { stop: current };
-      if (next.id !== current.id || next.hash !== current.hash) throw new InvariantError(`updateKey must not change the id or hash of ${id}`);
+      if (next.id !== current.id || next.hash !== current.hash)
+        throw new InvariantError(`updateKey must not change the id or hash of ${id}`);
       // last_used_at touches do not change authentication; revocations and re-ownership do.
       const bump = next.revoked_at !== current.revoked_at || next.user_id !== current.user_id;
-      return { next, bump, write: (json, expected, b) => this.#redis.eval(PUT_KEY, 3, KEYS, KEYS_BY_HASH, GENERATION, id, json, next.hash, expected, b, CHANGES_CHANNEL) as Promise<number> };
+      return {
+        next,
+        bump,
+        write: (json, expected, b) =>
+          this.#redis.eval(
+            PUT_KEY,
+            3,
+            KEYS,
+            KEYS_BY_HASH,
+            GENERATION,
+            id,
+            json,
+            next.hash,
+            expected,
+            b,
+            CHANGES_CHANNEL,
+          ) as Promise<number>,
+      };
     });
   }
 
@@ -265,7 +297,22 @@ class RedisStateStore implements StateStore {
       if (next.id !== id) throw new InvariantError(`updateUser must not change the id of ${id}`);
       const bump = current === undefined || next.tier !== current.tier;
       // '-': the user must still not exist (an insert).
-      return { next, bump, write: (json, expected, b) => this.#redis.eval(PUT_USER, 2, USERS, GENERATION, id, json, expected === '' ? '-' : expected, b, CHANGES_CHANNEL) as Promise<number> };
+      return {
+        next,
+        bump,
+        write: (json, expected, b) =>
+          this.#redis.eval(
+            PUT_USER,
+            2,
+            USERS,
+            GENERATION,
+            id,
+            json,
+            expected === '' ? '-' : expected,
+            b,
+            CHANGES_CHANNEL,
+          ) as Promise<number>,
+      };
     });
   }
 
@@ -277,7 +324,9 @@ class RedisStateStore implements StateStore {
   async #compareAndSet<T extends { id: string }>(
     hash: string,
     id: string,
-    step: (current: T | undefined) => { stop: T | undefined } | { next: T; bump: boolean; write: (json: string, expected: string, bump: '1' | '0') => Promise<number> },
+    step: (
+      current: T | undefined,
+    ) => { stop: T | undefined } | { next: T; bump: boolean; write: (json: string, expected: string, bump: '1' | '0') => Promise<number> },
   ): Promise<T | undefined> {
     for (let i = 0; i < MAX_CAS_TRIES; i++) {
       const json = await this.#redis.hget(hash, id);

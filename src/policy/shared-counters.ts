@@ -64,7 +64,8 @@ export class CounterTable {
   }
 
   static create(capacity: number = DEFAULT_CAPACITY): CounterTable {
-    if (!Number.isSafeInteger(capacity) || capacity < 2 || (capacity & (capacity - 1)) !== 0) throw new InvariantError(`capacity must be a power of two ≥ 2, got ${capacity}`);
+    if (!Number.isSafeInteger(capacity) || capacity < 2 || (capacity & (capacity - 1)) !== 0)
+      throw new InvariantError(`capacity must be a power of two ≥ 2, got ${capacity}`);
     const t = new CounterTable({
       header: new SharedArrayBuffer(HEADER_INTS * 4),
       slots: new SharedArrayBuffer(capacity * SLOT_INTS * 4),

@@ -20,7 +20,6 @@ import type { StateStore } from './state-store.ts';
 import { TIERS, type Tier } from './tiers.ts';
 import { InvariantError } from '../invariant.ts';
 
-
 /** What a worker needs to count in the owner's tables; cloned by postMessage, buffers shared. */
 export interface SharedQuotaDescriptor {
   readonly kind: 'hpd-shared-quota';
@@ -62,7 +61,13 @@ export class SharedDailyQuota implements Quota {
   #chain: Promise<void> = Promise.resolve();
   #closed = false;
 
-  private constructor(tables: readonly [CounterTable, CounterTable], limits: Readonly<Record<Tier, number>>, clock: () => number, store: StateStore | null, options: SharedQuotaOptions) {
+  private constructor(
+    tables: readonly [CounterTable, CounterTable],
+    limits: Readonly<Record<Tier, number>>,
+    clock: () => number,
+    store: StateStore | null,
+    options: SharedQuotaOptions,
+  ) {
     this.#tables = tables;
     this.#limits = limits;
     this.#clock = clock;
@@ -73,7 +78,12 @@ export class SharedDailyQuota implements Quota {
   }
 
   /** The owner: creates the tables, loads today's counts, saves changes every `flushDelayMs`. */
-  static open(store: StateStore, limits: Readonly<Record<Tier, number>>, clock: () => number = Date.now, options: SharedQuotaOptions = {}): SharedDailyQuota {
+  static open(
+    store: StateStore,
+    limits: Readonly<Record<Tier, number>>,
+    clock: () => number = Date.now,
+    options: SharedQuotaOptions = {},
+  ): SharedDailyQuota {
     const tables = [CounterTable.create(options.capacity), CounterTable.create(options.capacity)] as const;
     const q = new SharedDailyQuota(tables, limits, clock, store, options);
     const today = Math.floor(clock() / DAY_MS);
@@ -172,7 +182,9 @@ export class SharedDailyQuota implements Quota {
       if (slot === -1) {
         if (!this.#warned) {
           this.#warned = true;
-          this.#log(`hpd: quota: a user id over the shared table's limits (${userId.length} chars, or more than ${this.#tables[0].capacity} users today): counted in this thread only`);
+          this.#log(
+            `hpd: quota: a user id over the shared table's limits (${userId.length} chars, or more than ${this.#tables[0].capacity} users today): counted in this thread only`,
+          );
         }
         return -1;
       }
@@ -198,7 +210,8 @@ function decision(allowed: boolean, limit: number, used: number, now: number, da
 /** A worker's quota from the descriptor it was started with (checked: it crossed a thread boundary). */
 export function attachSharedQuota(descriptor: unknown, clock?: () => number): SharedDailyQuota {
   const d = descriptor as Partial<SharedQuotaDescriptor> | null;
-  if (d?.kind !== 'hpd-shared-quota' || !Array.isArray(d.tables) || d.tables.length !== 2 || typeof d.limits !== 'object') throw new InvariantError('not a shared quota descriptor');
+  if (d?.kind !== 'hpd-shared-quota' || !Array.isArray(d.tables) || d.tables.length !== 2 || typeof d.limits !== 'object')
+    throw new InvariantError('not a shared quota descriptor');
   for (const t of TIERS) if (typeof d.limits?.[t] !== 'number') throw new InvariantError(`shared quota descriptor without a ${t} limit`);
   return SharedDailyQuota.attach(d as SharedQuotaDescriptor, clock);
 }

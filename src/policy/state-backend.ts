@@ -42,7 +42,11 @@ export async function openStateBackend(c: StateBackendConfig): Promise<StateBack
   }
   // Loaded only here: an instance on the embedded store (and each of its REST workers) never loads
   // the Redis client.
-  const [{ connectRedis }, { openRedisStateStore }, { LeasedQuota }] = await Promise.all([import('./redis-link.ts'), import('./redis-store.ts'), import('./leased-quota.ts')]);
+  const [{ connectRedis }, { openRedisStateStore }, { LeasedQuota }] = await Promise.all([
+    import('./redis-link.ts'),
+    import('./redis-store.ts'),
+    import('./leased-quota.ts'),
+  ]);
   const link = await connectRedis(c.redisUrl, { log: c.log, name: c.name, clock: c.clock });
   let store: StateStore;
   try {

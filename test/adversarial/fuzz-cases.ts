@@ -51,10 +51,36 @@ export interface FuzzCase {
   readonly malformed: boolean;
 }
 
-const PLAN_IDS = ['11111TX0010001-01', '11111TX0010002-01', '11111TX0010001-06', '22222TX0020001-01', '33333AK0030001-01', '11111TX0010001', '11111TX0010003-01'];
+const PLAN_IDS = [
+  '11111TX0010001-01',
+  '11111TX0010002-01',
+  '11111TX0010001-06',
+  '22222TX0020001-01',
+  '33333AK0030001-01',
+  '11111TX0010001',
+  '11111TX0010003-01',
+];
 const ODD_PLAN_IDS = [
-  '', 'x', '11111tx0010001-01', '11111TX0010001-99', '11111TX0010001-', '11111TX001000101', '99999XX0000000-00', '..', '%2E%2E', '%2F', '%00', '%ZZ', '%',
-  '11111TX0010001-01%00', 'a'.repeat(300), '%F0%9F%92%A9', '%C3%28', '11111TX0010001-01,11111TX0010002-01', '-01', '00000AA0000000-01',
+  '',
+  'x',
+  '11111tx0010001-01',
+  '11111TX0010001-99',
+  '11111TX0010001-',
+  '11111TX001000101',
+  '99999XX0000000-00',
+  '..',
+  '%2E%2E',
+  '%2F',
+  '%00',
+  '%ZZ',
+  '%',
+  '11111TX0010001-01%00',
+  'a'.repeat(300),
+  '%F0%9F%92%A9',
+  '%C3%28',
+  '11111TX0010001-01,11111TX0010002-01',
+  '-01',
+  '00000AA0000000-01',
 ];
 const ZIPS = ['77002', '77003', '77477', '77301', '99501', '99701', '96813', '10001', '00000'];
 const ODD_ZIPS = ['7700', '770021', 'abcde', '7700%00', '77002%20', '%37%37%30%30%32', '+77002', '-7700', '7.002', '1e4', '', '%', '%ZZ'];
@@ -63,12 +89,72 @@ const SCENARIOS = ['low', 'medium', 'high', 'having_baby', 'having_diabetes', 'L
 const NINES = '9'.repeat(400);
 /** Numeric texts that parse to ±Infinity, NaN, lose precision or take non-decimal shapes. */
 const HOSTILE_NUMBERS = [
-  NINES, `-${NINES}`, `${NINES}.5`, `0.${NINES}`, '1e400', '-1e400', '1e3', 'Infinity', '-Infinity', 'NaN', '0x10', '0b1', '0o7', '1_000', ' 7 ', '+5', '007', '-0',
-  '9007199254740993', '18446744073709551616', '1.5', '.5', '5.', '-.5', '1,5', '١٢', '7%00', '%37', '2147483648', '-2147483649', '0', '-1', '65', '66', '100', '101',
+  NINES,
+  `-${NINES}`,
+  `${NINES}.5`,
+  `0.${NINES}`,
+  '1e400',
+  '-1e400',
+  '1e3',
+  'Infinity',
+  '-Infinity',
+  'NaN',
+  '0x10',
+  '0b1',
+  '0o7',
+  '1_000',
+  ' 7 ',
+  '+5',
+  '007',
+  '-0',
+  '9007199254740993',
+  '18446744073709551616',
+  '1.5',
+  '.5',
+  '5.',
+  '-.5',
+  '1,5',
+  '١٢',
+  '7%00',
+  '%37',
+  '2147483648',
+  '-2147483649',
+  '0',
+  '-1',
+  '65',
+  '66',
+  '100',
+  '101',
 ];
 const HOSTILE_STRINGS = [
-  '', ' ', '%', '%Z', '%ZZ', '%C3%28', '%FF', '%C0%80', '%ED%A0%80', '%00', '%0A', '%0D%0A', '+', ',', ',,,', 'a,b,c,d,e', '..%2F..%2F', '%3Cscript%3E', '%22%5C', '%F0%9F%92%A9', '%E2%80%AE',
-  'true', 'false', 'null', '[]', '{}', 'x'.repeat(1000), 'y'.repeat(9000),
+  '',
+  ' ',
+  '%',
+  '%Z',
+  '%ZZ',
+  '%C3%28',
+  '%FF',
+  '%C0%80',
+  '%ED%A0%80',
+  '%00',
+  '%0A',
+  '%0D%0A',
+  '+',
+  ',',
+  ',,,',
+  'a,b,c,d,e',
+  '..%2F..%2F',
+  '%3Cscript%3E',
+  '%22%5C',
+  '%F0%9F%92%A9',
+  '%E2%80%AE',
+  'true',
+  'false',
+  'null',
+  '[]',
+  '{}',
+  'x'.repeat(1000),
+  'y'.repeat(9000),
 ];
 /** Raw-only bytes (latin1 chars = bytes) that fetch would percent-encode or refuse. */
 const RAW_BYTES = ['\u0000', '\u00ff', '\u00c3\u0028', '\u00ed\u00a0\u0080', '\u0080', '\u00f0\u009f\u0092\u00a9', '\u0007', '\u007f'];
@@ -126,7 +212,18 @@ export class CaseGenerator {
       case 2:
         return Buffer.from(Array.from({ length: 1 + this.#int(80) }, () => this.#int(256))).toString('base64url');
       case 3:
-        return Buffer.from(this.#pick(['{"v":1,"k":[1e400,"x"],"f":"0"}', '{"v":1,"k":[null,null],"f":null}', `{"v":1,"k":[1,"11111TX0010001"],"f":"${'a'.repeat(16)}"}`, '{"v":2}', '[]', 'null', '{"__proto__":{"v":1}}', '"x"'])).toString('base64url');
+        return Buffer.from(
+          this.#pick([
+            '{"v":1,"k":[1e400,"x"],"f":"0"}',
+            '{"v":1,"k":[null,null],"f":null}',
+            `{"v":1,"k":[1,"11111TX0010001"],"f":"${'a'.repeat(16)}"}`,
+            '{"v":2}',
+            '[]',
+            'null',
+            '{"__proto__":{"v":1}}',
+            '"x"',
+          ]),
+        ).toString('base64url');
       case 4:
         return `${real}==`;
       case 5:
@@ -144,41 +241,88 @@ export class CaseGenerator {
         name: 'search',
         path: '/v1/health/plans',
         params: {
-          zip: this.#zip, age: this.#age, year, county_fips: county,
+          zip: this.#zip,
+          age: this.#age,
+          year,
+          county_fips: county,
           metal_level: () => this.#pick(['bronze', 'silver', 'gold', 'catastrophic', 'expanded_bronze', 'expanded%20bronze', 'tin']),
           plan_type: () => this.#pick(['hmo', 'ppo', 'epo', 'pos', 'indemnity', 'HMO']),
           issuer: () => this.#pick(['lone', 'gulf', 'a', '%25', '_', '.*']),
           hsa_eligible: () => this.#pick(['true', 'false', '1', 'yes']),
-          max_premium: () => String(this.#int(2000)), max_deductible: () => String(this.#int(10000)),
+          max_premium: () => String(this.#int(2000)),
+          max_deductible: () => String(this.#int(10000)),
           sort_by: () => this.#pick(['premium', 'deductible', 'max_oop', 'name', 'id']),
-          sort_order: () => this.#pick(['asc', 'desc']), sort: () => this.#pick(['premium', 'name']), order: () => this.#pick(['asc', 'desc']),
-          cursor: () => this.#cursor(), page: () => String(1 + this.#int(4)), per_page: () => String(1 + this.#int(100)), page_size: () => String(1 + this.#int(100)),
-          income: () => String(this.#int(200000)), household_size: () => String(1 + this.#int(8)),
+          sort_order: () => this.#pick(['asc', 'desc']),
+          sort: () => this.#pick(['premium', 'name']),
+          order: () => this.#pick(['asc', 'desc']),
+          cursor: () => this.#cursor(),
+          page: () => String(1 + this.#int(4)),
+          per_page: () => String(1 + this.#int(100)),
+          page_size: () => String(1 + this.#int(100)),
+          income: () => String(this.#int(200000)),
+          household_size: () => String(1 + this.#int(8)),
         },
         required: ['zip', 'age'],
       },
       {
         name: 'compare',
         path: '/v1/health/plans/compare',
-        params: { ids: () => Array.from({ length: 1 + this.#int(5) }, this.#plan).join(','), zip: this.#zip, age: this.#age, year, county_fips: county },
+        params: {
+          ids: () => Array.from({ length: 1 + this.#int(5) }, this.#plan).join(','),
+          zip: this.#zip,
+          age: this.#age,
+          year,
+          county_fips: county,
+        },
         required: ['ids', 'zip', 'age'],
       },
       {
         name: 'aptc',
         path: '/v1/health/plans/aptc-estimate',
         params: {
-          zip: this.#zip, household_income: () => String(this.#int(300000)), income: () => String(this.#int(300000)), household_size: () => String(1 + this.#int(8)),
-          ages: () => Array.from({ length: 1 + this.#int(6) }, this.#age).join(','), year, county_fips: county,
+          zip: this.#zip,
+          household_income: () => String(this.#int(300000)),
+          income: () => String(this.#int(300000)),
+          household_size: () => String(1 + this.#int(8)),
+          ages: () => Array.from({ length: 1 + this.#int(6) }, this.#age).join(','),
+          year,
+          county_fips: county,
         },
         required: ['zip', 'household_income', 'household_size', 'ages'],
       },
-      { name: 'crosswalk', path: '/v1/health/plans/crosswalk', params: { plan_id: () => this.#plan().slice(0, 14), year: () => this.#pick(['2024', '2025']), state: () => this.#pick(STATES) }, required: ['plan_id', 'year', 'state'] },
-      { name: 'oop', path: '/v1/health/plans/{plan_id}/oop-estimate', params: { zip: this.#zip, age: this.#age, scenario: () => this.#pick(SCENARIOS), year, county_fips: county }, required: ['zip', 'age', 'scenario'] },
+      {
+        name: 'crosswalk',
+        path: '/v1/health/plans/crosswalk',
+        params: { plan_id: () => this.#plan().slice(0, 14), year: () => this.#pick(['2024', '2025']), state: () => this.#pick(STATES) },
+        required: ['plan_id', 'year', 'state'],
+      },
+      {
+        name: 'oop',
+        path: '/v1/health/plans/{plan_id}/oop-estimate',
+        params: { zip: this.#zip, age: this.#age, scenario: () => this.#pick(SCENARIOS), year, county_fips: county },
+        required: ['zip', 'age', 'scenario'],
+      },
       { name: 'plan', path: '/v1/health/plans/{plan_id}', params: { year }, required: [] },
       { name: 'zip', path: this.#pick(['/v1/health/zips/{zip}', '/v1/health/zip/{zip}']), params: { year }, required: [] },
       { name: 'years', path: '/v1/health/years', params: {}, required: [] },
       { name: 'issuers', path: '/v1/health/issuers', params: { state: () => this.#pick(STATES), year }, required: ['state'] },
-      { name: 'docs', path: this.#pick(['/v1/openapi.json', '/healthz', '/readyz', '/problems/validation-error', '/problems/nope', '/', '/v1', '/v1/health', '/v1/health/plans/', '/V1/HEALTH/YEARS']), params: {}, required: [] },
+      {
+        name: 'docs',
+        path: this.#pick([
+          '/v1/openapi.json',
+          '/healthz',
+          '/readyz',
+          '/problems/validation-error',
+          '/problems/nope',
+          '/',
+          '/v1',
+          '/v1/health',
+          '/v1/health/plans/',
+          '/V1/HEALTH/YEARS',
+        ]),
+        params: {},
+        required: [],
+      },
     ];
   }
 
@@ -211,7 +355,25 @@ export class CaseGenerator {
           kinds.push('repeat');
           break;
         case 3:
-          pairs.push([this.#pick(['plan_id', 'zip', 'ids', 'cursor', 'page_size', 'sort', 'order', 'income', '__proto__', 'constructor', 'hasOwnProperty', '', '%00', 'a'.repeat(200)]), this.#pick([...HOSTILE_STRINGS.slice(0, 10), '77002', '11111TX0010002-01'])]);
+          pairs.push([
+            this.#pick([
+              'plan_id',
+              'zip',
+              'ids',
+              'cursor',
+              'page_size',
+              'sort',
+              'order',
+              'income',
+              '__proto__',
+              'constructor',
+              'hasOwnProperty',
+              '',
+              '%00',
+              'a'.repeat(200),
+            ]),
+            this.#pick([...HOSTILE_STRINGS.slice(0, 10), '77002', '11111TX0010002-01']),
+          ]);
           kinds.push('extra');
           break;
         case 4:
@@ -244,12 +406,39 @@ export class CaseGenerator {
 
   #authorization(): string | undefined {
     if (!this.#chance(0.08)) return undefined;
-    return this.#pick(['Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', `bearer hpd_${'0'.repeat(40)}`, `Bearer hpd_${'g'.repeat(40)}`, `Bearer ${'x'.repeat(6000)}`, 'Token abc', 'Bearer a.b.c', 'Bearer eyJhbGciOiJub25lIn0.e30.', '  Bearer  x  ']);
+    return this.#pick([
+      'Bearer',
+      'Bearer ',
+      'Basic dXNlcjpwYXNz',
+      `bearer hpd_${'0'.repeat(40)}`,
+      `Bearer hpd_${'g'.repeat(40)}`,
+      `Bearer ${'x'.repeat(6000)}`,
+      'Token abc',
+      'Bearer a.b.c',
+      'Bearer eyJhbGciOiJub25lIn0.e30.',
+      '  Bearer  x  ',
+    ]);
   }
 
   #accept(): Array<[string, string]> {
     if (!this.#chance(0.15)) return [];
-    return [['accept', this.#pick(['*/*', 'application/json', 'text/html', 'application/xml', 'application/json;q=0', 'application/*', ';;;,,,', 'application/problem+json', '*/*;q=0.1, text/html', 'x'.repeat(3000)])]];
+    return [
+      [
+        'accept',
+        this.#pick([
+          '*/*',
+          'application/json',
+          'text/html',
+          'application/xml',
+          'application/json;q=0',
+          'application/*',
+          ';;;,,,',
+          'application/problem+json',
+          '*/*;q=0.1, text/html',
+          'x'.repeat(3000),
+        ]),
+      ],
+    ];
   }
 
   #otherHeaders(): Array<[string, string]> {
@@ -263,7 +452,9 @@ export class CaseGenerator {
 
   #encodeQuery(pairs: ReadonlyArray<readonly [string, string]>): string {
     // Values are already in their on-the-wire form: hostile percent-escapes must reach the server as sent.
-    return pairs.length === 0 ? '' : `?${pairs.map(([k, v]) => (this.#chance(0.03) ? k : `${k}=${v}`)).join(this.#chance(0.05) ? '&&' : '&')}`;
+    return pairs.length === 0
+      ? ''
+      : `?${pairs.map(([k, v]) => (this.#chance(0.03) ? k : `${k}=${v}`)).join(this.#chance(0.05) ? '&&' : '&')}`;
   }
 
   #rest(index: number): FuzzCase {
@@ -271,13 +462,34 @@ export class CaseGenerator {
     const method = this.#chance(0.88) ? 'GET' : this.#pick(['HEAD', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'DELETE', 'PATCH']);
     const headers = [...this.#accept(), ...this.#otherHeaders()];
     const body = method === 'POST' || method === 'PUT' || method === 'PATCH' ? this.#pick(['{}', 'x'.repeat(100), '']) : undefined;
-    return { seed: this.#seed, index, family, front: 'rest', via: 'fetch', method, target: `${path}${this.#encodeQuery(pairs)}`, headers, credential: this.#credential(), authorization: this.#authorization(), body, httpVersion: '1.1', malformed: false };
+    return {
+      seed: this.#seed,
+      index,
+      family,
+      front: 'rest',
+      via: 'fetch',
+      method,
+      target: `${path}${this.#encodeQuery(pairs)}`,
+      headers,
+      credential: this.#credential(),
+      authorization: this.#authorization(),
+      body,
+      httpVersion: '1.1',
+      malformed: false,
+    };
   }
 
   /** Bytes fetch would refuse or rewrite, over either front. */
   #raw(index: number): FuzzCase {
     const front = this.#chance(0.7) ? 'rest' : 'mcp';
-    const base = front === 'rest' ? this.#restRequest() : { family: 'mcp', path: this.#pick(['/mcp', '/', '/.well-known/oauth-protected-resource', '/mcp/.well-known/oauth-protected-resource', '/nope']), pairs: [] as Array<[string, string]> };
+    const base =
+      front === 'rest'
+        ? this.#restRequest()
+        : {
+            family: 'mcp',
+            path: this.#pick(['/mcp', '/', '/.well-known/oauth-protected-resource', '/mcp/.well-known/oauth-protected-resource', '/nope']),
+            pairs: [] as Array<[string, string]>,
+          };
     let target = `${base.path}${this.#encodeQuery(base.pairs)}`;
     let method = 'GET';
     let malformed = false;
@@ -314,12 +526,39 @@ export class CaseGenerator {
         family += 'bad-method';
         break;
       case 5:
-        target = this.#pick(['//', '//x', 'http://[', 'http://x/mcp', 'http://127.0.0.1/v1/health/years', '*', '/%', '/%ZZ', '/..', '/../../etc/passwd', '/v1/health/plans/%', '/v1/health/zips/%ZZ%ZZ', '/v1/health/plans/%C3%28', '/v1//health/years', '/v1/health/years?', '/v1/health/years#x', '?', '/mcp?x=%ZZ', '/mcp/']);
+        target = this.#pick([
+          '//',
+          '//x',
+          'http://[',
+          'http://x/mcp',
+          'http://127.0.0.1/v1/health/years',
+          '*',
+          '/%',
+          '/%ZZ',
+          '/..',
+          '/../../etc/passwd',
+          '/v1/health/plans/%',
+          '/v1/health/zips/%ZZ%ZZ',
+          '/v1/health/plans/%C3%28',
+          '/v1//health/years',
+          '/v1/health/years?',
+          '/v1/health/years#x',
+          '?',
+          '/mcp?x=%ZZ',
+          '/mcp/',
+        ]);
         family += 'target';
         break;
       case 6:
         resetAfterFirstByte = true;
-        target = front === 'rest' ? this.#pick(['/v1/openapi.json', '/v1/health/plans?zip=77002&age=30&per_page=100', '/v1/health/plans/compare?ids=11111TX0010001-01,11111TX0010002-01,11111TX0010003-01,11111TX0010004-01&zip=77002&age=30']) : target;
+        target =
+          front === 'rest'
+            ? this.#pick([
+                '/v1/openapi.json',
+                '/v1/health/plans?zip=77002&age=30&per_page=100',
+                '/v1/health/plans/compare?ids=11111TX0010001-01,11111TX0010002-01,11111TX0010003-01,11111TX0010004-01&zip=77002&age=30',
+              ])
+            : target;
         family += 'reset';
         break;
       case 7:
@@ -331,7 +570,10 @@ export class CaseGenerator {
         family += 'big-headers';
         break;
       case 9:
-        headers.push(['content-length', this.#pick(['5', '-1', 'abc', '99999999999999999999'])], ['transfer-encoding', this.#pick(['chunked', 'gzip', 'chunked, chunked'])]);
+        headers.push(
+          ['content-length', this.#pick(['5', '-1', 'abc', '99999999999999999999'])],
+          ['transfer-encoding', this.#pick(['chunked', 'gzip', 'chunked, chunked'])],
+        );
         malformed = true;
         family += 'framing';
         break;
@@ -339,18 +581,70 @@ export class CaseGenerator {
         headers.push(['x-bytes', this.#pick(RAW_BYTES.filter((b) => b !== '\u0000' && b !== '\u0007' && b !== '\u007f'))]);
         family += 'header-bytes';
     }
-    return { seed: this.#seed, index, family, front, via: 'raw', method, target, headers, credential: this.#credential(), authorization: this.#authorization(), httpVersion, resetAfterFirstByte, pipeline, malformed };
+    return {
+      seed: this.#seed,
+      index,
+      family,
+      front,
+      via: 'raw',
+      method,
+      target,
+      headers,
+      credential: this.#credential(),
+      authorization: this.#authorization(),
+      httpVersion,
+      resetAfterFirstByte,
+      pipeline,
+      malformed,
+    };
   }
 
   /** A hostile value for a tool argument, as JSON text (so 1e400 reaches the server as written). */
   #jsonValue(): string {
     switch (this.#int(6)) {
       case 0:
-        return this.#pick(['1e400', '-1e400', '1e21', '1e-7', '1.5', '-0', '0', '65', '66', '9007199254740993', '10000001', '1E+308', '2e308']);
+        return this.#pick([
+          '1e400',
+          '-1e400',
+          '1e21',
+          '1e-7',
+          '1.5',
+          '-0',
+          '0',
+          '65',
+          '66',
+          '9007199254740993',
+          '10000001',
+          '1E+308',
+          '2e308',
+        ]);
       case 1:
-        return JSON.stringify(this.#pick([...ZIPS, ...ODD_ZIPS.map(decodeLoose), ...PLAN_IDS, ...ODD_PLAN_IDS.map(decodeLoose), 'x'.repeat(this.#pick([10, 5000, 200000])), '\u0000', '\ud800', 'TX']));
+        return JSON.stringify(
+          this.#pick([
+            ...ZIPS,
+            ...ODD_ZIPS.map(decodeLoose),
+            ...PLAN_IDS,
+            ...ODD_PLAN_IDS.map(decodeLoose),
+            'x'.repeat(this.#pick([10, 5000, 200000])),
+            '\u0000',
+            '\ud800',
+            'TX',
+          ]),
+        );
       case 2:
-        return this.#pick(['null', 'true', 'false', '{}', '{"a":1}', '[]', '[1e400]', '[30,1e400]', '[null]', '[[1]]', `[${Array.from({ length: 50 }, (_, i) => i).join(',')}]`]);
+        return this.#pick([
+          'null',
+          'true',
+          'false',
+          '{}',
+          '{"a":1}',
+          '[]',
+          '[1e400]',
+          '[30,1e400]',
+          '[null]',
+          '[[1]]',
+          `[${Array.from({ length: 50 }, (_, i) => i).join(',')}]`,
+        ]);
       case 3:
         return JSON.stringify([this.#plan(), this.#plan(), ...(this.#chance(0.3) ? [this.#plan(), this.#plan(), this.#plan()] : [])]);
       case 4:
@@ -361,7 +655,17 @@ export class CaseGenerator {
   }
 
   #toolCall(): string {
-    const tools = ['search_plans', 'get_plan_details', 'compare_plans', 'estimate_out_of_pocket', 'estimate_aptc', 'get_plan_crosswalk', 'lookup_zip', 'list_issuers', 'list_plan_years'];
+    const tools = [
+      'search_plans',
+      'get_plan_details',
+      'compare_plans',
+      'estimate_out_of_pocket',
+      'estimate_aptc',
+      'get_plan_crosswalk',
+      'lookup_zip',
+      'list_issuers',
+      'list_plan_years',
+    ];
     const good: Record<string, string> = {
       search_plans: `"zip":"77002","age":${this.#int(66)}`,
       get_plan_details: `"plan_id":"${this.#plan()}"`,
@@ -374,7 +678,29 @@ export class CaseGenerator {
       list_plan_years: '',
     };
     const name = this.#chance(0.95) ? this.#pick(tools) : this.#pick(['frobnicate', '', '__proto__', 'x'.repeat(1000)]);
-    const names = ['zip', 'age', 'year', 'plan_id', 'plan_ids', 'ids', 'income', 'household_income', 'household_size', 'ages', 'per_page', 'page', 'cursor', 'max_premium', 'state', 'scenario', 'county_fips', 'sort_by', 'hsa_eligible', '__proto__', 'constructor'];
+    const names = [
+      'zip',
+      'age',
+      'year',
+      'plan_id',
+      'plan_ids',
+      'ids',
+      'income',
+      'household_income',
+      'household_size',
+      'ages',
+      'per_page',
+      'page',
+      'cursor',
+      'max_premium',
+      'state',
+      'scenario',
+      'county_fips',
+      'sort_by',
+      'hsa_eligible',
+      '__proto__',
+      'constructor',
+    ];
     const extra: string[] = [];
     for (let k = this.#int(4); k > 0; k--) extra.push(`${JSON.stringify(this.#pick(names))}:${this.#jsonValue()}`);
     const base = good[name] ?? '';
@@ -400,7 +726,19 @@ export class CaseGenerator {
         family += 'tools/list';
         break;
       case 2:
-        body = this.#pick(['', '{', 'null', '[]', '1e400', '"x"', '{"jsonrpc":"1.0"}', '{"jsonrpc":"2.0","method":1}', `[${'['.repeat(5000)}${']'.repeat(5000)}]`, '{"jsonrpc":"2.0","id":1,"method":"x".repeat(1)}', '\u0000']);
+        body = this.#pick([
+          '',
+          '{',
+          'null',
+          '[]',
+          '1e400',
+          '"x"',
+          '{"jsonrpc":"1.0"}',
+          '{"jsonrpc":"2.0","method":1}',
+          `[${'['.repeat(5000)}${']'.repeat(5000)}]`,
+          '{"jsonrpc":"2.0","id":1,"method":"x".repeat(1)}',
+          '\u0000',
+        ]);
         family += 'garbage';
         break;
       case 3:
@@ -424,11 +762,30 @@ export class CaseGenerator {
     const headers: Array<[string, string]> = [];
     if (this.#chance(0.92)) headers.push(['accept', 'application/json, text/event-stream']);
     else headers.push(...this.#accept());
-    headers.push(['content-type', this.#chance(0.95) ? 'application/json' : this.#pick(['text/plain', 'application/x-www-form-urlencoded', ''])]);
-    if (!useSession && this.#chance(0.3)) headers.push(['mcp-session-id', this.#pick(['00000000-0000-4000-8000-000000000000', 'x', 'a'.repeat(5000), ''])]);
+    headers.push([
+      'content-type',
+      this.#chance(0.95) ? 'application/json' : this.#pick(['text/plain', 'application/x-www-form-urlencoded', '']),
+    ]);
+    if (!useSession && this.#chance(0.3))
+      headers.push(['mcp-session-id', this.#pick(['00000000-0000-4000-8000-000000000000', 'x', 'a'.repeat(5000), ''])]);
     if (this.#chance(0.2)) headers.push(['mcp-protocol-version', this.#pick(['2025-11-25', '2025-03-26', '1999-01-01', 'x'])]);
     if (this.#chance(0.03)) body = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'z'.repeat(1_100_000)}"}}`;
-    return { seed: this.#seed, index, family, front: 'mcp', via: 'fetch', method, target: this.#pick(['/mcp', '/mcp', '/mcp', '/', '/mcp/']), headers, credential: this.#credential(), authorization: this.#authorization(), body: method === 'GET' || method === 'HEAD' ? undefined : body, httpVersion: '1.1', useSession, malformed: false };
+    return {
+      seed: this.#seed,
+      index,
+      family,
+      front: 'mcp',
+      via: 'fetch',
+      method,
+      target: this.#pick(['/mcp', '/mcp', '/mcp', '/', '/mcp/']),
+      headers,
+      credential: this.#credential(),
+      authorization: this.#authorization(),
+      body: method === 'GET' || method === 'HEAD' ? undefined : body,
+      httpVersion: '1.1',
+      useSession,
+      malformed: false,
+    };
   }
 }
 

@@ -40,8 +40,15 @@ export interface RunResult {
 /** Real cursors of a few searches, to forge and replay against other queries. */
 export async function learnContext(svc: FuzzService): Promise<FuzzContext> {
   const cursors: string[] = [];
-  for (const q of ['zip=77002&age=30&per_page=1', 'zip=77002&age=40&per_page=2&sort_by=name', 'zip=77477&age=20&per_page=1', 'zip=77002&age=30&per_page=3&sort_order=desc']) {
-    const res = await fetch(`http://127.0.0.1:${svc.restPort}/v1/health/plans?${q}`, { headers: { authorization: svc.authorization.enterprise! } });
+  for (const q of [
+    'zip=77002&age=30&per_page=1',
+    'zip=77002&age=40&per_page=2&sort_by=name',
+    'zip=77477&age=20&per_page=1',
+    'zip=77002&age=30&per_page=3&sort_order=desc',
+  ]) {
+    const res = await fetch(`http://127.0.0.1:${svc.restPort}/v1/health/plans?${q}`, {
+      headers: { authorization: svc.authorization.enterprise! },
+    });
     const body = (await res.json()) as { next_cursor?: string };
     if (body.next_cursor !== undefined) cursors.push(body.next_cursor);
   }
@@ -52,13 +59,25 @@ export async function learnContext(svc: FuzzService): Promise<FuzzContext> {
 async function openSessions(svc: FuzzService): Promise<Map<Credential, string>> {
   const sessions = new Map<Credential, string>();
   for (const cred of ['free', 'pro', 'enterprise'] as const) {
-    const headers = { authorization: svc.authorization[cred]!, accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+    const headers = {
+      authorization: svc.authorization[cred]!,
+      accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+    };
     const url = `http://127.0.0.1:${svc.mcpPort}/mcp`;
-    const res = await fetch(url, { method: 'POST', headers, body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"fuzz","version":"1"}}}' });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"fuzz","version":"1"}}}',
+    });
     await res.text();
     const sid = res.headers.get('mcp-session-id');
     if (sid === null) throw new Error(`MCP initialize failed for ${cred}: ${res.status}`);
-    const note = await fetch(url, { method: 'POST', headers: { ...headers, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' }, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
+    const note = await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
+      body: '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    });
     await note.text();
     sessions.set(cred, sid);
   }
@@ -83,7 +102,12 @@ async function sendFetch(c: FuzzCase, svc: FuzzService, sessions: ReadonlyMap<Cr
   }
   let res: Response;
   try {
-    res = await fetch(`http://127.0.0.1:${port}${c.target}`, { method: c.method, headers, body: c.body, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    res = await fetch(`http://127.0.0.1:${port}${c.target}`, {
+      method: c.method,
+      headers,
+      body: c.body,
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause?.code;
     // undici refuses some inputs itself (a CONNECT, a body on GET): nothing reached the server.
@@ -103,7 +127,9 @@ export function parseResponses(buf: Buffer): Answer[] {
     if (end < 0) break;
     const head = buf.subarray(at, end).toString('latin1').split('\r\n');
     const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head[0] ?? '')?.[1] ?? NaN);
-    const h = new Map(head.slice(1).map((l) => [l.slice(0, l.indexOf(':')).trim().toLowerCase(), l.slice(l.indexOf(':') + 1).trim()] as const));
+    const h = new Map(
+      head.slice(1).map((l) => [l.slice(0, l.indexOf(':')).trim().toLowerCase(), l.slice(l.indexOf(':') + 1).trim()] as const),
+    );
     let bodyStart = end + 4;
     let body: Buffer;
     if (h.get('transfer-encoding')?.includes('chunked') === true) {
@@ -194,7 +220,12 @@ function problemDocError(doc: Record<string, unknown>, status: number): string |
 
 /** JSON-RPC messages of an MCP answer: a JSON body or the `data:` lines of an event stream. */
 function rpcMessages(a: Answer): unknown[] | null {
-  const texts = a.contentType.startsWith('text/event-stream') ? a.body.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5)) : [a.body];
+  const texts = a.contentType.startsWith('text/event-stream')
+    ? a.body
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5))
+    : [a.body];
   const out: unknown[] = [];
   for (const t of texts) {
     if (t.trim() === '') continue;
@@ -240,7 +271,12 @@ function isNativeRefusal(c: FuzzCase, a: Answer): boolean {
 
 /** Over uWS's header limits: its parser refuses the request before any of our code runs. */
 function headerBlockOverLimit(c: FuzzCase): boolean {
-  const bytes = c.method.length + c.target.length + 64 + (c.authorization?.length ?? 80) + c.headers.reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
+  const bytes =
+    c.method.length +
+    c.target.length +
+    64 +
+    (c.authorization?.length ?? 80) +
+    c.headers.reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
   return bytes + FETCH_EXTRA_HEADER_BYTES >= UWS_MAX_HEADER_BYTES || c.headers.length + FETCH_EXTRA_HEADER_FIELDS >= UWS_MAX_HEADER_FIELDS;
 }
 
@@ -302,7 +338,13 @@ export function judge(c: FuzzCase, a: Answer): string | null {
 }
 
 /** Runs cases [from, from + count) of `seed` with `concurrency` in flight; stops early if the child dies. */
-export async function runCases(svc: FuzzService, seed: number, from: number, count: number, opts: { concurrency?: number; ctx: FuzzContext; onProgress?: (done: number) => void; only?: readonly number[] }): Promise<RunResult> {
+export async function runCases(
+  svc: FuzzService,
+  seed: number,
+  from: number,
+  count: number,
+  opts: { concurrency?: number; ctx: FuzzContext; onProgress?: (done: number) => void; only?: readonly number[] },
+): Promise<RunResult> {
   const gen = new CaseGenerator(seed, opts.ctx);
   const sessions = await openSessions(svc);
   const failures: Failure[] = [];
@@ -343,7 +385,10 @@ export async function runCases(svc: FuzzService, seed: number, from: number, cou
           }
         }
       } catch (err) {
-        failures.push({ case: c, reason: `request failed: ${err instanceof Error ? `${err.message}${(err as { cause?: Error }).cause ? ` (${String((err as { cause?: Error }).cause?.message)})` : ''}` : String(err)}` });
+        failures.push({
+          case: c,
+          reason: `request failed: ${err instanceof Error ? `${err.message}${(err as { cause?: Error }).cause ? ` (${String((err as { cause?: Error }).cause?.message)})` : ''}` : String(err)}`,
+        });
       }
       inFlight.delete(c);
       done++;
@@ -355,19 +400,38 @@ export async function runCases(svc: FuzzService, seed: number, from: number, cou
       }
       if (!svc.alive() && !died) {
         died = true;
-        failures.push({ case: c, reason: `the service process exited; cases in flight: ${[c, ...inFlight].map((x) => x.index).join(', ')}` });
+        failures.push({
+          case: c,
+          reason: `the service process exited; cases in flight: ${[c, ...inFlight].map((x) => x.index).join(', ')}`,
+        });
       }
     }
   };
   await Promise.all(Array.from({ length: opts.concurrency ?? 8 }, worker));
   const rssEnd = svc.rssKiB();
-  return { sent: done, failures, families, rssStartKiB: rssStart, rssEndKiB: rssEnd, rssMaxKiB: rssMax === null ? rssEnd : Math.max(rssMax, rssEnd ?? 0), died: died || !svc.alive() };
+  return {
+    sent: done,
+    failures,
+    families,
+    rssStartKiB: rssStart,
+    rssEndKiB: rssEnd,
+    rssMaxKiB: rssMax === null ? rssEnd : Math.max(rssMax, rssEnd ?? 0),
+    died: died || !svc.alive(),
+  };
 }
 
 /** One failure as a replayable line: seed, index, family, the request and what came back. */
 export function describeFailure(f: Failure): string {
   const c = f.case;
   const target = c.target.length > 200 ? `${c.target.slice(0, 200)}…(${c.target.length} chars)` : c.target;
-  const answer = f.answer === undefined ? '' : ` → ${f.answer.status} ${f.answer.contentType} ${JSON.stringify(f.answer.body.slice(0, 200))}`;
-  return `[seed ${c.seed} case ${c.index} ${c.family}] ${c.via} ${c.front} ${JSON.stringify(c.method)} ${JSON.stringify(target)} HTTP/${c.httpVersion} cred=${c.credential}${c.headers.length > 0 ? ` headers=${c.headers.length}:${c.headers.slice(0, 3).map(([k, v]) => `${k}(${v.length})`).join(',')}` : ''}${c.authorization !== undefined ? ` authorization(${c.authorization.length})` : ''}${c.pipeline !== undefined ? ` pipeline=${c.pipeline}` : ''}${c.resetAfterFirstByte === true ? ' reset' : ''}${c.body !== undefined ? ` body=${JSON.stringify(c.body.slice(0, 160))}` : ''}: ${f.reason}${answer}`;
+  const answer =
+    f.answer === undefined ? '' : ` → ${f.answer.status} ${f.answer.contentType} ${JSON.stringify(f.answer.body.slice(0, 200))}`;
+  return `[seed ${c.seed} case ${c.index} ${c.family}] ${c.via} ${c.front} ${JSON.stringify(c.method)} ${JSON.stringify(target)} HTTP/${c.httpVersion} cred=${c.credential}${
+    c.headers.length > 0
+      ? ` headers=${c.headers.length}:${c.headers
+          .slice(0, 3)
+          .map(([k, v]) => `${k}(${v.length})`)
+          .join(',')}`
+      : ''
+  }${c.authorization !== undefined ? ` authorization(${c.authorization.length})` : ''}${c.pipeline !== undefined ? ` pipeline=${c.pipeline}` : ''}${c.resetAfterFirstByte === true ? ' reset' : ''}${c.body !== undefined ? ` body=${JSON.stringify(c.body.slice(0, 160))}` : ''}: ${f.reason}${answer}`;
 }

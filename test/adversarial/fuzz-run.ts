@@ -8,7 +8,13 @@ import { describeFailure, learnContext, runCases } from './fuzz-driver.ts';
 import { startFuzzService } from './fuzz-service.ts';
 
 const { values } = parseArgs({
-  options: { seed: { type: 'string' }, count: { type: 'string' }, from: { type: 'string' }, only: { type: 'string' }, concurrency: { type: 'string' } },
+  options: {
+    seed: { type: 'string' },
+    count: { type: 'string' },
+    from: { type: 'string' },
+    only: { type: 'string' },
+    concurrency: { type: 'string' },
+  },
 });
 const seed = values.seed === undefined ? (Math.random() * 2 ** 32) >>> 0 : Number(values.seed) >>> 0;
 const count = Number(values.count ?? 50_000);
@@ -20,7 +26,12 @@ const started = Date.now();
 let code = 0;
 try {
   const ctx = await learnContext(svc);
-  const r = await runCases(svc, seed, from, count, { ctx, only, concurrency: Number(values.concurrency ?? 8), onProgress: (n) => n % 5000 === 0 && process.stdout.write(`  ${n} sent, RSS ${svc.rssKiB() ?? '-'} KiB\n`) });
+  const r = await runCases(svc, seed, from, count, {
+    ctx,
+    only,
+    concurrency: Number(values.concurrency ?? 8),
+    onProgress: (n) => n % 5000 === 0 && process.stdout.write(`  ${n} sent, RSS ${svc.rssKiB() ?? '-'} KiB\n`),
+  });
   const byReason = new Map<string, string[]>();
   for (const f of r.failures) {
     const key = f.reason.replace(/\d+/g, 'N').slice(0, 120) + (f.answer !== undefined ? ` (${f.answer.status})` : '');
@@ -28,7 +39,9 @@ try {
   }
   for (const [reason, lines] of byReason) process.stdout.write(`\n${lines.length}× ${reason}\n  ${lines.slice(0, 5).join('\n  ')}\n`);
   const fams = [...r.families].sort((a, b) => b[1] - a[1]);
-  process.stdout.write(`\n${r.sent} cases in ${((Date.now() - started) / 1000).toFixed(1)} s, ${fams.length} families; RSS start ${r.rssStartKiB} KiB, max ${r.rssMaxKiB} KiB, end ${r.rssEndKiB} KiB; alive ${!r.died}; ${r.failures.length} failures\n`);
+  process.stdout.write(
+    `\n${r.sent} cases in ${((Date.now() - started) / 1000).toFixed(1)} s, ${fams.length} families; RSS start ${r.rssStartKiB} KiB, max ${r.rssMaxKiB} KiB, end ${r.rssEndKiB} KiB; alive ${!r.died}; ${r.failures.length} failures\n`,
+  );
   if (r.failures.length > 0 || r.died) code = 1;
   if (r.died) process.stdout.write(`child stderr (tail):\n${svc.stderr().slice(-4000)}\n`);
 } finally {

@@ -42,7 +42,8 @@ export async function startFuzzService(): Promise<FuzzService> {
     const store = openLmdbStateStore(stateDir);
     const keys: Record<string, string> = {};
     try {
-      for (const tier of ['free', 'pro', 'enterprise'] as const) keys[tier] = (await createKey(store, { tier, userId: `fuzz-${tier}`, label: 'fuzz', now })).plaintext;
+      for (const tier of ['free', 'pro', 'enterprise'] as const)
+        keys[tier] = (await createKey(store, { tier, userId: `fuzz-${tier}`, label: 'fuzz', now })).plaintext;
       const revoked = await createKey(store, { tier: 'pro', userId: 'fuzz-revoked', label: 'fuzz', now });
       await revokeKey(store, revoked.record.id, now);
       keys.revoked = revoked.plaintext;

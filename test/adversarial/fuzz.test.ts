@@ -28,7 +28,11 @@ after(async () => {
 test(`${CASES} adversarial requests (seed ${SEED}): no 5xx, no timeout, every 4xx a problem document`, () => {
   assert.equal(result.sent, CASES, `only ${result.sent} cases were sent`);
   const lines = result.failures.map(describeFailure);
-  assert.equal(result.failures.length, 0, `${lines.length} failures (seed ${SEED}; replay: npm run fuzz -- --seed ${SEED} --only INDEX):\n${lines.slice(0, 40).join('\n')}`);
+  assert.equal(
+    result.failures.length,
+    0,
+    `${lines.length} failures (seed ${SEED}; replay: npm run fuzz -- --seed ${SEED} --only INDEX):\n${lines.slice(0, 40).join('\n')}`,
+  );
 });
 
 test('the service process is alive after the run and still answers', async () => {
@@ -41,5 +45,8 @@ test('the service process is alive after the run and still answers', async () =>
 test('resident memory stays bounded over the run', () => {
   assert.ok(result.rssStartKiB !== null && result.rssEndKiB !== null, 'RSS readable from /proc');
   const growth = result.rssEndKiB - result.rssStartKiB;
-  assert.ok(growth <= RSS_GROWTH_KIB, `RSS grew by ${growth} KiB (from ${result.rssStartKiB} to ${result.rssEndKiB} KiB, max ${result.rssMaxKiB}), bound ${RSS_GROWTH_KIB} KiB`);
+  assert.ok(
+    growth <= RSS_GROWTH_KIB,
+    `RSS grew by ${growth} KiB (from ${result.rssStartKiB} to ${result.rssEndKiB} KiB, max ${result.rssMaxKiB}), bound ${RSS_GROWTH_KIB} KiB`,
+  );
 });

@@ -34,10 +34,20 @@ before(async () => {
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 async function startChild(name: string, env: Record<string, string> = {}): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', join(ROOT, 'bin/register-typescript.js'), join(ROOT, 'test/helpers/rest-child.ts'), buildsRoot, join(dir, `state-${name}`)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
+  const proc = spawn(
+    process.execPath,
+    [
+      '--import',
+      join(ROOT, 'bin/register-typescript.js'),
+      join(ROOT, 'test/helpers/rest-child.ts'),
+      buildsRoot,
+      join(dir, `state-${name}`),
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    },
+  );
   const child = { proc, stderr: '', exit: null } as unknown as Child;
   proc.stderr.on('data', (d: Buffer) => (child.stderr += d.toString()));
   proc.once('exit', (code, signal) => (child.exit = { code, signal }));
@@ -66,7 +76,9 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 async function assertServing(child: Child): Promise<void> {
   assert.equal(child.exit, null, `the server died: ${JSON.stringify(child.exit)} ${child.stderr}`);
-  const r = await fetch(`http://127.0.0.1:${child.port}/v1/health/years`, { headers: { authorization: `Bearer ${child.keys.enterprise}` } });
+  const r = await fetch(`http://127.0.0.1:${child.port}/v1/health/years`, {
+    headers: { authorization: `Bearer ${child.keys.enterprise}` },
+  });
   assert.equal(r.status, 200);
 }
 
@@ -85,7 +97,9 @@ function exchange(port: number, bytes: string, timeoutMs = 2000): Promise<string
   });
 }
 
-test('a client that resets right after a request with a large response never takes the process down (finding 1)', { timeout: 60_000 }, async (t) => {
+test('a client that resets right after a request with a large response never takes the process down (finding 1)', {
+  timeout: 60_000,
+}, async (t) => {
   const child = await startChild('reset');
   t.after(() => stopChild(child));
   const requests = [
@@ -151,19 +165,33 @@ test('protocol-level oddities get a clear answer and are never charged to the qu
   const startRemaining = await remaining();
 
   // A header block of 8 KiB (a JWT and a few proxy headers) is served, not refused with HTML.
-  const big = await exchange(child.port, `GET /v1/health/years HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nX-Padding: ${'a'.repeat(8000)}\r\nConnection: close\r\n\r\n`);
+  const big = await exchange(
+    child.port,
+    `GET /v1/health/years HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nX-Padding: ${'a'.repeat(8000)}\r\nConnection: close\r\n\r\n`,
+  );
   assert.match(big, /^HTTP\/1\.1 200 OK/);
 
   // A GET with a body is a problem document, and costs nothing.
-  const withBody = await exchange(child.port, `GET /v1/health/years HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Length: 5\r\n\r\nhello`);
+  const withBody = await exchange(
+    child.port,
+    `GET /v1/health/years HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Length: 5\r\n\r\nhello`,
+  );
   assert.match(withBody, /^HTTP\/1\.1 400 Bad Request/);
   assert.match(withBody, /content-type: application\/problem\+json/i);
   assert.match(withBody, /"status":400/);
   assert.match(withBody, /must not carry a body/);
 
   // Malformed framing: uWS refuses it itself after the handler ran; the handler must not charge it.
-  for (const framing of ['Content-Length: abc', 'Content-Length: -1', 'Transfer-Encoding: chunked', 'Content-Length: 99999999999999999999']) {
-    const answer = await exchange(child.port, `GET /v1/health/years HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n${framing}\r\n\r\nzz\r\n`);
+  for (const framing of [
+    'Content-Length: abc',
+    'Content-Length: -1',
+    'Transfer-Encoding: chunked',
+    'Content-Length: 99999999999999999999',
+  ]) {
+    const answer = await exchange(
+      child.port,
+      `GET /v1/health/years HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n${framing}\r\n\r\nzz\r\n`,
+    );
     assert.match(answer, /^HTTP\/1\.1 400 Bad Request/, framing);
   }
   // 1 for the 8 KiB request, 1 for the check below; none for the six refused requests.
@@ -171,7 +199,9 @@ test('protocol-level oddities get a clear answer and are never charged to the qu
   await assertServing(child);
 });
 
-test('a flood of idle connections is capped: extra connections are closed at once, and the service answers once the flood ends (finding 3)', { timeout: 60_000 }, async (t) => {
+test('a flood of idle connections is capped: extra connections are closed at once, and the service answers once the flood ends (finding 3)', {
+  timeout: 60_000,
+}, async (t) => {
   const child = await startChild('flood', { REST_CHILD_MAX_CONNECTIONS: '200' });
   t.after(() => stopChild(child));
   const sockets: net.Socket[] = [];

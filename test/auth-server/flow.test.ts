@@ -80,7 +80,10 @@ test('discovery: both metadata documents, same endpoints, S256 only, CORS-open',
   assert.equal(jwks.keys[0].d, undefined, 'the private part is never published');
 
   // Browser-based clients (MCP Inspector) register cross-origin.
-  const preflight = await fetch(`${server.url}/reg`, { method: 'OPTIONS', headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+  const preflight = await fetch(`${server.url}/reg`, {
+    method: 'OPTIONS',
+    headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+  });
   assert.equal(preflight.status, 204);
   assert.equal(preflight.headers.get('access-control-allow-origin'), 'http://localhost:6274');
   assert.match(preflight.headers.get('access-control-allow-methods') ?? '', /POST/);
@@ -91,7 +94,13 @@ test('dynamic registration of a public client', async (t) => {
   const res = await fetch(`${server.url}/reg`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', origin: 'http://localhost:6274' },
-    body: JSON.stringify({ client_name: 'Claude', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
+    body: JSON.stringify({
+      client_name: 'Claude',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }),
   });
   assert.equal(res.status, 201);
   assert.equal(res.headers.get('access-control-allow-origin'), 'http://localhost:6274');
@@ -106,19 +115,50 @@ test('dynamic registration of a public client', async (t) => {
   const minimal = await registerClient(server.url, { grant_types: undefined, response_types: undefined });
   assert.deepEqual(minimal.grant_types, ['authorization_code', 'refresh_token']);
 
-  const bad = await fetch(`${server.url}/reg`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['not a url'], token_endpoint_auth_method: 'none' }) });
+  const bad = await fetch(`${server.url}/reg`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: ['not a url'], token_endpoint_auth_method: 'none' }),
+  });
   assert.equal(bad.status, 400);
   assert.equal(((await bad.json()) as { error: string }).error, 'invalid_redirect_uri');
 });
 
 test('pre-registered first-party clients work without registration; a bad one stops startup cleanly', async (t) => {
-  const { server } = await startFixture(t, { clients: [{ client_id: 'hpd-cli', client_name: 'hpd CLI', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }] });
-  const { tokens } = await fullFlow(server.url, { email: 'pat@example.org', password: PASSWORD, mode: 'signup', client: { client_id: 'hpd-cli', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' } });
+  const { server } = await startFixture(t, {
+    clients: [
+      {
+        client_id: 'hpd-cli',
+        client_name: 'hpd CLI',
+        redirect_uris: [REDIRECT_URI],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+      },
+    ],
+  });
+  const { tokens } = await fullFlow(server.url, {
+    email: 'pat@example.org',
+    password: PASSWORD,
+    mode: 'signup',
+    client: {
+      client_id: 'hpd-cli',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+    },
+  });
   assert.equal(jwtPart(tokens.access_token ?? '', 1).client_id, 'hpd-cli');
 
   const fx = await startFixture(t);
   await fx.server.close();
-  await assert.rejects(fx.restart({ port: fx.server.port, clients: [{ client_id: 'broken', redirect_uris: ['not a url'], token_endpoint_auth_method: 'none' }] }), /pre-registered client "broken" is invalid: redirect_uris/);
+  await assert.rejects(
+    fx.restart({
+      port: fx.server.port,
+      clients: [{ client_id: 'broken', redirect_uris: ['not a url'], token_endpoint_auth_method: 'none' }],
+    }),
+    /pre-registered client "broken" is invalid: redirect_uris/,
+  );
   // Nothing was left listening or open: the same port and state directory start again.
   const again = await fx.restart({ port: fx.server.port });
   assert.equal(again.port, fx.server.port);
@@ -146,7 +186,9 @@ test('sign-up flow: PKCE S256 + resource → code → RS256 at+jwt for the MCP a
   assert.match(html, /127\.0\.0\.1:53682/, 'names where the browser will return');
   assert.doesNotMatch(html, /<script|https?:\/\/(?!127\.0\.0\.1)/, 'no script, no external assets');
 
-  const signup = await browse(jar, `${interactionUrl}/signup`, { form: { email: '  Ann@Example.ORG ', password: PASSWORD, confirm: PASSWORD } });
+  const signup = await browse(jar, `${interactionUrl}/signup`, {
+    form: { email: '  Ann@Example.ORG ', password: PASSWORD, confirm: PASSWORD },
+  });
   assert.equal(signup.status, 303);
   const callback = await followToCallback(jar, signup, server.url);
   assert.ok(callback instanceof URL, 'the flow reaches the callback');
@@ -163,7 +205,14 @@ test('sign-up flow: PKCE S256 + resource → code → RS256 at+jwt for the MCP a
   assert.equal(user.email, 'ann@example.org', 'trimmed and lower-cased');
   assert.equal(user.tier, 'free');
 
-  const { status, body } = await tokenRequest(server.url, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier, client_id: client.client_id, resource: MCP_RESOURCE });
+  const { status, body } = await tokenRequest(server.url, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT_URI,
+    code_verifier: verifier,
+    client_id: client.client_id,
+    resource: MCP_RESOURCE,
+  });
   assert.equal(status, 200, JSON.stringify(body));
   assert.equal(body.token_type, 'Bearer');
   assert.equal(body.expires_in, 900);
@@ -187,12 +236,24 @@ test('sign-up flow: PKCE S256 + resource → code → RS256 at+jwt for the MCP a
 
   // What the MCP server does (stack notes §8).
   const jwks = createRemoteJWKSet(new URL(`${server.url}/jwks`));
-  const verified = await jwtVerify(at, jwks, { issuer: server.url, audience: [MCP_RESOURCE, `${MCP_RESOURCE}/`], algorithms: ['RS256'], typ: 'at+jwt', requiredClaims: ['exp', 'iat', 'sub', 'client_id'] });
+  const verified = await jwtVerify(at, jwks, {
+    issuer: server.url,
+    audience: [MCP_RESOURCE, `${MCP_RESOURCE}/`],
+    algorithms: ['RS256'],
+    typ: 'at+jwt',
+    requiredClaims: ['exp', 'iat', 'sub', 'client_id'],
+  });
   assert.equal(verified.protectedHeader.kid, header.kid);
   assert.equal(verified.payload.sub, user.id);
 
   // The code is single-use.
-  const again = await tokenRequest(server.url, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier, client_id: client.client_id });
+  const again = await tokenRequest(server.url, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT_URI,
+    code_verifier: verifier,
+    client_id: client.client_id,
+  });
   assert.equal(again.status, 400);
   assert.equal(again.body.error, 'invalid_grant');
 });
@@ -228,8 +289,18 @@ test('refresh tokens are issued only with offline_access; a request without reso
   const jar = new CookieJar();
   const { verifier, challenge } = pkcePair();
   const { url } = await openInteraction(jar, server.url, { clientId: client.client_id, challenge, resource: null, scope: 'openid email' });
-  const callback = await submitAndFollow(jar, server.url, url, 'signup', { email: 'cy@example.org', password: PASSWORD, confirm: PASSWORD });
-  const { status, body } = await tokenRequest(server.url, { grant_type: 'authorization_code', code: callback.searchParams.get('code') ?? '', redirect_uri: REDIRECT_URI, code_verifier: verifier, client_id: client.client_id });
+  const callback = await submitAndFollow(jar, server.url, url, 'signup', {
+    email: 'cy@example.org',
+    password: PASSWORD,
+    confirm: PASSWORD,
+  });
+  const { status, body } = await tokenRequest(server.url, {
+    grant_type: 'authorization_code',
+    code: callback.searchParams.get('code') ?? '',
+    redirect_uri: REDIRECT_URI,
+    code_verifier: verifier,
+    client_id: client.client_id,
+  });
   assert.equal(status, 200, JSON.stringify(body));
   assert.equal(body.refresh_token, undefined);
   const payload = jwtPart(body.access_token ?? '', 1);
@@ -247,15 +318,30 @@ test('a request without scope gets the default scopes (RFC 6749 §3.3) instead o
   const jar = new CookieJar();
   const { verifier, challenge } = pkcePair();
   const { url } = await openInteraction(jar, server.url, { clientId: client.client_id, challenge, scope: null });
-  const callback = await submitAndFollow(jar, server.url, url, 'signup', { email: 'dee@example.org', password: PASSWORD, confirm: PASSWORD });
-  const { body } = await tokenRequest(server.url, { grant_type: 'authorization_code', code: callback.searchParams.get('code') ?? '', redirect_uri: REDIRECT_URI, code_verifier: verifier, client_id: client.client_id });
+  const callback = await submitAndFollow(jar, server.url, url, 'signup', {
+    email: 'dee@example.org',
+    password: PASSWORD,
+    confirm: PASSWORD,
+  });
+  const { body } = await tokenRequest(server.url, {
+    grant_type: 'authorization_code',
+    code: callback.searchParams.get('code') ?? '',
+    redirect_uri: REDIRECT_URI,
+    code_verifier: verifier,
+    client_id: client.client_id,
+  });
   assert.equal(jwtPart(body.access_token ?? '', 1).scope, 'openid profile email offline_access');
   assert.equal(typeof body.refresh_token, 'string');
 });
 
 test('resource indicators: one trailing slash tolerated (audience stays canonical), anything else is invalid_target', async (t) => {
   const { server } = await startFixture(t);
-  const { tokens } = await fullFlow(server.url, { email: 'eve@example.org', password: PASSWORD, mode: 'signup', resource: `${MCP_RESOURCE}/` });
+  const { tokens } = await fullFlow(server.url, {
+    email: 'eve@example.org',
+    password: PASSWORD,
+    mode: 'signup',
+    resource: `${MCP_RESOURCE}/`,
+  });
   assert.equal(jwtPart(tokens.access_token ?? '', 1).aud, MCP_RESOURCE);
 
   const client = await registerClient(server.url);
@@ -292,8 +378,18 @@ test('PKCE is required and S256 only; a wrong verifier fails the exchange', asyn
   const jar = new CookieJar();
   const { challenge } = pkcePair();
   const { url } = await openInteraction(jar, server.url, { clientId: client.client_id, challenge });
-  const callback = await submitAndFollow(jar, server.url, url, 'signup', { email: 'fay@example.org', password: PASSWORD, confirm: PASSWORD });
-  const wrong = await tokenRequest(server.url, { grant_type: 'authorization_code', code: callback.searchParams.get('code') ?? '', redirect_uri: REDIRECT_URI, code_verifier: pkcePair().verifier, client_id: client.client_id });
+  const callback = await submitAndFollow(jar, server.url, url, 'signup', {
+    email: 'fay@example.org',
+    password: PASSWORD,
+    confirm: PASSWORD,
+  });
+  const wrong = await tokenRequest(server.url, {
+    grant_type: 'authorization_code',
+    code: callback.searchParams.get('code') ?? '',
+    redirect_uri: REDIRECT_URI,
+    code_verifier: pkcePair().verifier,
+    client_id: client.client_id,
+  });
   assert.equal(wrong.status, 400);
   assert.equal(wrong.body.error, 'invalid_grant');
 });
@@ -307,7 +403,10 @@ test('log-in: wrong password or unknown e-mail re-renders the page (200, message
   const jar = new CookieJar();
   const { verifier, challenge } = pkcePair();
   const { url } = await openInteraction(jar, server.url, { clientId: client.client_id, challenge });
-  for (const form of [{ email: 'gus@example.org', password: 'not the password' }, { email: 'nobody@example.org', password: PASSWORD }]) {
+  for (const form of [
+    { email: 'gus@example.org', password: 'not the password' },
+    { email: 'nobody@example.org', password: PASSWORD },
+  ]) {
     const res = await browse(jar, `${url}/login`, { form });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('location'), null);
@@ -318,7 +417,13 @@ test('log-in: wrong password or unknown e-mail re-renders the page (200, message
   }
   // Same interaction, right password, different letter case in the address.
   const callback = await submitAndFollow(jar, server.url, url, 'login', { email: 'GUS@example.org', password: PASSWORD });
-  const { body } = await tokenRequest(server.url, { grant_type: 'authorization_code', code: callback.searchParams.get('code') ?? '', redirect_uri: REDIRECT_URI, code_verifier: verifier, client_id: client.client_id });
+  const { body } = await tokenRequest(server.url, {
+    grant_type: 'authorization_code',
+    code: callback.searchParams.get('code') ?? '',
+    redirect_uri: REDIRECT_URI,
+    code_verifier: verifier,
+    client_id: client.client_id,
+  });
   assert.equal(jwtPart(body.access_token ?? '', 1).sub, userId);
 });
 
@@ -350,7 +455,11 @@ test('the tier claim follows the registry: a tier change shows in the next token
 
   // What `hpd users set-tier` does.
   await store.updateUser(userId, (u) => (u === undefined ? undefined : { ...u, tier: 'pro', updated_at: new Date().toISOString() }));
-  const r = await tokenRequest(server.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token ?? '', client_id: client.client_id });
+  const r = await tokenRequest(server.url, {
+    grant_type: 'refresh_token',
+    refresh_token: tokens.refresh_token ?? '',
+    client_id: client.client_id,
+  });
   assert.equal(r.status, 200);
   assert.equal(jwtPart(r.body.access_token ?? '', 1).tier, 'pro');
 });
@@ -367,11 +476,20 @@ test('a signed-in browser is not silently approved for a new client: it gets an 
   assert.match(html, /Another &#60;b&#62;App&#60;\/b&#62;/, 'client names are escaped');
   assert.match(html, />Allow</);
   const callback = await submitAndFollow(jar, server.url, url, 'confirm');
-  const { body } = await tokenRequest(server.url, { grant_type: 'authorization_code', code: callback.searchParams.get('code') ?? '', redirect_uri: REDIRECT_URI, code_verifier: verifier, client_id: other.client_id });
+  const { body } = await tokenRequest(server.url, {
+    grant_type: 'authorization_code',
+    code: callback.searchParams.get('code') ?? '',
+    redirect_uri: REDIRECT_URI,
+    code_verifier: verifier,
+    client_id: other.client_id,
+  });
   assert.equal(jwtPart(body.access_token ?? '', 1).sub, userId);
 
   // Once approved, the same client goes straight through for what it was granted…
-  const again = await browse(jar, authorizeUrl(server.url, { clientId: other.client_id, challenge: pkcePair().challenge, scope: 'openid' }));
+  const again = await browse(
+    jar,
+    authorizeUrl(server.url, { clientId: other.client_id, challenge: pkcePair().challenge, scope: 'openid' }),
+  );
   const out = await followToCallback(jar, again, server.url);
   assert.ok(out instanceof URL);
   assert.ok(out.searchParams.get('code') !== null);
@@ -380,7 +498,7 @@ test('a signed-in browser is not silently approved for a new client: it gets an 
   assert.match(offline.html, /Continue as kim@example\.org/);
 });
 
-test('a signed-in browser can switch accounts from the consent page (through the provider\'s logout step)', async (t) => {
+test("a signed-in browser can switch accounts from the consent page (through the provider's logout step)", async (t) => {
   const { server } = await startFixture(t);
   const b = await fullFlow(server.url, { email: 'bea@example.org', password: PASSWORD, mode: 'signup' });
   const bId = jwtPart(b.tokens.access_token ?? '', 1).sub;
@@ -399,7 +517,13 @@ test('a signed-in browser can switch accounts from the consent page (through the
   const confirm = await browse(jar, action, { form: { xsrf, logout: 'yes' } });
   const callback = await followToCallback(jar, confirm, server.url);
   assert.ok(callback instanceof URL);
-  const { body } = await tokenRequest(server.url, { grant_type: 'authorization_code', code: callback.searchParams.get('code') ?? '', redirect_uri: REDIRECT_URI, code_verifier: verifier, client_id: other.client_id });
+  const { body } = await tokenRequest(server.url, {
+    grant_type: 'authorization_code',
+    code: callback.searchParams.get('code') ?? '',
+    redirect_uri: REDIRECT_URI,
+    code_verifier: verifier,
+    client_id: other.client_id,
+  });
   assert.equal(jwtPart(body.access_token ?? '', 1).sub, bId);
 });
 
@@ -410,16 +534,31 @@ test('offline_access without prompt=consent still yields a refresh token (the se
   const { verifier, challenge } = pkcePair();
   const { url } = await openInteraction(jar, server.url, { clientId: client.client_id, challenge, extra: { prompt: 'login' } });
   const callback = await submitAndFollow(jar, server.url, url, 'login', { email: 'lou@example.org', password: PASSWORD });
-  const { body } = await tokenRequest(server.url, { grant_type: 'authorization_code', code: callback.searchParams.get('code') ?? '', redirect_uri: REDIRECT_URI, code_verifier: verifier, client_id: client.client_id });
+  const { body } = await tokenRequest(server.url, {
+    grant_type: 'authorization_code',
+    code: callback.searchParams.get('code') ?? '',
+    redirect_uri: REDIRECT_URI,
+    code_verifier: verifier,
+    client_id: client.client_id,
+  });
   assert.equal(typeof body.refresh_token, 'string');
   // prompt=none from the signed-in browser: no page, a code, but offline_access is dropped.
   const silent = pkcePair();
-  const res = await browse(jar, authorizeUrl(server.url, { clientId: client.client_id, challenge: silent.challenge, extra: { prompt: 'none' } }));
+  const res = await browse(
+    jar,
+    authorizeUrl(server.url, { clientId: client.client_id, challenge: silent.challenge, extra: { prompt: 'none' } }),
+  );
   const out = await followToCallback(jar, res, server.url);
   assert.ok(out instanceof URL);
   const code = out.searchParams.get('code');
   assert.ok(code !== null, out.href);
-  const tokens = await tokenRequest(server.url, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: silent.verifier, client_id: client.client_id });
+  const tokens = await tokenRequest(server.url, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT_URI,
+    code_verifier: silent.verifier,
+    client_id: client.client_id,
+  });
   assert.equal(tokens.body.refresh_token, undefined);
   assert.equal(jwtPart(tokens.body.access_token ?? '', 1).scope, 'openid');
 });
@@ -445,7 +584,9 @@ test('errors are readable HTML pages, never stacks: unknown client, stale intera
   assert.doesNotMatch(html, /node_modules|\.js:\d+|fonts\.googleapis/);
 
   // A form posted without the interaction cookie (another browser, or a cross-site POST).
-  const stale = await browse(new CookieJar(), `${server.url}/interaction/abcdef/login`, { form: { email: 'x@example.org', password: PASSWORD } });
+  const stale = await browse(new CookieJar(), `${server.url}/interaction/abcdef/login`, {
+    form: { email: 'x@example.org', password: PASSWORD },
+  });
   assert.equal(stale.status, 400);
   assert.match(await stale.text(), /This sign-in page has expired/);
 
@@ -476,12 +617,24 @@ test('restart on the same state directory: same signing key, registered clients 
   const server = await fx.restart({ port });
   assert.equal(server.url, fx.server.url, 'same port, same issuer');
   const jwks = (await (await fetch(`${server.url}/jwks`)).json()) as { keys: Array<{ kid: string }> };
-  assert.deepEqual(jwks.keys.map((k) => k.kid), [kidBefore]);
+  assert.deepEqual(
+    jwks.keys.map((k) => k.kid),
+    [kidBefore],
+  );
 
   // A token minted before the restart still verifies against the new process's JWKS.
-  await jwtVerify(tokens.access_token ?? '', createRemoteJWKSet(new URL(`${server.url}/jwks`)), { issuer: server.url, audience: MCP_RESOURCE, typ: 'at+jwt', algorithms: ['RS256'] });
+  await jwtVerify(tokens.access_token ?? '', createRemoteJWKSet(new URL(`${server.url}/jwks`)), {
+    issuer: server.url,
+    audience: MCP_RESOURCE,
+    typ: 'at+jwt',
+    algorithms: ['RS256'],
+  });
 
-  const r = await tokenRequest(server.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token ?? '', client_id: client.client_id });
+  const r = await tokenRequest(server.url, {
+    grant_type: 'refresh_token',
+    refresh_token: tokens.refresh_token ?? '',
+    client_id: client.client_id,
+  });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal(jwtPart(r.body.access_token ?? '', 0).kid, kidBefore);
 
@@ -496,11 +649,19 @@ test('refresh tokens expire after 30 days (stored-record expiry on the injected 
   const { server } = await startFixture(t, { clock: () => now });
   const { client, tokens } = await fullFlow(server.url, { email: 'max@example.org', password: PASSWORD, mode: 'signup' });
   now += 29 * 86_400_000;
-  const ok = await tokenRequest(server.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token ?? '', client_id: client.client_id });
+  const ok = await tokenRequest(server.url, {
+    grant_type: 'refresh_token',
+    refresh_token: tokens.refresh_token ?? '',
+    client_id: client.client_id,
+  });
   assert.equal(ok.status, 200);
   // The rotated token got its own 30 days from its issue (at the moved clock).
   now += 31 * 86_400_000;
-  const late = await tokenRequest(server.url, { grant_type: 'refresh_token', refresh_token: ok.body.refresh_token ?? '', client_id: client.client_id });
+  const late = await tokenRequest(server.url, {
+    grant_type: 'refresh_token',
+    refresh_token: ok.body.refresh_token ?? '',
+    client_id: client.client_id,
+  });
   assert.equal(late.status, 400);
   assert.equal(late.body.error, 'invalid_grant');
 });

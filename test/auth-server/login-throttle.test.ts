@@ -7,7 +7,19 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { addressKey, BackoffTable, LoginThrottle, POLICIES } from '../../src/auth-server/login-throttle.ts';
-import { authorizeUrl, browse, CookieJar, fullFlow, location, openInteraction, pkcePair, REDIRECT_URI, registerClient, startFixture, submitAndFollow } from './oauth-test-client.ts';
+import {
+  authorizeUrl,
+  browse,
+  CookieJar,
+  fullFlow,
+  location,
+  openInteraction,
+  pkcePair,
+  REDIRECT_URI,
+  registerClient,
+  startFixture,
+  submitAndFollow,
+} from './oauth-test-client.ts';
 
 const PASSWORD = 'correct horse battery';
 

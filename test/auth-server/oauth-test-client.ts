@@ -45,7 +45,15 @@ export async function startFixture(t: TestContext, overrides: Partial<AuthServer
   const store = openLmdbStateStore(dir);
   defer(() => store.close());
   const start = async (more: Partial<AuthServerOptions>): Promise<AuthServer> => {
-    const server = await startAuthServer({ port: 0, mcpResource: MCP_RESOURCE, store, stateDir: dir, onError: (err) => t.diagnostic(`auth server error: ${String(err)}`), ...overrides, ...more });
+    const server = await startAuthServer({
+      port: 0,
+      mcpResource: MCP_RESOURCE,
+      store,
+      stateDir: dir,
+      onError: (err) => t.diagnostic(`auth server error: ${String(err)}`),
+      ...overrides,
+      ...more,
+    });
     defer(() => server.close());
     return server;
   };
@@ -83,7 +91,11 @@ export class CookieJar {
 }
 
 /** fetch with the jar: sends its cookies, keeps the ones set, never follows redirects. */
-export async function browse(jar: CookieJar, url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<Response> {
+export async function browse(
+  jar: CookieJar,
+  url: string,
+  init: { method?: string; form?: Record<string, string> } = {},
+): Promise<Response> {
   const headers: Record<string, string> = { accept: 'text/html' };
   const cookie = jar.header();
   if (cookie !== '') headers.cookie = cookie;
@@ -202,7 +214,13 @@ export async function openInteraction(jar: CookieJar, issuer: string, p: Authori
 }
 
 /** Signs up (or logs in) on the interaction page and follows through to the callback. */
-export async function submitAndFollow(jar: CookieJar, issuer: string, interactionUrl: string, action: 'signup' | 'login' | 'confirm' | 'abort', form: Record<string, string> = {}): Promise<URL> {
+export async function submitAndFollow(
+  jar: CookieJar,
+  issuer: string,
+  interactionUrl: string,
+  action: 'signup' | 'login' | 'confirm' | 'abort',
+  form: Record<string, string> = {},
+): Promise<URL> {
   const res = await browse(jar, `${interactionUrl}/${action}`, { method: 'POST', form });
   const out = await followToCallback(jar, res, issuer);
   if (!(out instanceof URL)) throw new Error(`flow stopped at ${out.status}: ${(await out.text()).slice(0, 500)}`);
@@ -221,7 +239,11 @@ export interface TokenResponse {
 }
 
 export async function tokenRequest(issuer: string, params: Record<string, string>): Promise<{ status: number; body: TokenResponse }> {
-  const res = await fetch(`${issuer}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params).toString() });
+  const res = await fetch(`${issuer}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(params).toString(),
+  });
   return { status: res.status, body: (await res.json()) as TokenResponse };
 }
 
@@ -234,11 +256,20 @@ export async function fullFlow(
   const jar = opts.jar ?? new CookieJar();
   const { verifier, challenge } = pkcePair();
   const { url } = await openInteraction(jar, issuer, { clientId: client.client_id, challenge, resource: opts.resource });
-  const form: Record<string, string> = opts.mode === 'signup' ? { email: opts.email, password: opts.password, confirm: opts.password } : { email: opts.email, password: opts.password };
+  const form: Record<string, string> =
+    opts.mode === 'signup'
+      ? { email: opts.email, password: opts.password, confirm: opts.password }
+      : { email: opts.email, password: opts.password };
   const callback = await submitAndFollow(jar, issuer, url, opts.mode, form);
   const code = callback.searchParams.get('code');
   if (code === null) throw new Error(`no code in ${callback.href}`);
-  const params: Record<string, string> = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier, client_id: client.client_id };
+  const params: Record<string, string> = {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT_URI,
+    code_verifier: verifier,
+    client_id: client.client_id,
+  };
   if (opts.resource !== null) params.resource = opts.resource ?? MCP_RESOURCE;
   const { status, body } = await tokenRequest(issuer, params);
   if (status !== 200) throw new Error(`token request failed: ${status} ${JSON.stringify(body)}`);

@@ -6,7 +6,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { redirectUriProblem } from '../../src/auth-server/redirect-uris.ts';
-import { authorizeUrl, browse, CookieJar, location, pkcePair, REDIRECT_URI, refusalPage, registerClient, startFixture } from './oauth-test-client.ts';
+import {
+  authorizeUrl,
+  browse,
+  CookieJar,
+  location,
+  pkcePair,
+  REDIRECT_URI,
+  refusalPage,
+  registerClient,
+  startFixture,
+} from './oauth-test-client.ts';
 
 const EVIL = 'https://evil.example/landing';
 
@@ -14,7 +24,13 @@ async function register(issuer: string, metadata: Record<string, unknown>): Prom
   const res = await fetch(`${issuer}/reg`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: 'Probe', grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none', ...metadata }),
+    body: JSON.stringify({
+      client_name: 'Probe',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      ...metadata,
+    }),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
@@ -36,7 +52,10 @@ test('registration: plain http off loopback, script/data schemes, fragments, use
     ['http://evil.example/landing', 'native'],
   ];
   for (const [uri, applicationType] of refused) {
-    const { status, body } = await register(server.url, { redirect_uris: [REDIRECT_URI, uri], ...(applicationType === undefined ? {} : { application_type: applicationType }) });
+    const { status, body } = await register(server.url, {
+      redirect_uris: [REDIRECT_URI, uri],
+      ...(applicationType === undefined ? {} : { application_type: applicationType }),
+    });
     assert.equal(status, 400, uri);
     assert.equal(body.error, 'invalid_redirect_uri', uri);
     assert.match(String(body.error_description), /^redirect_uris /, uri);
@@ -50,7 +69,10 @@ test('registration: plain http off loopback, script/data schemes, fragments, use
     ['http://127.0.0.1/cb', 'native'],
   ];
   for (const [uri, applicationType] of accepted) {
-    const { status, body } = await register(server.url, { redirect_uris: [uri], ...(applicationType === undefined ? {} : { application_type: applicationType }) });
+    const { status, body } = await register(server.url, {
+      redirect_uris: [uri],
+      ...(applicationType === undefined ? {} : { application_type: applicationType }),
+    });
     assert.equal(status, 201, `${uri}: ${JSON.stringify(body)}`);
     assert.deepEqual(body.redirect_uris, [uri]);
   }
@@ -70,7 +92,15 @@ test('an erroneous /auth for a dynamically registered client shows a page: no re
   const { server } = await startFixture(t);
   const evil = await registerClient(server.url, { client_name: 'Totally Legit', redirect_uris: [EVIL] });
   const base = (extra: Record<string, string>, p: { challenge?: string | null; resource?: string | null } = {}): string => {
-    const url = new URL(authorizeUrl(server.url, { clientId: evil.client_id, challenge: p.challenge === undefined ? pkcePair().challenge : p.challenge, resource: p.resource, state: 'st-9', extra }));
+    const url = new URL(
+      authorizeUrl(server.url, {
+        clientId: evil.client_id,
+        challenge: p.challenge === undefined ? pkcePair().challenge : p.challenge,
+        resource: p.resource,
+        state: 'st-9',
+        extra,
+      }),
+    );
     url.searchParams.set('redirect_uri', EVIL);
     return url.href;
   };
@@ -119,7 +149,17 @@ test('an erroneous /auth for a dynamically registered client shows a page: no re
 
 test('a valid /auth from a fresh browser always stops at our log-in page first; operator-configured clients still get error redirects', async (t) => {
   const first = 'https://first-party.example/cb';
-  const { server } = await startFixture(t, { clients: [{ client_id: 'hpd-cli', redirect_uris: [first], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] }] });
+  const { server } = await startFixture(t, {
+    clients: [
+      {
+        client_id: 'hpd-cli',
+        redirect_uris: [first],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
+    ],
+  });
   const evil = await registerClient(server.url, { redirect_uris: [EVIL] });
   const ok = new URL(authorizeUrl(server.url, { clientId: evil.client_id, challenge: pkcePair().challenge }));
   ok.searchParams.set('redirect_uri', EVIL);

@@ -70,13 +70,19 @@ test('redis throttle: 5 free failures, then 2^(n-5) s capped at 5 min; forgotten
   granted(await throttle.login('a@example.org', '10.3.0.1')).succeeded();
   await throttle.settled();
   for (let i = 0; i < 4; i += 1) await fail();
-  assert.equal((await throttle.login('a@example.org', '10.2.0.1')).allowed, true, 'the success cleared the earlier failure: 4 since are still free');
+  assert.equal(
+    (await throttle.login('a@example.org', '10.2.0.1')).allowed,
+    true,
+    'the success cleared the earlier failure: 4 since are still free',
+  );
 });
 
 test('redis throttle, two instances: 300 simultaneous reservations spread over both grant 5; failures on one block the other', async (t) => {
   let now = 0;
   const [a, b] = throttles(t, 2, () => now);
-  const results = await Promise.all(Array.from({ length: 300 }, (_, i) => (i % 2 === 0 ? a : b).login('victim@example.org', `10.0.${i % 250}.1`)));
+  const results = await Promise.all(
+    Array.from({ length: 300 }, (_, i) => (i % 2 === 0 ? a : b).login('victim@example.org', `10.0.${i % 250}.1`)),
+  );
   const attempts = results.filter((r) => r.allowed).map(granted);
   assert.equal(attempts.length, 5);
   for (const attempt of attempts) attempt.failed();

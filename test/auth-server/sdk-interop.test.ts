@@ -7,7 +7,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { discoverAuthorizationServerMetadata, exchangeAuthorization, refreshAuthorization, registerClient, startAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
+import {
+  discoverAuthorizationServerMetadata,
+  exchangeAuthorization,
+  refreshAuthorization,
+  registerClient,
+  startAuthorization,
+} from '@modelcontextprotocol/sdk/client/auth.js';
 import { browse, CookieJar, followToCallback, jwtPart, location, MCP_RESOURCE, REDIRECT_URI, startFixture } from './oauth-test-client.ts';
 
 test('MCP SDK client: discover → register → authorize (sign-up) → exchange → refresh', async (t) => {
@@ -18,7 +24,13 @@ test('MCP SDK client: discover → register → authorize (sign-up) → exchange
 
   const clientInformation = await registerClient(server.url, {
     metadata,
-    clientMetadata: { client_name: 'SDK client', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+    clientMetadata: {
+      client_name: 'SDK client',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    },
   });
   const resource = new URL(MCP_RESOURCE);
   assert.equal(resource.href, `${MCP_RESOURCE}/`, 'the SDK form has the trailing slash');
@@ -35,12 +47,21 @@ test('MCP SDK client: discover → register → authorize (sign-up) → exchange
   const start = await browse(jar, authorizationUrl.href);
   const interaction = location(start, server.url);
   await (await browse(jar, interaction)).arrayBuffer();
-  const signup = await browse(jar, `${interaction}/signup`, { form: { email: 'sdk@example.org', password: 'sdk-password-1', confirm: 'sdk-password-1' } });
+  const signup = await browse(jar, `${interaction}/signup`, {
+    form: { email: 'sdk@example.org', password: 'sdk-password-1', confirm: 'sdk-password-1' },
+  });
   const callback = await followToCallback(jar, signup, server.url);
   assert.ok(callback instanceof URL);
   assert.equal(callback.searchParams.get('state'), 'sdk-state');
 
-  const tokens = await exchangeAuthorization(server.url, { metadata, clientInformation, authorizationCode: callback.searchParams.get('code') ?? '', codeVerifier, redirectUri: REDIRECT_URI, resource });
+  const tokens = await exchangeAuthorization(server.url, {
+    metadata,
+    clientInformation,
+    authorizationCode: callback.searchParams.get('code') ?? '',
+    codeVerifier,
+    redirectUri: REDIRECT_URI,
+    resource,
+  });
   const payload = jwtPart(tokens.access_token, 1);
   assert.equal(payload.aud, MCP_RESOURCE);
   assert.equal(payload.sub, store.listUsers()[0].id);
@@ -48,7 +69,12 @@ test('MCP SDK client: discover → register → authorize (sign-up) → exchange
   assert.equal(payload.scope, 'openid profile email offline_access');
   assert.equal(typeof tokens.refresh_token, 'string');
 
-  const refreshed = await refreshAuthorization(server.url, { metadata, clientInformation, refreshToken: tokens.refresh_token ?? '', resource });
+  const refreshed = await refreshAuthorization(server.url, {
+    metadata,
+    clientInformation,
+    refreshToken: tokens.refresh_token ?? '',
+    resource,
+  });
   assert.notEqual(refreshed.refresh_token, tokens.refresh_token);
   assert.equal(jwtPart(refreshed.access_token, 1).aud, MCP_RESOURCE);
 });

@@ -20,7 +20,20 @@ import { DEFAULT_SECRETS_KEY } from '../../src/auth-server/redis-secrets.ts';
 import { openLmdbStateStore } from '../../src/policy/lmdb-store.ts';
 import type { StateStore } from '../../src/policy/state-store.ts';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.ts';
-import { browse, cleanup, CookieJar, jwtPart, MCP_RESOURCE, openInteraction, pkcePair, REDIRECT_URI, registerClient, submitAndFollow, tokenRequest, type TokenResponse } from './oauth-test-client.ts';
+import {
+  browse,
+  cleanup,
+  CookieJar,
+  jwtPart,
+  MCP_RESOURCE,
+  openInteraction,
+  pkcePair,
+  REDIRECT_URI,
+  registerClient,
+  submitAndFollow,
+  tokenRequest,
+  type TokenResponse,
+} from './oauth-test-client.ts';
 
 const PASSWORD = 'correct horse battery';
 
@@ -54,10 +67,11 @@ async function startBalancer(): Promise<Balancer> {
       ports.A = a;
       ports.B = b;
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   const server: Server = createServer((req, res) => {
     let target: 'A' | 'B';
@@ -68,10 +82,13 @@ async function startBalancer(): Promise<Balancer> {
       target = balancer.route;
     }
     balancer.hits[target] += 1;
-    const upstream = request({ host: '127.0.0.1', port: ports[target], method: req.method, path: req.url, headers: req.headers, agent: false }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
+    const upstream = request(
+      { host: '127.0.0.1', port: ports[target], method: req.method, path: req.url, headers: req.headers, agent: false },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
     upstream.on('error', () => res.writeHead(502).end());
     req.pipe(upstream);
   });
@@ -116,7 +133,16 @@ async function startCluster(t: TestContext, overrides: Partial<AuthServerOptions
   defer(() => balancer.close());
   const stateDirs = { A: join(dir, 'auth-state-a'), B: join(dir, 'auth-state-b') };
   const start = async (redis: Redis, stateDir: string): Promise<AuthServer> => {
-    const server = await startAuthServer({ port: 0, issuer: balancer.url, mcpResource: MCP_RESOURCE, store, stateDir, redis, onError: (err) => t.diagnostic(`auth server error: ${String(err)}`), ...overrides });
+    const server = await startAuthServer({
+      port: 0,
+      issuer: balancer.url,
+      mcpResource: MCP_RESOURCE,
+      store,
+      stateDir,
+      redis,
+      onError: (err) => t.diagnostic(`auth server error: ${String(err)}`),
+      ...overrides,
+    });
     defer(() => server.close());
     return server;
   };
@@ -135,7 +161,12 @@ async function jwksOf(base: string): Promise<{ keys: Array<Record<string, unknow
  * Browser part of an authorization through the balancer (with its current route), returning the code
  * and PKCE verifier for the exchange.
  */
-async function authorizeThroughBalancer(c: Cluster, clientId: string, email: string, mode: 'signup' | 'login'): Promise<{ code: string; verifier: string }> {
+async function authorizeThroughBalancer(
+  c: Cluster,
+  clientId: string,
+  email: string,
+  mode: 'signup' | 'login',
+): Promise<{ code: string; verifier: string }> {
   const jar = new CookieJar();
   const { verifier, challenge } = pkcePair();
   const { url } = await openInteraction(jar, c.balancer.url, { clientId, challenge });
@@ -147,7 +178,14 @@ async function authorizeThroughBalancer(c: Cluster, clientId: string, email: str
 }
 
 async function exchange(base: string, clientId: string, code: string, verifier: string): Promise<TokenResponse> {
-  const { status, body } = await tokenRequest(base, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier, client_id: clientId, resource: MCP_RESOURCE });
+  const { status, body } = await tokenRequest(base, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT_URI,
+    code_verifier: verifier,
+    client_id: clientId,
+    resource: MCP_RESOURCE,
+  });
   assert.equal(status, 200, JSON.stringify(body));
   return body;
 }
@@ -171,7 +209,7 @@ test('two instances, one Redis, one issuer: a client registered on A is known to
   assert.equal(existsSync(c.stateDirs.A) || existsSync(c.stateDirs.B), false, 'no auth-keys.json or oauth.mdb with Redis');
 });
 
-test('two instances, one Redis: A\'s access token verifies against B\'s JWKS (same kid); A\'s refresh token is redeemed at B, rotation and reuse detection are shared', async (t) => {
+test("two instances, one Redis: A's access token verifies against B's JWKS (same kid); A's refresh token is redeemed at B, rotation and reuse detection are shared", async (t) => {
   const c = await startCluster(t);
   const client = await registerClient(c.direct.A);
   c.balancer.route = 'A';
@@ -184,17 +222,31 @@ test('two instances, one Redis: A\'s access token verifies against B\'s JWKS (sa
   assert.equal(jwksB.keys.length, 1);
   assert.equal(jwtPart(fromA.access_token ?? '', 0).kid, jwksB.keys[0].kid);
   const verifyAt = (base: string, token: string) =>
-    jwtVerify(token, createRemoteJWKSet(new URL(`${base}/jwks`)), { issuer: c.balancer.url, audience: MCP_RESOURCE, typ: 'at+jwt', algorithms: ['RS256'], requiredClaims: ['exp', 'sub', 'client_id'] });
+    jwtVerify(token, createRemoteJWKSet(new URL(`${base}/jwks`)), {
+      issuer: c.balancer.url,
+      audience: MCP_RESOURCE,
+      typ: 'at+jwt',
+      algorithms: ['RS256'],
+      requiredClaims: ['exp', 'sub', 'client_id'],
+    });
   await verifyAt(c.direct.B, fromA.access_token ?? '');
 
-  const refreshedAtB = await tokenRequest(c.direct.B, { grant_type: 'refresh_token', refresh_token: fromA.refresh_token ?? '', client_id: client.client_id });
+  const refreshedAtB = await tokenRequest(c.direct.B, {
+    grant_type: 'refresh_token',
+    refresh_token: fromA.refresh_token ?? '',
+    client_id: client.client_id,
+  });
   assert.equal(refreshedAtB.status, 200, JSON.stringify(refreshedAtB.body));
   const second = refreshedAtB.body.refresh_token ?? '';
   assert.ok(second !== '' && second !== fromA.refresh_token, 'rotated');
   await verifyAt(c.direct.A, refreshedAtB.body.access_token ?? '');
 
   // A sees that B consumed the first refresh token: its reuse fails there and revokes the grant…
-  const reuseAtA = await tokenRequest(c.direct.A, { grant_type: 'refresh_token', refresh_token: fromA.refresh_token ?? '', client_id: client.client_id });
+  const reuseAtA = await tokenRequest(c.direct.A, {
+    grant_type: 'refresh_token',
+    refresh_token: fromA.refresh_token ?? '',
+    client_id: client.client_id,
+  });
   assert.equal(reuseAtA.status, 400);
   assert.equal(reuseAtA.body.error, 'invalid_grant');
   // …and B sees the revocation A made.
@@ -214,7 +266,10 @@ test('two instances started at once on an empty Redis end up with one JWKS, stor
   assert.equal(jwksA.keys.length, 1);
   assert.deepEqual(jwksB, jwksA);
   const stored = JSON.parse((await c.redisA.get(DEFAULT_SECRETS_KEY)) ?? 'null') as { signing_keys: Array<{ kid: string }> } | null;
-  assert.deepEqual(stored?.signing_keys.map((k) => k.kid), [jwksA.keys[0].kid]);
+  assert.deepEqual(
+    stored?.signing_keys.map((k) => k.kid),
+    [jwksA.keys[0].kid],
+  );
 });
 
 test('two instances, one Redis: refresh tokens expire after 30 days on the injected clock, whichever instance is asked', async (t) => {
@@ -225,10 +280,18 @@ test('two instances, one Redis: refresh tokens expire after 30 days on the injec
   const auth = await authorizeThroughBalancer(c, client.client_id, 'cy@example.org', 'signup');
   const tokens = await exchange(c.direct.B, client.client_id, auth.code, auth.verifier);
   now += 29 * 86_400_000;
-  const ok = await tokenRequest(c.direct.A, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token ?? '', client_id: client.client_id });
+  const ok = await tokenRequest(c.direct.A, {
+    grant_type: 'refresh_token',
+    refresh_token: tokens.refresh_token ?? '',
+    client_id: client.client_id,
+  });
   assert.equal(ok.status, 200, JSON.stringify(ok.body));
   now += 31 * 86_400_000;
-  const late = await tokenRequest(c.direct.B, { grant_type: 'refresh_token', refresh_token: ok.body.refresh_token ?? '', client_id: client.client_id });
+  const late = await tokenRequest(c.direct.B, {
+    grant_type: 'refresh_token',
+    refresh_token: ok.body.refresh_token ?? '',
+    client_id: client.client_id,
+  });
   assert.equal(late.status, 400);
   assert.equal(late.body.error, 'invalid_grant');
 });

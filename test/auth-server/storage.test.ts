@@ -171,7 +171,14 @@ const ADAPTER_CASES: AdapterCase[] = [
     async run(kind, t) {
       const oauth = (await kind.setup(t)).open();
       const clients = oauth.adapterFor('Client');
-      const payload = { client_id: 'ç-1', redirect_uris: [], post_logout_redirect_uris: [], jwks: { keys: [] }, 'x:y': { n: 1.5, ok: true, nothing: null }, client_name: 'Ünïcødé 🚀' };
+      const payload = {
+        client_id: 'ç-1',
+        redirect_uris: [],
+        post_logout_redirect_uris: [],
+        jwks: { keys: [] },
+        'x:y': { n: 1.5, ok: true, nothing: null },
+        client_name: 'Ünïcødé 🚀',
+      };
       await clients.upsert('ç-1:with:colons', payload, undefined);
       assert.deepEqual(await clients.find('ç-1:with:colons'), payload);
 
@@ -257,7 +264,8 @@ test('adapter (redis): records, indexes and grant sets carry Redis TTLs; close()
   const prefix = `ttl${(prefixes += 1)}:`;
   const oauth = openRedisOAuthStore(redis, { prefix });
   const ttlOf = (key: string): Promise<number> => redis.pttl(`${prefix}${key}`);
-  const near = (actual: number, expected: number): void => assert.ok(actual <= expected && actual > expected - 5000, `${actual} ≈ ${expected}`);
+  const near = (actual: number, expected: number): void =>
+    assert.ok(actual <= expected && actual > expected - 5000, `${actual} ≈ ${expected}`);
 
   await oauth.adapterFor('Session').upsert('s1', { jti: 's1', uid: 'u-1' }, 3600);
   near(await ttlOf('rec:Session:s1'), (3600 + CLOCK_TOLERANCE_SECONDS) * 1000);
@@ -275,7 +283,11 @@ test('adapter (redis): records, indexes and grant sets carry Redis TTLs; close()
   near(await ttlOf('rec:RefreshToken:r1'), (3600 + CLOCK_TOLERANCE_SECONDS) * 1000);
 
   await refresh.revokeByGrantId('g1');
-  assert.deepEqual((await redis.keys(`${prefix}*`)).sort(), [`${prefix}rec:Client:cl`, `${prefix}rec:Session:s1`, `${prefix}uid:Session:u-1`], 'nothing of the grant left');
+  assert.deepEqual(
+    (await redis.keys(`${prefix}*`)).sort(),
+    [`${prefix}rec:Client:cl`, `${prefix}rec:Session:s1`, `${prefix}uid:Session:u-1`],
+    'nothing of the grant left',
+  );
 
   // Redis, not a sweep, removes what expired: a record stored with a 200 ms lifetime goes by itself.
   await oauth.adapterFor('AuthorizationCode').upsert('short', { jti: 'short', grantId: 'g2' }, -CLOCK_TOLERANCE_SECONDS + 0.2);
@@ -286,7 +298,7 @@ test('adapter (redis): records, indexes and grant sets carry Redis TTLs; close()
   assert.equal(await oauth.sweep(), 0);
 
   await oauth.close();
-  assert.equal(await redis.ping(), 'PONG', 'the caller\'s client is still usable');
+  assert.equal(await redis.ping(), 'PONG', "the caller's client is still usable");
 });
 
 test('secrets (redis): created once, reused; concurrent first starts agree on one value', async (t) => {
@@ -309,7 +321,10 @@ test('secrets (redis): a damaged value is an error naming the key, validated lik
   const redis = redisClient(defer);
   const key = `damaged${(prefixes += 1)}`;
   await redis.set(key, '{"version":1,');
-  await assert.rejects(loadOrCreateRedisAuthSecrets(redis, key), (err: Error) => err.message.includes(key) && /not valid JSON/.test(err.message));
+  await assert.rejects(
+    loadOrCreateRedisAuthSecrets(redis, key),
+    (err: Error) => err.message.includes(key) && /not valid JSON/.test(err.message),
+  );
   const wrongShape = JSON.stringify({ version: 1, signing_keys: [{ kty: 'RSA' }], cookie_keys: ['x'.repeat(43)] });
   await redis.set(key, wrongShape);
   await assert.rejects(loadOrCreateRedisAuthSecrets(redis, key), /version-1 auth secrets/);
@@ -330,5 +345,5 @@ test('authorization query: default scope, consent prompt added for offline_acces
   assert.equal(defaulted?.get('scope'), 'openid profile email offline_access');
   assert.equal(defaulted?.get('prompt'), 'consent');
   assert.equal(defaulted?.get('resource'), 'http://x');
-  assert.equal(q('scope=a&scope=b'), undefined, 'duplicates are the provider\'s to reject');
+  assert.equal(q('scope=a&scope=b'), undefined, "duplicates are the provider's to reject");
 });

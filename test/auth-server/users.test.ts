@@ -50,7 +50,11 @@ test('validation: address shape, password length in characters', async (t) => {
     ['ok@example.org', 'x'.repeat(1025), 'password-too-long'],
   ];
   for (const [email, password, code] of refusals) {
-    await assert.rejects(createUser(store, email, password, NOW), (err: unknown) => err instanceof SignupError && err.code === code, `${email} / ${password.length}`);
+    await assert.rejects(
+      createUser(store, email, password, NOW),
+      (err: unknown) => err instanceof SignupError && err.code === code,
+      `${email} / ${password.length}`,
+    );
   }
   assert.equal(store.listUsers().length, 0);
   await createUser(store, 'ok@example.org', '😀😀😀😀😀😀😀😀', NOW); // 8 characters
@@ -58,7 +62,10 @@ test('validation: address shape, password length in characters', async (t) => {
 
 test('one account per address, also when two sign-ups race', async (t) => {
   const store = tempStore(t);
-  const results = await Promise.allSettled([createUser(store, 'race@example.org', 'password-one', NOW), createUser(store, 'RACE@example.org', 'password-two', NOW)]);
+  const results = await Promise.allSettled([
+    createUser(store, 'race@example.org', 'password-one', NOW),
+    createUser(store, 'RACE@example.org', 'password-two', NOW),
+  ]);
   assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
   const rejected = results.find((r) => r.status === 'rejected');
   assert.ok(rejected !== undefined && rejected.reason instanceof SignupError && rejected.reason.code === 'email-taken');

@@ -12,12 +12,21 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 function bench(script: string, ...args: string[]): { status: number | null; stdout: string; stderr: string; ms: number } {
   const started = performance.now();
-  const r = spawnSync(process.execPath, ['--import', join(ROOT, 'bin/register-typescript.js'), join(ROOT, script), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--import', join(ROOT, 'bin/register-typescript.js'), join(ROOT, script), ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - started };
 }
 
 test('the benchmark scripts answer --help with their options and exit 0 without running', () => {
-  for (const [script, name, option] of [['bench/run.ts', 'bench', '--workloads'], ['bench/workers.bench.ts', 'bench:workers', '--short'], ['bench/redis.bench.ts', 'bench:redis', '--short'], ['bench/observability.bench.ts', 'bench:observability', '--short']] as const) {
+  for (const [script, name, option] of [
+    ['bench/run.ts', 'bench', '--workloads'],
+    ['bench/workers.bench.ts', 'bench:workers', '--short'],
+    ['bench/redis.bench.ts', 'bench:redis', '--short'],
+    ['bench/observability.bench.ts', 'bench:observability', '--short'],
+  ] as const) {
     const r = bench(script, '--help');
     assert.equal(r.status, 0, `${script}: ${r.stderr}`);
     assert.match(r.stdout, new RegExp(`^Usage: npm run ${name} `));

@@ -19,14 +19,20 @@ import { buildFixture } from '../helpers/rest-server.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-test('bench:short runs every target on the fixture build, closed and open loop: bodies match, no errors, results written', { timeout: 180_000 }, async (t) => {
+test('bench:short runs every target on the fixture build, closed and open loop: bodies match, no errors, results written', {
+  timeout: 180_000,
+}, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hpd-bench-test-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const builds = await buildFixture(dir);
   const out = join(dir, 'out');
   const env = { ...process.env };
   delete env.NODE_TEST_CONTEXT;
-  const run = spawn(process.execPath, ['--import', join(ROOT, 'bin/register-typescript.js'), join(ROOT, 'bench/run.ts'), '--short', '--builds', builds, '--out', out], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const run = spawn(
+    process.execPath,
+    ['--import', join(ROOT, 'bin/register-typescript.js'), join(ROOT, 'bench/run.ts'), '--short', '--builds', builds, '--out', out],
+    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stdout = '';
   let stderr = '';
   run.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -51,12 +57,17 @@ test('bench:short runs every target on the fixture build, closed and open loop: 
   // Bodies: the baseline's equal ours field by field, the ceiling replays our bytes.
   assert.equal(r.verification.ok, true, JSON.stringify(r.verification.mismatches.slice(0, 3)));
   assert.deepEqual(r.verification.mismatches, []);
-  for (const w of ['search', 'detail', 'years', 'realistic', 'ours_cached', 'ceiling']) assert.ok((r.verification.compared[w] ?? 0) > 0, `${w} responses compared`);
+  for (const w of ['search', 'detail', 'years', 'realistic', 'ours_cached', 'ceiling'])
+    assert.ok((r.verification.compared[w] ?? 0) > 0, `${w} responses compared`);
 
   // Every target answered every workload it serves, under load, without one error.
-  assert.deepEqual(r.workloads.map((w) => w.name), ['search', 'detail', 'years', 'aptc', 'realistic']);
+  assert.deepEqual(
+    r.workloads.map((w) => w.name),
+    ['search', 'detail', 'years', 'aptc', 'realistic'],
+  );
   for (const w of r.workloads) {
-    const expected = w.name === 'aptc' ? ['ours', 'ceiling'] : w.name === 'realistic' ? ['ours', 'ours_cached'] : ['ours', 'baseline', 'ceiling'];
+    const expected =
+      w.name === 'aptc' ? ['ours', 'ceiling'] : w.name === 'realistic' ? ['ours', 'ours_cached'] : ['ours', 'baseline', 'ceiling'];
     assert.deepEqual(Object.keys(w.targets).sort(), [...expected].sort(), `${w.name}: targets that ran`);
     if (w.name === 'aptc') assert.match(w.skipped.baseline ?? '', /no APTC/);
     for (const [name, x] of Object.entries(w.targets)) {
@@ -65,20 +76,32 @@ test('bench:short runs every target on the fixture build, closed and open loop: 
         assert.ok(run.requests > 0, `${w.name}/${name}: requests were answered`);
         assert.equal(run.errors.total, 0, `${w.name}/${name}: errors ${JSON.stringify(run.errors)}`);
       }
-      assert.ok(x.full.median.rps > 0 && x.full.median.p50_ms > 0 && x.full.median.p99_ms >= x.full.median.p50_ms, `${w.name}/${name}: summary ${JSON.stringify(x.full.median)}`);
+      assert.ok(
+        x.full.median.rps > 0 && x.full.median.p50_ms > 0 && x.full.median.p99_ms >= x.full.median.p50_ms,
+        `${w.name}/${name}: summary ${JSON.stringify(x.full.median)}`,
+      );
     }
   }
 
   // Open loop (wrk2): search at 50, 80 and 95 % of our rate, ours and the ceiling at the same rate.
   const search = r.workloads.find((w) => w.name === 'search')!;
-  assert.deepEqual(search.open_loop.map((x) => x.level), [0.5, 0.8, 0.95]);
+  assert.deepEqual(
+    search.open_loop.map((x) => x.level),
+    [0.5, 0.8, 0.95],
+  );
   for (const x of search.open_loop) {
-    assert.ok(x.rate > 0 && x.p99_ratio !== null && x.p99_ratio > 0, `open loop ${x.level}: ${JSON.stringify({ rate: x.rate, ratio: x.p99_ratio })}`);
+    assert.ok(
+      x.rate > 0 && x.p99_ratio !== null && x.p99_ratio > 0,
+      `open loop ${x.level}: ${JSON.stringify({ rate: x.rate, ratio: x.p99_ratio })}`,
+    );
     for (const name of ['ours', 'ceiling'] as const) {
       const o = x.targets[name];
       assert.ok(o !== undefined && o.runs.length === 1, `open loop ${x.level}/${name}: a run`);
       const run = o.runs[0]!;
-      assert.ok(run.requests > 0 && run.open_loop !== undefined && Math.round(run.open_loop.rate) === Math.round(x.rate), `open loop ${x.level}/${name}: wrk2 at the offered rate`);
+      assert.ok(
+        run.requests > 0 && run.open_loop !== undefined && Math.round(run.open_loop.rate) === Math.round(x.rate),
+        `open loop ${x.level}/${name}: wrk2 at the offered rate`,
+      );
       assert.equal(run.errors.total, 0, `open loop ${x.level}/${name}: errors ${JSON.stringify(run.errors)}`);
       const c = o.median.corrected;
       assert.ok(c.p50 > 0 && c.p99 >= c.p50 && c.p999 >= c.p99 && c.max >= c.p999, `open loop ${x.level}/${name}: ${JSON.stringify(c)}`);
@@ -90,7 +113,10 @@ test('bench:short runs every target on the fixture build, closed and open loop: 
   // The realistic stream: its make-up and the search cache's hit rate (measured or estimated, or null
   // while the server has no search cache).
   const real = r.search_cache.realistic;
-  assert.ok(real !== null && real.universe > 100 && real.requests_in_file === 5000 && real.distinct_in_file <= real.universe, JSON.stringify(real));
+  assert.ok(
+    real !== null && real.universe > 100 && real.requests_in_file === 5000 && real.distinct_in_file <= real.universe,
+    JSON.stringify(real),
+  );
   assert.ok(real.requests_measured > 0);
   for (const h of [real.hit_rate_measured, real.hit_rate_estimated]) assert.ok(h === null || (h >= 0 && h <= 1), `hit rate ${h}`);
   assert.equal(r.search_cache.setting, 'HPD_SEARCH_CACHE_MB');
@@ -99,10 +125,17 @@ test('bench:short runs every target on the fixture build, closed and open loop: 
   assert.ok((r.ratios.search?.ours_baseline ?? 0) > 0 && (r.ratios.search?.ours_ceiling ?? 0) > 0);
   assert.equal(r.ratios.aptc?.ours_baseline, null);
   for (const name of ['ours', 'baseline', 'ceiling'] as const) assert.ok((r.memory[name]?.hwm_bytes ?? 0) > 0, `${name}: memory read`);
-  assert.deepEqual(r.checks.map((c) => c.id), ['search_vs_baseline', 'search_vs_ceiling', 'years_vs_ceiling', 'open_loop_p99_search', 'zero_errors', 'rss']);
+  assert.deepEqual(
+    r.checks.map((c) => c.id),
+    ['search_vs_baseline', 'search_vs_ceiling', 'years_vs_ceiling', 'open_loop_p99_search', 'zero_errors', 'rss'],
+  );
   assert.equal(r.checks.find((c) => c.id === 'zero_errors')?.met, true);
   assert.ok(r.micro.length >= 30 && r.micro.every((m) => m.ops_per_s > 0), 'micro-benchmarks ran');
-  for (const g of ['zip', 'search', 'detail', 'compare', 'oop', 'aptc', 'serialize']) assert.ok(r.micro.some((m) => m.group === g), `micro group ${g}`);
+  for (const g of ['zip', 'search', 'detail', 'compare', 'oop', 'aptc', 'serialize'])
+    assert.ok(
+      r.micro.some((m) => m.group === g),
+      `micro group ${g}`,
+    );
 
   // The human-readable outputs.
   const report = readFileSync(join(out, md), 'utf8');

@@ -71,19 +71,34 @@ test('the corrected and uncorrected distributions of wrk2 --latency -U are read 
   assert.throws(() => parseWrk2Latency(OUTPUT.replace(' 99.900%   64.89ms\n', '')), /lacks p999/);
 });
 
-const loc = (zip: string, countyFips: string, share: number): ZipLocation => ({ zip, state: 'TX', countyFips, countyName: 'X', ratingArea: 1, areaIndex: 0, residentialShare: share, listId: 0, primary: false });
+const loc = (zip: string, countyFips: string, share: number): ZipLocation => ({
+  zip,
+  state: 'TX',
+  countyFips,
+  countyName: 'X',
+  ratingArea: 1,
+  areaIndex: 0,
+  residentialShare: share,
+  listId: 0,
+  primary: false,
+});
 
 test('the realistic stream: residential weights, deterministic, distinct universe, Zipf-skewed', () => {
   const zips = Array.from({ length: 300 }, (_, i) => {
     const zip = String(10_000 + i);
     // Every tenth ZIP is split between two counties; every 50th is business-only (ratio 0).
-    const locations = i % 50 === 0 ? [loc(zip, '48001', 0)] : i % 10 === 0 ? [loc(zip, '48001', 0.7), loc(zip, '48003', 0.3)] : [loc(zip, '48005', 1)];
+    const locations =
+      i % 50 === 0 ? [loc(zip, '48001', 0)] : i % 10 === 0 ? [loc(zip, '48001', 0.7), loc(zip, '48003', 0.3)] : [loc(zip, '48005', 1)];
     return { zip, locations };
   });
   const weighted = weightedLocations(zips);
   assert.equal(weighted.length, 300 - 6 + 24, 'business-only ZIPs dropped, split ZIPs twice');
   assert.ok(weighted.every((w) => w.weight > 0));
-  assert.equal(weighted.find((w) => w.zip === '10010' && w.countyFips === '48003')?.weight, 0.3, 'a second county is named (county_fips) with its share');
+  assert.equal(
+    weighted.find((w) => w.zip === '10010' && w.countyFips === '48003')?.weight,
+    0.3,
+    'a second county is named (county_fips) with its share',
+  );
   assert.equal(weighted.find((w) => w.zip === '10010' && w.countyFips === null)?.weight, 0.7, 'the primary county needs no county_fips');
 
   const a = realisticSearch(weighted, 20_000, 50_000);

@@ -5,7 +5,23 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  closeSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -87,12 +103,18 @@ function assertRefused(buildsRoot: string, file: string, problem: RegExp): void 
 describe('a damaged build is refused at open with one line naming the file', () => {
   test('the manifest lists every output file with size and sha256, and SHA256SUMS covers the manifest', () => {
     const m = JSON.parse(readFileSync(join(original, 'manifest.json'), 'utf8')) as BuildManifest;
-    assert.deepEqual(m.outputs?.map((f) => f.name), ['data.mdb', 'tables.bin']);
+    assert.deepEqual(
+      m.outputs?.map((f) => f.name),
+      ['data.mdb', 'tables.bin'],
+    );
     for (const f of m.outputs!) {
       assert.equal(f.bytes, statSync(join(original, f.name)).size);
       assert.match(f.sha256, /^[0-9a-f]{64}$/);
     }
-    assert.match(readFileSync(join(original, 'SHA256SUMS'), 'utf8'), /^[0-9a-f]{64} {2}data\.mdb\n[0-9a-f]{64} {2}tables\.bin\n[0-9a-f]{64} {2}manifest\.json\n$/);
+    assert.match(
+      readFileSync(join(original, 'SHA256SUMS'), 'utf8'),
+      /^[0-9a-f]{64} {2}data\.mdb\n[0-9a-f]{64} {2}tables\.bin\n[0-9a-f]{64} {2}manifest\.json\n$/,
+    );
   });
 
   test('flipped bytes in tables.bin (premiums)', () => {
@@ -126,7 +148,11 @@ describe('a damaged build is refused at open with one line naming the file', () 
       assertRefused(buildsRoot, file, problem);
     };
     const manifestPath = (dir: string): string => join(dir, 'manifest.json');
-    edit((d) => writeFileSync(manifestPath(d), readFileSync(manifestPath(d), 'utf8').replace('"plans": ', '"plans": 1')), 'manifest.json', /^sha256 mismatch \(SHA256SUMS [0-9a-f]{12}, file [0-9a-f]{12}\)$/);
+    edit(
+      (d) => writeFileSync(manifestPath(d), readFileSync(manifestPath(d), 'utf8').replace('"plans": ', '"plans": 1')),
+      'manifest.json',
+      /^sha256 mismatch \(SHA256SUMS [0-9a-f]{12}, file [0-9a-f]{12}\)$/,
+    );
     edit((d) => writeFileSync(manifestPath(d), '{"build_hash": '), 'manifest.json', /^sha256 mismatch/);
     edit((d) => rmSync(manifestPath(d)), 'manifest.json', /^missing$/);
     edit((d) => rmSync(join(d, 'SHA256SUMS')), 'SHA256SUMS', /^missing$/);
@@ -135,7 +161,9 @@ describe('a damaged build is refused at open with one line naming the file', () 
     edit(
       (d) => {
         writeFileSync(manifestPath(d), '{"build_hash": ');
-        const sums = readFileSync(join(d, 'SHA256SUMS'), 'utf8').split('\n').filter((l) => !l.endsWith('manifest.json'));
+        const sums = readFileSync(join(d, 'SHA256SUMS'), 'utf8')
+          .split('\n')
+          .filter((l) => !l.endsWith('manifest.json'));
         writeFileSync(join(d, 'SHA256SUMS'), `${sums.join('\n')}${'0'.repeat(64)}  manifest.json\n`);
       },
       'manifest.json',
@@ -144,14 +172,20 @@ describe('a damaged build is refused at open with one line naming the file', () 
     const { buildsRoot, dir } = copyBuild();
     const other = 'f'.repeat(64);
     cpSync(dir, join(buildsRoot, String(YEAR), other), { recursive: true });
-    assert.throws(() => openDataset(join(buildsRoot, String(YEAR), other)), /^BuildIntegrityError: build 2025\/ffffffffffff: manifest\.json: build hash [0-9a-f]{12} does not match the directory \(ffffffffffff\)$/);
+    assert.throws(
+      () => openDataset(join(buildsRoot, String(YEAR), other)),
+      /^BuildIntegrityError: build 2025\/ffffffffffff: manifest\.json: build hash [0-9a-f]{12} does not match the directory \(ffffffffffff\)$/,
+    );
   });
 
   test('current pointing at a directory that does not exist', () => {
     const buildsRoot = join(scratch, `copy-${++copies}`);
     mkdirSync(join(buildsRoot, String(YEAR)), { recursive: true });
     symlinkSync('0'.repeat(64), join(buildsRoot, String(YEAR), 'current'));
-    assert.throws(() => openCurrentDataset(buildsRoot, YEAR), /^BuildIntegrityError: build 2025\/current: current: points at 0{64}, which does not exist$/);
+    assert.throws(
+      () => openCurrentDataset(buildsRoot, YEAR),
+      /^BuildIntegrityError: build 2025\/current: current: points at 0{64}, which does not exist$/,
+    );
   });
 
   test('sizes are checked on every open; a file rewritten after adoption is hashed again', () => {
@@ -185,7 +219,10 @@ describe('a damaged build is refused at open with one line naming the file', () 
     const { buildsRoot, dir } = copyBuild();
     strip(dir);
     const ds = openCurrentDataset(buildsRoot, YEAR);
-    assert.match(ds.integrityWarning ?? '', /^build 2025\/[0-9a-f]{12}: no checksums \(format 1, .*\): only sizes were checked; run hpd build --year 2025 to rebuild it$/);
+    assert.match(
+      ds.integrityWarning ?? '',
+      /^build 2025\/[0-9a-f]{12}: no checksums \(format 1, .*\): only sizes were checked; run hpd build --year 2025 to rebuild it$/,
+    );
     ds.close();
     const broken = copyBuild();
     strip(broken.dir);
@@ -203,11 +240,18 @@ describe('hpd build and publication with an existing identical build', () => {
     out.on('data', (d: Buffer) => (stderr += d.toString()));
     const r = await build(buildsRoot, { out });
     assert.equal(r.reused, false);
-    assert.match(stderr, /^hpd build: build 2025\/[0-9a-f]{12}: data\.mdb: sha256 mismatch \(manifest [0-9a-f]{12}, file [0-9a-f]{12}\); rebuilding it$/m);
+    assert.match(
+      stderr,
+      /^hpd build: build 2025\/[0-9a-f]{12}: data\.mdb: sha256 mismatch \(manifest [0-9a-f]{12}, file [0-9a-f]{12}\); rebuilding it$/m,
+    );
     const yd = join(buildsRoot, String(YEAR));
     assert.equal(readlinkSync(join(yd, 'current')), hash);
     assert.equal(checkBuild(join(yd, hash), { checksums: true }).checksummed, true);
-    assert.deepEqual(readdirSync(yd).sort(), [hash, 'current'].sort(), 'the damaged copy (moved aside by this process) is removed at the end of the build');
+    assert.deepEqual(
+      readdirSync(yd).sort(),
+      [hash, 'current'].sort(),
+      'the damaged copy (moved aside by this process) is removed at the end of the build',
+    );
     const again = await build(buildsRoot);
     assert.equal(again.reused, true, 'now up to date');
   });
@@ -218,11 +262,17 @@ describe('hpd build and publication with an existing identical build', () => {
     const r = await build(buildsRoot, { force: true });
     assert.equal(r.dir, dir);
     assert.deepEqual(
-      readdirSync(dir).filter((n) => n !== 'data.mdb-lock').map((n) => [n, statSync(join(dir, n)).ino, statSync(join(dir, n)).mtimeMs]),
+      readdirSync(dir)
+        .filter((n) => n !== 'data.mdb-lock')
+        .map((n) => [n, statSync(join(dir, n)).ino, statSync(join(dir, n)).mtimeMs]),
       before.filter(([n]) => n !== 'data.mdb-lock'),
       'same files, same inodes, not rewritten',
     );
-    assert.equal(r.manifest.built_at, (JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as BuildManifest).built_at, 'the manifest reported is the one served');
+    assert.equal(
+      r.manifest.built_at,
+      (JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as BuildManifest).built_at,
+      'the manifest reported is the one served',
+    );
   });
 
   test('publishing over a damaged directory moves it aside; the next cleanup removes it', () => {
@@ -235,7 +285,15 @@ describe('hpd build and publication with an existing identical build', () => {
     const out = publishBuild(staged, buildsRoot, YEAR, hash, { afterStep: (s) => steps.push(s) });
     assert.equal(out.action, 'replaced');
     assert.match(out.damage ?? '', /tables\.bin: missing/);
-    assert.deepEqual(steps, ['synced', 'current-on-staging', 'damaged-moved-aside', 'linked', 'renamed', 'current-switched', 'staging-removed']);
+    assert.deepEqual(steps, [
+      'synced',
+      'current-on-staging',
+      'damaged-moved-aside',
+      'linked',
+      'renamed',
+      'current-switched',
+      'staging-removed',
+    ]);
     assert.equal(readlinkSync(join(yd, 'current')), hash);
     assert.equal(checkBuild(dir, { checksums: true }).checksummed, true);
     assert.equal(readdirSync(yd).filter((n) => n.startsWith('.corrupt-')).length, 1);

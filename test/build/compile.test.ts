@@ -63,7 +63,13 @@ describe('compiling the fixture dataset with modeled premiums', () => {
   });
 
   test('every ZIP of the states resolves; territories are left out; a split ZIP keeps both locations by residential share', () => {
-    for (const zip of [FIXTURE_ZIPS.harris, FIXTURE_ZIPS.montgomery, FIXTURE_ZIPS.anchorage, FIXTURE_ZIPS.fairbanks, FIXTURE_ZIPS.honolulu]) {
+    for (const zip of [
+      FIXTURE_ZIPS.harris,
+      FIXTURE_ZIPS.montgomery,
+      FIXTURE_ZIPS.anchorage,
+      FIXTURE_ZIPS.fairbanks,
+      FIXTURE_ZIPS.honolulu,
+    ]) {
       const locs = ds.resolveZip(zip);
       assert.ok(locs !== null && locs.length > 0, `${zip} resolves`);
       for (const l of locs) assert.ok(l.ratingArea > 0);
@@ -123,10 +129,15 @@ describe('compiling the fixture dataset with modeled premiums', () => {
       if (state === 'HI') continue;
       const expected = benchmarkByBand(bench, ageCurveFor(rules, state).factors, false);
       // Benchmark-eligible silver plans priced in the area: on exchange, not child-only.
-      const silver = FIXTURE_PLANS.filter((p) => p.state === state && p.metal === 'Silver' && p.childOnly !== true && p.offExchangeOnly !== true).map((p) => p.scid);
+      const silver = FIXTURE_PLANS.filter(
+        (p) => p.state === state && p.metal === 'Silver' && p.childOnly !== true && p.offExchangeOnly !== true,
+      ).map((p) => p.scid);
       for (let b = 0; b < AGE_BAND_COUNT; b++) {
         const age = bandAge(b);
-        const premiums = silver.map((s) => ds.premium(s, area, age)).filter((x): x is number => x !== null).sort((x, y) => x - y);
+        const premiums = silver
+          .map((s) => ds.premium(s, area, age))
+          .filter((x): x is number => x !== null)
+          .sort((x, y) => x - y);
         if (premiums.length === 0) continue;
         const second = premiums[1] ?? premiums[0]!;
         assert.equal(second, expected[b], `${key} age band ${b}`);
@@ -188,10 +199,16 @@ describe('compiling the fixture dataset with modeled premiums', () => {
       const premiums = [...order].map((pos) => ds.listPremiumCents(loc.listId, pos, age));
       // 0 = not sold at this age (a child-only plan for an adult): such plans come last.
       const key = (c: number): number => (c === 0 ? Infinity : c);
-      assert.deepEqual(premiums, [...premiums].sort((a, b) => key(a) - key(b)));
+      assert.deepEqual(
+        premiums,
+        [...premiums].sort((a, b) => key(a) - key(b)),
+      );
     }
     const byDed = [...ds.listOrder(loc.listId, 'deductible', 40)].map((pos) => ds.plan(ds.listPlan(loc.listId, pos)).deductible!);
-    assert.deepEqual(byDed, [...byDed].sort((a, b) => a - b));
+    assert.deepEqual(
+      byDed,
+      [...byDed].sort((a, b) => a - b),
+    );
     const byName = [...ds.listOrder(loc.listId, 'name', 40)].map((pos) => ds.plan(ds.listPlan(loc.listId, pos)).name.toLowerCase());
     assert.deepEqual(byName, [...byName].sort());
   });
@@ -225,7 +242,10 @@ describe('atomic publication', () => {
       assert.equal(readlinkSync(join(yearDir, 'current')), first.manifest.build_hash);
 
       // Change one input: a new hash, a new directory, current moves.
-      const plans = planAttributesCsv(2025, FIXTURE_PLANS.filter((p) => p.scid !== '11111TX0010005'));
+      const plans = planAttributesCsv(
+        2025,
+        FIXTURE_PLANS.filter((p) => p.scid !== '11111TX0010005'),
+      );
       writeFileSync(f.paths.plan_attributes!, plans);
       const second = await build(dir, f.sourcesFile);
       assert.notEqual(second.manifest.build_hash, first.manifest.build_hash);
@@ -242,7 +262,10 @@ describe('atomic publication', () => {
         return true;
       });
       assert.equal(readlinkSync(join(yearDir, 'current')), second.manifest.build_hash);
-      assert.deepEqual(readdirSync(yearDir).filter((n) => n.startsWith('.tmp-')), []);
+      assert.deepEqual(
+        readdirSync(yearDir).filter((n) => n.startsWith('.tmp-')),
+        [],
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -287,7 +310,9 @@ describe('a real Rate PUF instead of the model', () => {
         'BusinessYear,StateCode,IssuerId,SourceName,ImportDate,RateEffectiveDate,RateExpirationDate,PlanId,RatingAreaId,Tobacco,Age,IndividualRate,IndividualTobaccoRate,Couple,PrimarySubscriberAndOneDependent,PrimarySubscriberAndTwoDependents,PrimarySubscriberAndThreeOrMoreDependents,CoupleAndOneDependent,CoupleAndTwoDependents,CoupleAndThreeOrMoreDependents';
       const rows: string[] = [header];
       const add = (scid: string, area: number, age: string, rate: string, period = ['2025-01-01', '2025-12-31']) =>
-        rows.push(`2025,${scid.slice(5, 7)},${scid.slice(0, 5)},SERFF,2024-12-01,${period[0]},${period[1]},${scid},Rating Area ${area},Tobacco User/Non-Tobacco User,${age},${rate},,,,,,,,`);
+        rows.push(
+          `2025,${scid.slice(5, 7)},${scid.slice(0, 5)},SERFF,2024-12-01,${period[0]},${period[1]},${scid},Rating Area ${area},Tobacco User/Non-Tobacco User,${age},${rate},,,,,,,,`,
+        );
       for (const p of FIXTURE_PLANS) {
         for (const area of p.state === 'TX' ? [10, 26, 27] : [1, 2]) {
           add(p.scid, area, '0-20', '200.00');
@@ -297,7 +322,9 @@ describe('a real Rate PUF instead of the model', () => {
         }
       }
       rows.push(`2025,TX,99999,SERFF,2024-12-01,2025-01-01,2025-12-31,99999TX9990001,Rating Area 10,No Preference,30,250.00,,,,,,,,`);
-      rows.push(`2025,TX,11111,SERFF,2024-12-01,2025-01-01,2025-12-31,11111TX0010001,Rating Area 10,No Preference,Family Option,400.00,,800.00,680.00,680.00,680.00,1140.00,1140.00,1140.00`);
+      rows.push(
+        `2025,TX,11111,SERFF,2024-12-01,2025-01-01,2025-12-31,11111TX0010001,Rating Area 10,No Preference,Family Option,400.00,,800.00,680.00,680.00,680.00,1140.00,1140.00,1140.00`,
+      );
       const f = writeFixtureInputs(join(dir, 'in'), 2025, { rates: `${rows.join('\n')}\n` });
       const result = await build(dir, f.sourcesFile);
       assert.equal(result.manifest.data_source, 'puf_data');
@@ -324,7 +351,9 @@ describe('a real Rate PUF instead of the model', () => {
 });
 
 test('the sources file of 2025 lists every input with an official source', () => {
-  const s = JSON.parse(readFileSync(join(ROOT, 'data/sources/2025.json'), 'utf8')) as { inputs: Record<string, { url: string | null; home?: string; mirrors: Array<{ path: string; sha256?: string }> }> };
+  const s = JSON.parse(readFileSync(join(ROOT, 'data/sources/2025.json'), 'utf8')) as {
+    inputs: Record<string, { url: string | null; home?: string; mirrors: Array<{ path: string; sha256?: string }> }>;
+  };
   for (const [name, spec] of Object.entries(s.inputs)) {
     assert.ok(spec.url !== null || spec.home !== undefined, `${name} has an official source`);
     for (const m of spec.mirrors) assert.match(m.path, /^\.\.\/shared\/data\//, `${name} mirrors the shared data folder`);

@@ -10,7 +10,21 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +51,13 @@ let roots = 0;
 before(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'hpd-kill-'));
   const older = writeFixtureInputs(join(scratch, 'in-older'));
-  writeFileSync(older.paths.plan_attributes!, planAttributesCsv(YEAR, FIXTURE_PLANS.filter((p) => p.scid !== '11111TX0010005')));
+  writeFileSync(
+    older.paths.plan_attributes!,
+    planAttributesCsv(
+      YEAR,
+      FIXTURE_PLANS.filter((p) => p.scid !== '11111TX0010005'),
+    ),
+  );
   const p = await build(join(scratch, 'base-older'), older.sourcesFile);
   previous = { dir: p.dir, hash: p.manifest.build_hash };
   sourcesFile = writeFixtureInputs(join(scratch, 'in')).sourcesFile;
@@ -48,7 +68,15 @@ before(async () => {
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
 function build(buildsRoot: string, sources: string): ReturnType<typeof buildDataset> {
-  return buildDataset({ year: YEAR, root: ROOT, buildsRoot, cacheDir: join(scratch, 'cache'), sourcesFile: sources, offline: true, progress: createProgress({ tty: false, quiet: true, out: new PassThrough() }) });
+  return buildDataset({
+    year: YEAR,
+    root: ROOT,
+    buildsRoot,
+    cacheDir: join(scratch, 'cache'),
+    sourcesFile: sources,
+    offline: true,
+    progress: createProgress({ tty: false, quiet: true, out: new PassThrough() }),
+  });
 }
 
 type Start = 'previous-current' | 'identical-intact' | 'identical-damaged';
@@ -90,7 +118,12 @@ function currentState(buildsRoot: string): { target: string | null; problem: str
 }
 
 /** What a kill may leave: current intact, or (from a damaged start) exactly the damaged target it had. */
-function assertAcceptable(start: Start, before: ReturnType<typeof currentState>, after: ReturnType<typeof currentState>, what: string): void {
+function assertAcceptable(
+  start: Start,
+  before: ReturnType<typeof currentState>,
+  after: ReturnType<typeof currentState>,
+  what: string,
+): void {
   if (after.problem === null) return;
   assert.notEqual(start, 'previous-current', `${what}: current names a damaged build: ${after.problem}`);
   assert.notEqual(start, 'identical-intact', `${what}: current names a damaged build: ${after.problem}`);
@@ -101,7 +134,9 @@ function assertAcceptable(start: Start, before: ReturnType<typeof currentState>,
 
 function runChild(buildsRoot: string, pauseAt: PublishStep): Promise<{ paused: boolean; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', REGISTER, CHILD, buildsRoot, sourcesFile, pauseAt], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', REGISTER, CHILD, buildsRoot, sourcesFile, pauseAt], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let paused = false;
@@ -158,10 +193,14 @@ describe('SIGKILL of the real CLI at a random moment of publication', { timeout:
       const buildsRoot = makeRoot(start);
       const before = currentState(buildsRoot);
       const delay = Math.floor(Math.random() * 16);
-      const child = spawn(process.execPath, [HPD, 'build', '--year', String(YEAR), '--sources', sourcesFile, '--offline', '--force', '--out', buildsRoot], {
-        env: { ...process.env, HPD_CACHE_DIR: join(scratch, 'cache') },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [HPD, 'build', '--year', String(YEAR), '--sources', sourcesFile, '--offline', '--force', '--out', buildsRoot],
+        {
+          env: { ...process.env, HPD_CACHE_DIR: join(scratch, 'cache') },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
       let stderr = '';
       const closed = new Promise<void>((res) => child.once('close', () => res()));
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);

@@ -16,7 +16,14 @@ import { runHpd } from '../helpers/run-hpd.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SOURCES = join(ROOT, 'data', 'sources');
-const OFFICIAL_HOSTS = new Set(['download.cms.gov', 'www.cms.gov', 'data.healthcare.gov', 'www.huduser.gov', 'www.census.gov', 'www2.census.gov']);
+const OFFICIAL_HOSTS = new Set([
+  'download.cms.gov',
+  'www.cms.gov',
+  'data.healthcare.gov',
+  'www.huduser.gov',
+  'www.census.gov',
+  'www2.census.gov',
+]);
 const PINNED_POLICYENGINE = /^https:\/\/raw\.githubusercontent\.com\/PolicyEngine\/policyengine-us\/([0-9a-f]{40})\/[^?#]+$/;
 const SHA256 = /^[0-9a-f]{64}$/;
 
@@ -25,7 +32,8 @@ export function urlProblem(url: string): string | null {
   const u = new URL(url);
   if (u.protocol !== 'https:') return 'not https';
   if (OFFICIAL_HOSTS.has(u.hostname)) return null;
-  if (u.hostname === 'raw.githubusercontent.com' || u.hostname === 'github.com') return PINNED_POLICYENGINE.test(url) ? null : 'a repository other than PolicyEngine-US at a 40-hex commit';
+  if (u.hostname === 'raw.githubusercontent.com' || u.hostname === 'github.com')
+    return PINNED_POLICYENGINE.test(url) ? null : 'a repository other than PolicyEngine-US at a 40-hex commit';
   return `host ${u.hostname} is not an official publisher`;
 }
 
@@ -33,9 +41,18 @@ describe('data/sources/*.json', () => {
   const files = readdirSync(SOURCES).filter((f) => f.endsWith('.json'));
 
   test('the allow-list refuses personal repositories and moving branches', () => {
-    assert.equal(urlProblem('https://raw.githubusercontent.com/someone/rep_map/main/ZIP_COUNTY_122024.csv'), 'a repository other than PolicyEngine-US at a 40-hex commit');
-    assert.equal(urlProblem('https://raw.githubusercontent.com/PolicyEngine/policyengine-us/master/x.yaml'), 'a repository other than PolicyEngine-US at a 40-hex commit');
-    assert.equal(urlProblem('https://raw.githubusercontent.com/PolicyEngine/policyengine-us/9048a47/x.yaml'), 'a repository other than PolicyEngine-US at a 40-hex commit');
+    assert.equal(
+      urlProblem('https://raw.githubusercontent.com/someone/rep_map/main/ZIP_COUNTY_122024.csv'),
+      'a repository other than PolicyEngine-US at a 40-hex commit',
+    );
+    assert.equal(
+      urlProblem('https://raw.githubusercontent.com/PolicyEngine/policyengine-us/master/x.yaml'),
+      'a repository other than PolicyEngine-US at a 40-hex commit',
+    );
+    assert.equal(
+      urlProblem('https://raw.githubusercontent.com/PolicyEngine/policyengine-us/9048a47/x.yaml'),
+      'a repository other than PolicyEngine-US at a 40-hex commit',
+    );
     assert.equal(urlProblem('http://download.cms.gov/marketplace-puf/2025/rate-puf.zip'), 'not https');
     assert.equal(urlProblem('https://example.com/x.csv'), 'host example.com is not an official publisher');
     assert.equal(urlProblem('https://download.cms.gov/marketplace-puf/2025/rate-puf.zip'), null);
@@ -77,7 +94,8 @@ describe('hpd sources init', () => {
       assert.equal(s.inputs.service_area!.url, 'https://download.cms.gov/marketplace-puf/2026/service-area-puf.zip');
       assert.equal(s.inputs.rates!.url, 'https://download.cms.gov/marketplace-puf/2026/rate-puf.zip');
       assert.equal(s.inputs.crosswalk!.url, 'https://download.cms.gov/marketplace-puf/2027/plan-id-crosswalk-puf.zip');
-      for (const n of ['plan_attributes', 'service_area', 'rates', 'benefits', 'crosswalk']) assert.equal(s.inputs[n]!.url_sha256, null, `${n} to be pinned`);
+      for (const n of ['plan_attributes', 'service_area', 'rates', 'benefits', 'crosswalk'])
+        assert.equal(s.inputs[n]!.url_sha256, null, `${n} to be pinned`);
       assert.deepEqual(Object.keys(s.inputs).sort(), Object.keys(prev.inputs).sort());
       assert.deepEqual(s.inputs.hud_zip_county, prev.inputs.hud_zip_county);
       for (const spec of Object.values(s.inputs)) if (spec.url !== null) assert.equal(urlProblem(spec.url), null, spec.url);

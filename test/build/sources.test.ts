@@ -39,17 +39,35 @@ function workspace(): { root: string; cacheDir: string; write(rel: string, conte
 }
 
 function options(ws: { root: string; cacheDir: string }, over: Partial<ResolveOptions> = {}): ResolveOptions {
-  return { root: ws.root, cacheDir: ws.cacheDir, overrides: {}, offline: true, fetchOptional: false, progress: createProgress({ tty: false, quiet: true }), ...over };
+  return {
+    root: ws.root,
+    cacheDir: ws.cacheDir,
+    overrides: {},
+    offline: true,
+    fetchOptional: false,
+    progress: createProgress({ tty: false, quiet: true }),
+    ...over,
+  };
 }
 
 function input(over: Partial<InputSpec> = {}): InputSpec {
-  return { title: 'Plan Attributes', required: true, url: 'http://127.0.0.1:9/files/plan-attributes.csv', url_sha256: null, mirrors: [{ path: 'mirror/plan-attributes.csv' }], ...over };
+  return {
+    title: 'Plan Attributes',
+    required: true,
+    url: 'http://127.0.0.1:9/files/plan-attributes.csv',
+    url_sha256: null,
+    mirrors: [{ path: 'mirror/plan-attributes.csv' }],
+    ...over,
+  };
 }
 
 const sources = (inputs: Record<string, InputSpec>, year = 2025): SourcesFile => ({ year, inputs });
 
 /** A local HTTP server answering `routes` (path → status and body) and counting requests. */
-async function serve(t: TestContext, routes: Record<string, { status: number; body: string | Buffer }>): Promise<{ url(p: string): string; requests: string[]; routes: typeof routes }> {
+async function serve(
+  t: TestContext,
+  routes: Record<string, { status: number; body: string | Buffer }>,
+): Promise<{ url(p: string): string; requests: string[]; routes: typeof routes }> {
   const requests: string[] = [];
   const server = http.createServer((req, res) => {
     requests.push(req.url ?? '');
@@ -134,7 +152,9 @@ describe('resolveInputs: local files', () => {
   it('tries the mirrors in order and verifies a mirror checksum', async () => {
     const ws = workspace();
     const second = ws.write('mirror2/pa.csv', 'second');
-    const s = sources({ plan_attributes: input({ mirrors: [{ path: 'mirror/absent.zip' }, { path: 'mirror2/pa.csv', sha256: sha('second') }] }) });
+    const s = sources({
+      plan_attributes: input({ mirrors: [{ path: 'mirror/absent.zip' }, { path: 'mirror2/pa.csv', sha256: sha('second') }] }),
+    });
     const r = (await resolveInputs(s, options(ws))).get('plan_attributes')!;
     assert.equal(r.origin, 'mirror');
     assert.equal(r.path, second);
@@ -145,7 +165,9 @@ describe('resolveInputs: local files', () => {
     const ws = workspace();
     const p = ws.write('rel/pa.csv', 'x');
     const rel = path.relative(process.cwd(), p);
-    const r = (await resolveInputs(sources({ plan_attributes: input() }), options(ws, { overrides: { plan_attributes: rel } }))).get('plan_attributes')!;
+    const r = (await resolveInputs(sources({ plan_attributes: input() }), options(ws, { overrides: { plan_attributes: rel } }))).get(
+      'plan_attributes',
+    )!;
     assert.equal(r.path, p);
   });
 
@@ -153,7 +175,10 @@ describe('resolveInputs: local files', () => {
     const ws = workspace();
     const mirror = ws.write('mirror/plan-attributes.csv', 'tampered');
     const s = sources({ plan_attributes: input({ mirrors: [{ path: 'mirror/plan-attributes.csv', sha256: sha('original') }] }) });
-    await assert.rejects(resolveInputs(s, options(ws)), isFatal(DIAGNOSTIC_CODES.checksum, 'plan_attributes', mirror, sha('original'), sha('tampered')));
+    await assert.rejects(
+      resolveInputs(s, options(ws)),
+      isFatal(DIAGNOSTIC_CODES.checksum, 'plan_attributes', mirror, sha('original'), sha('tampered')),
+    );
   });
 
   it('offline with a required input missing: names the input, the places looked in and the official URL', async () => {
@@ -176,7 +201,10 @@ describe('resolveInputs: local files', () => {
   it('leaves out an optional input that is missing, without an error', async () => {
     const ws = workspace();
     ws.write('mirror/plan-attributes.csv', 'pa');
-    const s = sources({ plan_attributes: input(), rates: input({ title: 'Rates', required: false, url: 'http://127.0.0.1:9/rate-puf.zip', mirrors: [{ path: 'mirror/rate-puf.zip' }] }) });
+    const s = sources({
+      plan_attributes: input(),
+      rates: input({ title: 'Rates', required: false, url: 'http://127.0.0.1:9/rate-puf.zip', mirrors: [{ path: 'mirror/rate-puf.zip' }] }),
+    });
     const r = await resolveInputs(s, options(ws));
     assert.deepEqual([...r.keys()], ['plan_attributes']);
     const online = await resolveInputs(s, options(ws, { offline: false, fetchOptional: false }));
@@ -187,9 +215,15 @@ describe('resolveInputs: local files', () => {
     const ws = workspace();
     ws.write('mirror/plan-attributes.csv', 'pa');
     const s = sources({ plan_attributes: input() });
-    await assert.rejects(resolveInputs(s, options(ws, { overrides: { plans: '/x.csv' } })), isFatal(DIAGNOSTIC_CODES.inputMissing, '"plans"', 'plan_attributes'));
+    await assert.rejects(
+      resolveInputs(s, options(ws, { overrides: { plans: '/x.csv' } })),
+      isFatal(DIAGNOSTIC_CODES.inputMissing, '"plans"', 'plan_attributes'),
+    );
     const missing = path.join(ws.root, 'none.csv');
-    await assert.rejects(resolveInputs(s, options(ws, { overrides: { plan_attributes: missing } })), isFatal(DIAGNOSTIC_CODES.inputMissing, missing, '--plan-attributes'));
+    await assert.rejects(
+      resolveInputs(s, options(ws, { overrides: { plan_attributes: missing } })),
+      isFatal(DIAGNOSTIC_CODES.inputMissing, missing, '--plan-attributes'),
+    );
   });
 });
 
@@ -239,7 +273,10 @@ describe('resolveInputs: download', () => {
     const srv = await serve(t, { '/puf/pa.csv': { status: 200, body: CONTENT } });
     const ws = workspace();
     const s = sources({ plan_attributes: input({ url: srv.url('/puf/pa.csv'), url_sha256: sha('something else'), mirrors: [] }) });
-    await assert.rejects(resolveInputs(s, options(ws, { offline: false })), isFatal(DIAGNOSTIC_CODES.checksum, 'plan_attributes', sha('something else'), sha(CONTENT)));
+    await assert.rejects(
+      resolveInputs(s, options(ws, { offline: false })),
+      isFatal(DIAGNOSTIC_CODES.checksum, 'plan_attributes', sha('something else'), sha(CONTENT)),
+    );
     assert.equal(srv.requests.length, 1);
   });
 

@@ -6,7 +6,18 @@
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -301,42 +312,40 @@ describe('hpd build: interrupted builds', { timeout: 120_000 }, () => {
     ['SIGINT', 130],
     ['SIGTERM', 143],
   ] as const) {
-    test(
-      `${signal} mid-build keeps the previous build current and leaves no partial build (exit ${exitCode})`,
-      { timeout: 60_000 },
-      async (t) => {
-        const h = new Harness(t);
-        const f = h.fixture();
-        const first = await h.run(buildArgs(f));
-        assert.equal(first.code, 0, describeRun(first));
-        const previous = h.currentHash();
+    test(`${signal} mid-build keeps the previous build current and leaves no partial build (exit ${exitCode})`, {
+      timeout: 60_000,
+    }, async (t) => {
+      const h = new Harness(t);
+      const f = h.fixture();
+      const first = await h.run(buildArgs(f));
+      assert.equal(first.code, 0, describeRun(first));
+      const previous = h.currentHash();
 
-        // The real national build, default sources file: long enough to be interrupted mid-way.
-        const running = h.spawn(['build', '--year', String(YEAR), '--offline', '--force']);
-        let signalled = false;
-        let tmpDirsAtSignal: string[] = [];
-        running.onStderr((soFar) => {
-          // Signal as the modeled-rates stage (several seconds of in-memory work) begins.
-          if (signalled || !/^coverage:/m.test(soFar)) return;
-          signalled = true;
-          tmpDirsAtSignal = h.tmpDirsLeft();
-          running.child.kill(signal);
-        });
-        const r = await running.done;
-        assert.ok(signalled, `the build ended before "coverage:" was reported:\n${describeRun(r)}`);
-        assert.doesNotMatch(r.stderr, /^rates \(modeled\):/m, 'the signal stopped the modeled-rates stage instead of waiting for it');
-        assert.equal(tmpDirsAtSignal.length, 1, 'the build was mid-way: its temporary directory existed when signalled');
-        assert.equal(r.code, exitCode, describeRun(r));
-        assert.match(r.stderr, /interrupted/);
-        assert.ok(r.stderr.includes(signal), 'stderr names the signal');
-        assertNoStackTrace(r);
-        assert.equal(r.stdout, '', 'no summary for an interrupted build');
+      // The real national build, default sources file: long enough to be interrupted mid-way.
+      const running = h.spawn(['build', '--year', String(YEAR), '--offline', '--force']);
+      let signalled = false;
+      let tmpDirsAtSignal: string[] = [];
+      running.onStderr((soFar) => {
+        // Signal as the modeled-rates stage (several seconds of in-memory work) begins.
+        if (signalled || !/^coverage:/m.test(soFar)) return;
+        signalled = true;
+        tmpDirsAtSignal = h.tmpDirsLeft();
+        running.child.kill(signal);
+      });
+      const r = await running.done;
+      assert.ok(signalled, `the build ended before "coverage:" was reported:\n${describeRun(r)}`);
+      assert.doesNotMatch(r.stderr, /^rates \(modeled\):/m, 'the signal stopped the modeled-rates stage instead of waiting for it');
+      assert.equal(tmpDirsAtSignal.length, 1, 'the build was mid-way: its temporary directory existed when signalled');
+      assert.equal(r.code, exitCode, describeRun(r));
+      assert.match(r.stderr, /interrupted/);
+      assert.ok(r.stderr.includes(signal), 'stderr names the signal');
+      assertNoStackTrace(r);
+      assert.equal(r.stdout, '', 'no summary for an interrupted build');
 
-        assert.equal(h.currentHash(), previous, 'current still points at the previous build');
-        assert.ok(statSync(join(h.yearDir, previous, 'manifest.json')).isFile(), 'the previous build is intact');
-        assert.deepEqual(h.tmpDirsLeft(), [], 'no temporary directory left');
-        assert.deepEqual(readdirSync(h.yearDir).sort(), [previous, 'current'].sort(), 'no partial build left');
-      },
-    );
+      assert.equal(h.currentHash(), previous, 'current still points at the previous build');
+      assert.ok(statSync(join(h.yearDir, previous, 'manifest.json')).isFile(), 'the previous build is intact');
+      assert.deepEqual(h.tmpDirsLeft(), [], 'no temporary directory left');
+      assert.deepEqual(readdirSync(h.yearDir).sort(), [previous, 'current'].sort(), 'no partial build left');
+    });
   }
 });

@@ -54,18 +54,33 @@ describe('hpd builds', { timeout: 180_000 }, () => {
     const lines = r.stdout.trimEnd().split('\n');
     assert.equal(lines[0], '2025:');
     assert.match(lines[1]!, new RegExp(`^\\* ${s12(two.hashB)}  \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z +[\\d.]+ MB  ok \\(sizes\\)  current$`));
-    assert.match(lines[2]!, /^ {4}13 plans, 46 variants, 8 ZIPs, \d+ rating areas, 2 states; compiler \S+, format 2, puf_data\+modeled_premiums$/);
+    assert.match(
+      lines[2]!,
+      /^ {4}13 plans, 46 variants, 8 ZIPs, \d+ rating areas, 2 states; compiler \S+, format 2, puf_data\+modeled_premiums$/,
+    );
     assert.match(lines[3]!, /^ {4}inputs: plan-attributes-puf\.csv [0-9a-f]{8}, service-area-puf\.csv [0-9a-f]{8}, /);
     assert.match(lines[4]!, new RegExp(`^  ${s12(two.hashA)}  .* ok \\(sizes\\)$`));
     assert.equal(r.stderr, '');
 
     const j = await run(['builds', 'list', '--json', '--year', '2025', '--verify'], data);
     assert.equal(j.code, 0, show(j));
-    const doc = JSON.parse(j.stdout) as Array<{ year: number; hash: string; current: boolean; ok: boolean; checked: string; bytes: number; counts: { plans: number; states: number }; inputs: Array<{ name: string; sha256: string }> }>;
-    assert.deepEqual(doc.map((e) => [e.year, e.hash, e.current, e.ok, e.checked]), [
-      [2025, two.hashB, true, true, 'sha256'],
-      [2025, two.hashA, false, true, 'sha256'],
-    ]);
+    const doc = JSON.parse(j.stdout) as Array<{
+      year: number;
+      hash: string;
+      current: boolean;
+      ok: boolean;
+      checked: string;
+      bytes: number;
+      counts: { plans: number; states: number };
+      inputs: Array<{ name: string; sha256: string }>;
+    }>;
+    assert.deepEqual(
+      doc.map((e) => [e.year, e.hash, e.current, e.ok, e.checked]),
+      [
+        [2025, two.hashB, true, true, 'sha256'],
+        [2025, two.hashA, false, true, 'sha256'],
+      ],
+    );
     assert.ok(doc[0]!.bytes > 0);
     assert.deepEqual([doc[0]!.counts.plans, doc[0]!.counts.states], [13, 2]);
     assert.ok(doc[0]!.inputs.some((i) => i.name === 'plan_attributes' && /^[0-9a-f]{64}$/.test(i.sha256)));
@@ -81,7 +96,10 @@ describe('hpd builds', { timeout: 180_000 }, () => {
     const r = await run(['builds', 'list', '--json'], data);
     assert.equal(r.code, 1, show(r));
     const doc = JSON.parse(r.stdout) as Array<{ hash: string; ok: boolean; problem: string | null }>;
-    assert.deepEqual(doc.map((e) => e.hash), [two.hashB, two.hashA]);
+    assert.deepEqual(
+      doc.map((e) => e.hash),
+      [two.hashB, two.hashA],
+    );
     assert.match(doc[1]!.problem!, new RegExp(`^build 2025/${s12(two.hashA)}: tables\\.bin: size mismatch`));
   });
 
@@ -103,7 +121,12 @@ describe('hpd builds', { timeout: 180_000 }, () => {
     closeSync(fd);
     const damaged = await run(['builds', 'use', '2025', s12(two.hashA)], data);
     assert.equal(damaged.code, 1, show(damaged));
-    assert.match(damaged.stderr, new RegExp(`^hpd: refusing to make it current: build 2025/${s12(two.hashA)}: data\\.mdb: sha256 mismatch \\(manifest [0-9a-f]{12}, file [0-9a-f]{12}\\)\\n$`));
+    assert.match(
+      damaged.stderr,
+      new RegExp(
+        `^hpd: refusing to make it current: build 2025/${s12(two.hashA)}: data\\.mdb: sha256 mismatch \\(manifest [0-9a-f]{12}, file [0-9a-f]{12}\\)\\n$`,
+      ),
+    );
     assert.equal(current(data), two.hashB);
 
     const unknown = await run(['builds', 'use', '2025', 'abcdef0'], data);
@@ -111,9 +134,19 @@ describe('hpd builds', { timeout: 180_000 }, () => {
     assert.match(unknown.stderr, /^hpd: no build abcdef0 under .*2025\n$/);
     const ambiguous = await run(['builds', 'use', '2025', two.hashB.slice(0, 4)], data);
     assert.equal(ambiguous.code, 1, show(ambiguous));
-    assert.match(ambiguous.stderr, new RegExp(`^hpd: hash prefix ${two.hashB.slice(0, 4)} matches 2 builds of 2025 .*; give more digits\\n$`));
+    assert.match(
+      ambiguous.stderr,
+      new RegExp(`^hpd: hash prefix ${two.hashB.slice(0, 4)} matches 2 builds of 2025 .*; give more digits\\n$`),
+    );
 
-    for (const args of [['builds', 'use', '2025'], ['builds', 'use', '25', two.hashA], ['builds', 'use', '2025', 'xyz!'], ['builds'], ['builds', 'frob'], ['builds', 'list', '--bogus']]) {
+    for (const args of [
+      ['builds', 'use', '2025'],
+      ['builds', 'use', '25', two.hashA],
+      ['builds', 'use', '2025', 'xyz!'],
+      ['builds'],
+      ['builds', 'frob'],
+      ['builds', 'list', '--bogus'],
+    ]) {
       const u = await run(args, data);
       assert.equal(u.code, 2, `${args.join(' ')}: ${show(u)}`);
       assert.equal(u.stderr.split('\n').length, 2, show(u));
@@ -133,15 +166,34 @@ describe('hpd builds', { timeout: 180_000 }, () => {
 
     const dry = await run(['builds', 'prune', '--keep', '1', '--dry-run'], data);
     assert.equal(dry.code, 0, show(dry));
-    assert.equal(dry.stdout, `would remove 2025/cccccccccccc (${dry.stdout.match(/\((\d+\.\d MB)\)/)![1]})\nwould remove 2025/${leftover} (leftover)\nwould free ${dry.stdout.match(/would free (\S+ MB)/)![1]}; kept 2 builds (current: 2025/${s12(two.hashA)})\n`);
+    assert.equal(
+      dry.stdout,
+      `would remove 2025/cccccccccccc (${dry.stdout.match(/\((\d+\.\d MB)\)/)![1]})\nwould remove 2025/${leftover} (leftover)\nwould free ${dry.stdout.match(/would free (\S+ MB)/)![1]}; kept 2 builds (current: 2025/${s12(two.hashA)})\n`,
+    );
     assert.ok(existsSync(join(data, '2025', c)) && existsSync(join(data, '2025', leftover)));
 
     // K = 1: B is the newest, A is current; the copy C and the leftover go.
     const r = await run(['builds', 'prune', '--keep', '1', '--json'], data);
     assert.equal(r.code, 0, show(r));
-    const doc = JSON.parse(r.stdout) as { removed: Array<{ name: string; kind: string; bytes: number }>; kept: Array<{ hash: string; current: boolean }>; bytes_freed: number };
-    assert.deepEqual(doc.removed.map((x) => [x.name, x.kind]), [[c, 'build'], [leftover, 'leftover']]);
-    assert.deepEqual(doc.kept.map((x) => [x.hash, x.current]).sort(), [[two.hashA, true], [two.hashB, false]].sort());
+    const doc = JSON.parse(r.stdout) as {
+      removed: Array<{ name: string; kind: string; bytes: number }>;
+      kept: Array<{ hash: string; current: boolean }>;
+      bytes_freed: number;
+    };
+    assert.deepEqual(
+      doc.removed.map((x) => [x.name, x.kind]),
+      [
+        [c, 'build'],
+        [leftover, 'leftover'],
+      ],
+    );
+    assert.deepEqual(
+      doc.kept.map((x) => [x.hash, x.current]).sort(),
+      [
+        [two.hashA, true],
+        [two.hashB, false],
+      ].sort(),
+    );
     assert.equal(doc.bytes_freed, doc.removed[0]!.bytes);
     assert.deepEqual(readdirSync(join(data, '2025')).sort(), [two.hashA, two.hashB, 'current'].sort());
     assert.equal(current(data), two.hashA);
@@ -150,10 +202,19 @@ describe('hpd builds', { timeout: 180_000 }, () => {
     await run(['builds', 'use', '2025', s12(two.hashB)], data);
     const again = await run(['builds', 'prune', '--keep', '1'], data);
     assert.equal(again.code, 0, show(again));
-    assert.match(again.stdout, new RegExp(`^removed 2025/${s12(two.hashA)} \\([\\d.]+ MB\\)\\nfreed [\\d.]+ MB; kept 1 build \\(current: 2025/${s12(two.hashB)}\\)\\n$`));
+    assert.match(
+      again.stdout,
+      new RegExp(
+        `^removed 2025/${s12(two.hashA)} \\([\\d.]+ MB\\)\\nfreed [\\d.]+ MB; kept 1 build \\(current: 2025/${s12(two.hashB)}\\)\\n$`,
+      ),
+    );
     assert.deepEqual(readdirSync(join(data, '2025')).sort(), [two.hashB, 'current'].sort());
 
-    for (const args of [['builds', 'prune'], ['builds', 'prune', '--keep', '0'], ['builds', 'prune', '--keep', 'x']]) {
+    for (const args of [
+      ['builds', 'prune'],
+      ['builds', 'prune', '--keep', '0'],
+      ['builds', 'prune', '--keep', 'x'],
+    ]) {
       const u = await run(args, data);
       assert.equal(u.code, 2, show(u));
     }
@@ -168,8 +229,16 @@ describe('hpd builds', { timeout: 180_000 }, () => {
     assert.match(r.stdout, /\n {2}AK 1: \$1012\.38 -> \$1113\.61 /);
     const j = await run(['builds', 'diff', `2025:${two.hashA.slice(0, 8)}`, '2025', '--json'], data);
     assert.equal(j.code, 0, show(j));
-    const doc = JSON.parse(j.stdout) as { a: { hash: string }; b: { hash: string }; plans: { added: string[]; removed: string[] }; counties: { changed: Array<{ fips: string }> } };
-    assert.deepEqual([doc.a.hash, doc.b.hash, doc.plans.added, doc.plans.removed, doc.counties.changed.map((x) => x.fips)], [two.hashA, two.hashB, [MODIFIED.added], [MODIFIED.removed], [MODIFIED.countyMoved]]);
+    const doc = JSON.parse(j.stdout) as {
+      a: { hash: string };
+      b: { hash: string };
+      plans: { added: string[]; removed: string[] };
+      counties: { changed: Array<{ fips: string }> };
+    };
+    assert.deepEqual(
+      [doc.a.hash, doc.b.hash, doc.plans.added, doc.plans.removed, doc.counties.changed.map((x) => x.fips)],
+      [two.hashA, two.hashB, [MODIFIED.added], [MODIFIED.removed], [MODIFIED.countyMoved]],
+    );
 
     const missing = await run(['builds', 'diff', '2025', '2024'], data);
     assert.equal(missing.code, 1, show(missing));
@@ -183,14 +252,27 @@ describe('hpd builds', { timeout: 180_000 }, () => {
   test('diff across years compares the current builds and says plan ids were matched as they are', async () => {
     const data = dataDir();
     const f = writeFixtureInputs(join(scratch, `in-2026-${n}`), 2026);
-    await buildDataset({ year: 2026, root: ROOT, buildsRoot: data, cacheDir: join(scratch, 'cache'), sourcesFile: f.sourcesFile, offline: true, progress: createProgress({ tty: false, quiet: true }) });
+    await buildDataset({
+      year: 2026,
+      root: ROOT,
+      buildsRoot: data,
+      cacheDir: join(scratch, 'cache'),
+      sourcesFile: f.sourcesFile,
+      offline: true,
+      progress: createProgress({ tty: false, quiet: true }),
+    });
     const r = await run(['builds', 'diff', '2025', '2026'], data);
     assert.equal(r.code, 0, show(r));
     assert.match(r.stdout, /\nnote: builds of two plan years: plans are matched by plan id/);
     // The fixture's 2026 benchmarks are the 2025 ones × 1.3: TX 10 goes from 308 to 400.40 (0–14 normalised).
     assert.match(r.stdout, /\n {2}TX 10: \$514\.54 -> \$668\.90 \(\+154\.36, \+30\.0\d%\)\n/);
     const j = await run(['builds', 'diff', '2025', '2026', '--json'], data);
-    const doc = JSON.parse(j.stdout) as { cross_year: boolean; a: { year: number }; b: { year: number }; plans: { total: { added: number; removed: number } } };
+    const doc = JSON.parse(j.stdout) as {
+      cross_year: boolean;
+      a: { year: number };
+      b: { year: number };
+      plans: { total: { added: number; removed: number } };
+    };
     assert.deepEqual([doc.cross_year, doc.a.year, doc.b.year, doc.plans.total.added, doc.plans.total.removed], [true, 2025, 2026, 1, 1]);
   });
 });

@@ -77,10 +77,15 @@ test('builds published under load are adopted within 2 s, every response wholly 
     byBuild.set(freshness, (byBuild.get(freshness) ?? 0) + 1);
     if (s.freshness !== null) assert.ok(s.freshness.includes(freshness), `${s.path}: body from ${s.freshness}, ETag from ${freshness}`);
   }
-  assert.ok((byBuild.get('2024-11-20') ?? 0) > 0 && (byBuild.get('2024-12-01') ?? 0) > 0, `responses from both builds: ${JSON.stringify([...byBuild])}`);
+  assert.ok(
+    (byBuild.get('2024-11-20') ?? 0) > 0 && (byBuild.get('2024-12-01') ?? 0) > 0,
+    `responses from both builds: ${JSON.stringify([...byBuild])}`,
+  );
 });
 
-test('with watching off, hpd reload makes hpd serve adopt a published build; hpd reload without a server fails in one line', { timeout: 120_000 }, async (t) => {
+test('with watching off, hpd reload makes hpd serve adopt a published build; hpd reload without a server fails in one line', {
+  timeout: 120_000,
+}, async (t) => {
   const f = await prepareServe('hpd-reload-', { tier: 'pro', userId: 'user-reload' }, { HPD_WATCH_BUILDS: '0' });
   t.after(() => rmSync(f.dir, { recursive: true, force: true }));
   const { child, stderr, exited } = await spawnServe(f.env);

@@ -153,8 +153,14 @@ test('users set-tier changes the tier authenticate returns for an already open s
   assert.equal(fresh.code, 0, fresh.stderr);
   const users = await h.hpd('users', 'list');
   assert.deepEqual(
-    users.stdout.trimEnd().split('\n').map((l) => l.split('\t').slice(0, 2)),
-    [['acct-7', 'enterprise'], ['acct-8', 'pro']],
+    users.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t').slice(0, 2)),
+    [
+      ['acct-7', 'enterprise'],
+      ['acct-8', 'pro'],
+    ],
   );
 });
 

@@ -32,9 +32,15 @@ test('a second hpd serve on the same REST port fails with EADDRINUSE instead of 
   });
   // The second one gets its own MCP and auth ports, so only the REST port is contested.
   const [, mcpPort, authPort] = [0, f.mcpPort + 1000, f.authPort + 1000];
-  const second = spawnSync(process.execPath, [HPD, 'serve'], { env: { ...f.env, HPD_MCP_PORT: String(mcpPort), HPD_AUTH_PORT: String(authPort) }, encoding: 'utf8', timeout: 60_000 });
+  const second = spawnSync(process.execPath, [HPD, 'serve'], {
+    env: { ...f.env, HPD_MCP_PORT: String(mcpPort), HPD_AUTH_PORT: String(authPort) },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.equal(second.status, 1, second.stderr);
-  assert.deepEqual(ownLines(second.stderr), [`hpd: rest: cannot listen on 127.0.0.1:${f.restPort}: EADDRINUSE (address already in use: another process, or another hpd serve, listens there)`]);
+  assert.deepEqual(ownLines(second.stderr), [
+    `hpd: rest: cannot listen on 127.0.0.1:${f.restPort}: EADDRINUSE (address already in use: another process, or another hpd serve, listens there)`,
+  ]);
   const r = await fetch(`http://127.0.0.1:${f.restPort}/v1/health/years`, { headers: { authorization: `Bearer ${f.key}` } });
   assert.equal(r.status, 200, 'the first server still answers every request');
 });
@@ -42,7 +48,11 @@ test('a second hpd serve on the same REST port fails with EADDRINUSE instead of 
 test('each listener names itself and the reason when its port is taken by another program', { timeout: 90_000 }, async (t) => {
   const f = await prepareServe('hpd-bind2-', { tier: 'pro', userId: 'user-bind' });
   t.after(() => rmSync(f.dir, { recursive: true, force: true }));
-  for (const [name, port] of [['rest', f.restPort], ['mcp', f.mcpPort], ['auth', f.authPort]] as const) {
+  for (const [name, port] of [
+    ['rest', f.restPort],
+    ['mcp', f.mcpPort],
+    ['auth', f.authPort],
+  ] as const) {
     const holder = await occupy(port);
     try {
       const r = spawnSync(process.execPath, [HPD, 'serve'], { env: f.env, encoding: 'utf8', timeout: 60_000 });

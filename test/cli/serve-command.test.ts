@@ -13,11 +13,21 @@ import { freePorts } from '../helpers/services.ts';
 
 const HPD = fileURLToPath(new URL('../../bin/hpd.js', import.meta.url));
 
-
-test('hpd serve --build-if-missing builds the default dataset when none exists, serves REST, MCP and the authorization server, and stops cleanly on SIGTERM', { timeout: 120_000 }, async (t) => {
+test('hpd serve --build-if-missing builds the default dataset when none exists, serves REST, MCP and the authorization server, and stops cleanly on SIGTERM', {
+  timeout: 120_000,
+}, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hpd-serve-'));
   const [restPort, mcpPort, authPort] = (await freePorts(3)) as [number, number, number];
-  const env = { ...process.env, HPD_DATA_DIR: join(dir, 'builds'), HPD_CACHE_DIR: join(dir, 'cache'), HPD_STATE_DIR: join(dir, 'state'), HPD_PORT: String(restPort), HPD_MCP_PORT: String(mcpPort), HPD_AUTH_PORT: String(authPort), HPD_BASE_URL: 'http://hpd.example' };
+  const env = {
+    ...process.env,
+    HPD_DATA_DIR: join(dir, 'builds'),
+    HPD_CACHE_DIR: join(dir, 'cache'),
+    HPD_STATE_DIR: join(dir, 'state'),
+    HPD_PORT: String(restPort),
+    HPD_MCP_PORT: String(mcpPort),
+    HPD_AUTH_PORT: String(authPort),
+    HPD_BASE_URL: 'http://hpd.example',
+  };
   delete (env as Record<string, string | undefined>).NODE_TEST_CONTEXT;
   const child = spawn(process.execPath, [HPD, 'serve', '--build-if-missing'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   t.after(() => {
@@ -57,8 +67,16 @@ test('hpd serve --build-if-missing builds the default dataset when none exists, 
   assert.equal(((await search.json()) as { data_source: string }).data_source, 'puf_data+modeled_premiums');
 
   // MCP and the authorization server run beside REST, named by their default identifiers.
-  assert.match(stdout, new RegExp(`MCP on http://127\\.0\\.0\\.1:${mcpPort} as http://127\\.0\\.0\\.1:${mcpPort}/mcp; authorization server embedded at http://127\\.0\\.0\\.1:${authPort}`));
-  const prm = (await (await fetch(`http://127.0.0.1:${mcpPort}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource: string; authorization_servers: string[] };
+  assert.match(
+    stdout,
+    new RegExp(
+      `MCP on http://127\\.0\\.0\\.1:${mcpPort} as http://127\\.0\\.0\\.1:${mcpPort}/mcp; authorization server embedded at http://127\\.0\\.0\\.1:${authPort}`,
+    ),
+  );
+  const prm = (await (await fetch(`http://127.0.0.1:${mcpPort}/.well-known/oauth-protected-resource/mcp`)).json()) as {
+    resource: string;
+    authorization_servers: string[];
+  };
   assert.deepEqual(prm.authorization_servers, [`http://127.0.0.1:${authPort}`]);
   const as = (await (await fetch(`http://127.0.0.1:${authPort}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
   assert.equal(as.issuer, `http://127.0.0.1:${authPort}`);

@@ -49,8 +49,14 @@ async function holdKeepAlive(label: string, port: number, path: string): Promise
   return held;
 }
 
-test('SIGTERM with connections held open on every port: /readyz 503 during the drain, exit 0 within the drain time', { timeout: 120_000 }, async (t) => {
-  const { dir, key, restPort, mcpPort, authPort, env } = await prepareServe('hpd-drain-', { tier: 'pro', userId: 'user-drain' }, { HPD_DRAIN_SECONDS: String(DRAIN_MS / 1000) });
+test('SIGTERM with connections held open on every port: /readyz 503 during the drain, exit 0 within the drain time', {
+  timeout: 120_000,
+}, async (t) => {
+  const { dir, key, restPort, mcpPort, authPort, env } = await prepareServe(
+    'hpd-drain-',
+    { tier: 'pro', userId: 'user-drain' },
+    { HPD_DRAIN_SECONDS: String(DRAIN_MS / 1000) },
+  );
   const held: Held[] = [];
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const served = await spawnServe(env);
@@ -62,14 +68,31 @@ test('SIGTERM with connections held open on every port: /readyz 503 during the d
   const rest = `http://127.0.0.1:${restPort}`;
   assert.equal((await fetch(`${rest}/readyz`)).status, 200);
 
-  for (const [name, port] of [['rest', restPort], ['mcp', mcpPort], ['auth', authPort]] as const) held.push(await hold(`${name} silent`, port, ''));
+  for (const [name, port] of [
+    ['rest', restPort],
+    ['mcp', mcpPort],
+    ['auth', authPort],
+  ] as const)
+    held.push(await hold(`${name} silent`, port, ''));
   held.push(await hold('mcp partial head', mcpPort, 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n'));
   held.push(await holdKeepAlive('rest keep-alive', restPort, '/healthz'));
   held.push(await holdKeepAlive('mcp keep-alive', mcpPort, '/.well-known/oauth-protected-resource/mcp'));
   held.push(await holdKeepAlive('auth keep-alive', authPort, '/.well-known/openid-configuration'));
   // Requests in flight whose bodies never end: these keep the drain going to its deadline.
-  held.push(await hold('mcp body in flight', mcpPort, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{`));
-  held.push(await hold('auth body in flight', authPort, 'POST /token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ngrant_type='));
+  held.push(
+    await hold(
+      'mcp body in flight',
+      mcpPort,
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{`,
+    ),
+  );
+  held.push(
+    await hold(
+      'auth body in flight',
+      authPort,
+      'POST /token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ngrant_type=',
+    ),
+  );
   await sleep(100);
 
   const signalled = Date.now();
@@ -90,7 +113,14 @@ test('SIGTERM with connections held open on every port: /readyz 503 during the d
   }
   const result = await Promise.race([exited, sleep(DRAIN_MS + MARGIN_MS - (Date.now() - signalled)).then(() => 'timeout' as const)]);
   const took = Date.now() - signalled;
-  assert.notEqual(result, 'timeout', `still running ${took} ms after SIGTERM; held: ${held.filter((h) => !h.closed).map((h) => h.label).join(', ')}\n${served.stderr()}`);
+  assert.notEqual(
+    result,
+    'timeout',
+    `still running ${took} ms after SIGTERM; held: ${held
+      .filter((h) => !h.closed)
+      .map((h) => h.label)
+      .join(', ')}\n${served.stderr()}`,
+  );
   assert.equal(result, 0, served.stderr());
   assert.ok(took < DRAIN_MS + MARGIN_MS, `exited after ${took} ms`);
   assert.match(served.stderr(), /SIGTERM: draining/);
@@ -98,11 +128,20 @@ test('SIGTERM with connections held open on every port: /readyz 503 during the d
 
   const firstFailing = statuses.indexOf(503);
   assert.ok(firstFailing >= 0, `/readyz answered 503 during the drain (saw ${statuses.join(', ')})`);
-  assert.ok(statuses.slice(firstFailing).every((s) => s === 503), `never ready again once draining (${statuses.join(', ')})`);
+  assert.ok(
+    statuses.slice(firstFailing).every((s) => s === 503),
+    `never ready again once draining (${statuses.join(', ')})`,
+  );
 
   await until(() => held.every((h) => h.closed), 1000);
-  assert.deepEqual(held.filter((h) => !h.closed).map((h) => h.label), [], 'every held connection was closed');
-  process.stderr.write(`# shutdown with ${held.length} held connections took ${took} ms (drain ${DRAIN_MS} ms); /readyz: ${statuses.join(',')}\n`);
+  assert.deepEqual(
+    held.filter((h) => !h.closed).map((h) => h.label),
+    [],
+    'every held connection was closed',
+  );
+  process.stderr.write(
+    `# shutdown with ${held.length} held connections took ${took} ms (drain ${DRAIN_MS} ms); /readyz: ${statuses.join(',')}\n`,
+  );
 });
 
 async function until(condition: () => boolean, ms: number): Promise<void> {
@@ -110,7 +149,12 @@ async function until(condition: () => boolean, ms: number): Promise<void> {
 }
 
 test('HPD_DRAIN_SECONDS and HPD_MAX_CONNECTIONS are validated: one line naming the variable, exit 2', () => {
-  for (const [name, value] of [['HPD_DRAIN_SECONDS', 'soon'], ['HPD_DRAIN_SECONDS', '-1'], ['HPD_MAX_CONNECTIONS', '0'], ['HPD_MAX_CONNECTIONS', '1.5']] as const) {
+  for (const [name, value] of [
+    ['HPD_DRAIN_SECONDS', 'soon'],
+    ['HPD_DRAIN_SECONDS', '-1'],
+    ['HPD_MAX_CONNECTIONS', '0'],
+    ['HPD_MAX_CONNECTIONS', '1.5'],
+  ] as const) {
     const env: NodeJS.ProcessEnv = { ...process.env, [name]: value, HPD_DATA_DIR: join(tmpdir(), 'hpd-no-such-dir') };
     delete env.NODE_TEST_CONTEXT;
     const r = spawnSync(process.execPath, [HPD, 'serve'], { env, encoding: 'utf8', timeout: 30_000 });

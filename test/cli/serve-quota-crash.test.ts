@@ -17,7 +17,11 @@ const USER = 'user-crash';
 const WINDOW_MS = 100;
 
 test('SIGKILL under load loses at most 100 ms of quota counts', { timeout: 120_000 }, async (t) => {
-  const { dir, stateDir, key, restPort, env } = await prepareServe('hpd-crash-', { tier: 'pro', userId: USER }, { HPD_QUOTA_PRO: '100000000' });
+  const { dir, stateDir, key, restPort, env } = await prepareServe(
+    'hpd-crash-',
+    { tier: 'pro', userId: USER },
+    { HPD_QUOTA_PRO: '100000000' },
+  );
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   t.after(() => {
     agent.destroy();
@@ -75,7 +79,9 @@ test('SIGKILL under load loses at most 100 ms of quota counts', { timeout: 120_0
   const rate = ok / elapsedS;
   const lost = Math.max(0, ok - persisted);
   const allowed = Math.ceil((rate * WINDOW_MS) / 1000);
-  process.stderr.write(`# SIGKILL after ${elapsedS.toFixed(2)} s at ${Math.round(rate)} req/s: ${ok} answered 200, ${persisted} persisted, ${lost} lost (${((lost / rate) * 1000).toFixed(0)} ms of traffic; allowed ${allowed})\n`);
+  process.stderr.write(
+    `# SIGKILL after ${elapsedS.toFixed(2)} s at ${Math.round(rate)} req/s: ${ok} answered 200, ${persisted} persisted, ${lost} lost (${((lost / rate) * 1000).toFixed(0)} ms of traffic; allowed ${allowed})\n`,
+  );
   assert.ok(ok > 1000, `enough load to measure (${ok} requests)`);
   assert.ok(lost <= allowed, `lost ${lost} counts, more than ${WINDOW_MS} ms of traffic at ${Math.round(rate)} req/s (${allowed})`);
 });

@@ -29,7 +29,13 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 type Run = HpdRun;
 
 function run(args: readonly string[], dataDir: string, extraEnv: Record<string, string> = {}, timeoutMs = 30_000): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env, HPD_DATA_DIR: dataDir, HPD_CACHE_DIR: join(scratch, 'cache'), HPD_STATE_DIR: join(dataDir, '..', 'state'), ...extraEnv };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HPD_DATA_DIR: dataDir,
+    HPD_CACHE_DIR: join(scratch, 'cache'),
+    HPD_STATE_DIR: join(dataDir, '..', 'state'),
+    ...extraEnv,
+  };
   return runHpd(args, { env, cwd: scratch, timeoutMs });
 }
 
@@ -67,14 +73,20 @@ describe('hpd verify', { timeout: 120_000 }, () => {
     const j = await run(['verify', '--json', '--year', '2025'], data);
     assert.equal(j.code, 0, show(j));
     const doc = JSON.parse(j.stdout) as Array<{ year: number; hash: string; current: boolean; ok: boolean; error: string | null }>;
-    assert.deepEqual(doc.map((o) => [o.year, o.hash, o.current, o.ok, o.error]), [[2025, hash, true, true, null]]);
+    assert.deepEqual(
+      doc.map((o) => [o.year, o.hash, o.current, o.ok, o.error]),
+      [[2025, hash, true, true, null]],
+    );
   });
 
   test('a damaged build: one "FAILED" line naming the file, exit 1', async () => {
     const data = dataDir((d) => flip(join(d, 'tables.bin'), 4096, 16));
     const r = await run(['verify'], data);
     assert.equal(r.code, 1, show(r));
-    assert.match(r.stdout, new RegExp(`^FAILED: build 2025/${short()}: tables\\.bin: sha256 mismatch \\(manifest [0-9a-f]{12}, file [0-9a-f]{12}\\)\\n$`));
+    assert.match(
+      r.stdout,
+      new RegExp(`^FAILED: build 2025/${short()}: tables\\.bin: sha256 mismatch \\(manifest [0-9a-f]{12}, file [0-9a-f]{12}\\)\\n$`),
+    );
     assert.equal(r.stderr, '');
   });
 
@@ -87,7 +99,10 @@ describe('hpd verify', { timeout: 120_000 }, () => {
     const lines = all.stdout.trimEnd().split('\n');
     assert.equal(lines.length, 2, show(all));
     assert.match(lines[0]!, /^ok: build 2025\/[0-9a-f]{12} \(current\)/);
-    assert.match(lines[1]!, /^FAILED: build 2025\/eeeeeeeeeeee: manifest\.json: build hash [0-9a-f]{12} does not match the directory \(eeeeeeeeeeee\)$/);
+    assert.match(
+      lines[1]!,
+      /^FAILED: build 2025\/eeeeeeeeeeee: manifest\.json: build hash [0-9a-f]{12} does not match the directory \(eeeeeeeeeeee\)$/,
+    );
     const one = await run(['verify', '--hash', hash.slice(0, 8)], data);
     assert.equal(one.code, 0, show(one));
     assert.equal(one.stdout.trimEnd().split('\n').length, 1);
@@ -117,7 +132,10 @@ describe('hpd serve and hpd build on a damaged build', { timeout: 120_000 }, () 
     const data = dataDir((d) => flip(join(d, 'data.mdb'), 8192, 64));
     const r = await run(['serve'], data, await ports());
     assert.equal(r.code, 1, show(r));
-    assert.match(ownStderr(r), new RegExp(`^hpd: build 2025/${short()}: data\\.mdb: sha256 mismatch \\(manifest [0-9a-f]{12}, file [0-9a-f]{12}\\)\\n$`));
+    assert.match(
+      ownStderr(r),
+      new RegExp(`^hpd: build 2025/${short()}: data\\.mdb: sha256 mismatch \\(manifest [0-9a-f]{12}, file [0-9a-f]{12}\\)\\n$`),
+    );
     assert.equal(r.stdout, '');
   });
 
@@ -125,7 +143,10 @@ describe('hpd serve and hpd build on a damaged build', { timeout: 120_000 }, () 
     const data = dataDir((d) => truncateSync(join(d, 'data.mdb'), 4096));
     const r = await run(['serve'], data, await ports());
     assert.equal(r.code, 1, show(r));
-    assert.match(ownStderr(r), new RegExp(`^hpd: build 2025/${short()}: data\\.mdb: size mismatch \\(manifest \\d+ bytes, file 4096 bytes\\)\\n$`));
+    assert.match(
+      ownStderr(r),
+      new RegExp(`^hpd: build 2025/${short()}: data\\.mdb: size mismatch \\(manifest \\d+ bytes, file 4096 bytes\\)\\n$`),
+    );
   });
 
   test('hpd build repairs a damaged current build, saying so in one line; hpd verify then passes', async () => {
@@ -133,7 +154,12 @@ describe('hpd serve and hpd build on a damaged build', { timeout: 120_000 }, () 
     const sources = join(scratch, 'in', 'sources-2025.json');
     const r = await run(['build', '--year', '2025', '--sources', sources, '--offline', '--quiet'], data);
     assert.equal(r.code, 0, show(r));
-    assert.match(r.stderr, new RegExp(`^hpd build: build 2025/${short()}: data\\.mdb: size mismatch \\(manifest \\d+ bytes, file 4096 bytes\\); rebuilding it\\n$`));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^hpd build: build 2025/${short()}: data\\.mdb: size mismatch \\(manifest \\d+ bytes, file 4096 bytes\\); rebuilding it\\n$`,
+      ),
+    );
     assert.match(r.stdout, /^built 2025 build /);
     const v = await run(['verify'], data);
     assert.equal(v.code, 0, show(v));

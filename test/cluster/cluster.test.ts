@@ -78,7 +78,10 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
     const outcomes = await Promise.all(Array.from({ length: 150 }, () => get(`${c.lb.restUrl}${YEARS}`, key)));
     assert.deepEqual(statuses(outcomes), { 200: 100, 429: 50 });
     const served = (await restAnswers(c)).map((n, i) => n - before[i]!);
-    assert.ok(served.every((n) => n > 0), `successes per instance: ${served}`);
+    assert.ok(
+      served.every((n) => n > 0),
+      `successes per instance: ${served}`,
+    );
 
     await c.restart(0);
     await c.restart(1);
@@ -92,7 +95,7 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
   test('a key revoked through one instance’s CLI is refused by the other within 1 s', async () => {
     const key = c.createKey('pro');
     const other = c.instances[1];
-    assert.equal((await get(`${other.restUrl}${YEARS}`, key) as Outcome).status, 200);
+    assert.equal(((await get(`${other.restUrl}${YEARS}`, key)) as Outcome).status, 200);
     const id = await keyId(c, key);
     const revoked = c.hpd(0, ['keys', 'revoke', id]);
     assert.equal(revoked.status, 0, revoked.stderr);
@@ -128,7 +131,11 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
     const outcomes = await running;
     const counts = statuses(outcomes);
     process.stderr.write(`# kill -9 under load: ${JSON.stringify(counts)}\n`);
-    const failed = (counts.error ?? 0) + Object.entries(counts).filter(([s]) => s !== '200' && s !== '429' && s !== 'error').reduce((n, [, v]) => n + v, 0);
+    const failed =
+      (counts.error ?? 0) +
+      Object.entries(counts)
+        .filter(([s]) => s !== '200' && s !== '429' && s !== 'error')
+        .reduce((n, [, v]) => n + v, 0);
     // At most one request per connection was in flight on the killed instance.
     assert.ok(failed <= 6, `failures: ${JSON.stringify(counts)}`);
     const down = Date.now() + 3000;
@@ -192,13 +199,23 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
 
   test('OAuth through HAProxy: a token from one instance is accepted by the other, refreshed on either; an MCP session keeps working', async () => {
     const email = `cluster-${randomBytes(4).toString('hex')}@example.com`;
-    const { client, tokens } = await fullFlow(c.lb.authUrl, { email, password: 'correct horse battery staple', mode: 'signup', resource: c.lb.mcpUrl });
+    const { client, tokens } = await fullFlow(c.lb.authUrl, {
+      email,
+      password: 'correct horse battery staple',
+      mode: 'signup',
+      resource: c.lb.mcpUrl,
+    });
     const access = tokens.access_token!;
     for (const inst of c.instances) {
       const res = await fetch(inst.mcpUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${access}` },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
       });
       const text = await res.text();
       assert.equal(res.status, 200, `${inst.name} refused the token: ${text}`);
@@ -211,7 +228,9 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
     }
 
     const mcp = new Client({ name: 'cluster-test', version: '1' });
-    const transport = new StreamableHTTPClientTransport(new URL(c.lb.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${access}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(c.lb.mcpUrl), {
+      requestInit: { headers: { authorization: `Bearer ${access}` } },
+    });
     await mcp.connect(transport);
     try {
       for (let i = 0; i < 20; i++) {
@@ -232,7 +251,12 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
     assert.equal(hashes[0], hashes[1], 'the same inputs give the same build on every host');
     const deadline = Date.now() + 5000;
     for (;;) {
-      const served = await Promise.all(c.instances.map(async (inst) => (JSON.parse(((await get(`${inst.restUrl}/readyz`)) as Outcome).body) as { builds: Record<string, string> }).builds['2025']));
+      const served = await Promise.all(
+        c.instances.map(
+          async (inst) =>
+            (JSON.parse(((await get(`${inst.restUrl}/readyz`)) as Outcome).body) as { builds: Record<string, string> }).builds['2025'],
+        ),
+      );
       if (served.every((h) => h === hashes[0])) break;
       assert.ok(Date.now() < deadline, `not adopted: ${served}`);
       await sleep(50);

@@ -39,11 +39,22 @@ test('haproxy -c accepts deploy/haproxy.cfg with its variables set (plain, and w
   const pem = join(dir, 'lb.pem');
   const key = join(dir, 'key.pem');
   const cert = join(dir, 'cert.pem');
-  const ssl = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=lb.test'], { encoding: 'utf8' });
+  const ssl = spawnSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=lb.test'],
+    { encoding: 'utf8' },
+  );
   assert.equal(ssl.status, 0, ssl.stderr);
   writeFileSync(pem, readFileSync(cert, 'utf8') + readFileSync(key, 'utf8'));
   const full = checkHaproxyConfig(
-    haproxyEnv(backends, ports, { HPD_LB_TLS_CERT: pem, HPD_LB_STATS_SOCKET: join(dir, 'admin.sock'), HPD_LB_STATS_PORT: String(ports.rest + 1), HPD_LB_USER: 'nobody', HPD_LB_GROUP: 'nogroup', HPD_LB_LOG: 'syslog' }),
+    haproxyEnv(backends, ports, {
+      HPD_LB_TLS_CERT: pem,
+      HPD_LB_STATS_SOCKET: join(dir, 'admin.sock'),
+      HPD_LB_STATS_PORT: String(ports.rest + 1),
+      HPD_LB_USER: 'nobody',
+      HPD_LB_GROUP: 'nogroup',
+      HPD_LB_LOG: 'syslog',
+    }),
   );
   assert.equal(full.status, 0, full.output);
 
@@ -77,7 +88,15 @@ describe('HAProxy (deploy/haproxy.cfg) in front of two hpd serve instances', { t
     cpSync(first.dir, secondDir, { recursive: true, verbatimSymlinks: true });
     const [r2, m2, a2] = (await freePorts(3)) as [number, number, number];
     instances.push(
-      { name: 'hpd1', marker: MARKERS[0], dir: first.dir, restPort: first.restPort, mcpPort: first.mcpPort, authPort: first.authPort, served: null },
+      {
+        name: 'hpd1',
+        marker: MARKERS[0],
+        dir: first.dir,
+        restPort: first.restPort,
+        mcpPort: first.mcpPort,
+        authPort: first.authPort,
+        served: null,
+      },
       { name: 'hpd2', marker: MARKERS[1], dir: secondDir, restPort: r2, mcpPort: m2, authPort: a2, served: null },
     );
     lb = await startHaproxy(instances.map((i) => ({ host: '127.0.0.1', restPort: i.restPort, mcpPort: i.mcpPort, authPort: i.authPort })));
@@ -97,7 +116,11 @@ describe('HAProxy (deploy/haproxy.cfg) in front of two hpd serve instances', { t
         });
       }),
     );
-    await until(async () => (await lb.stats()).every((s) => s.status === 'UP'), 10_000, async () => `instances not UP behind HAProxy: ${JSON.stringify(await lb.stats())}`);
+    await until(
+      async () => (await lb.stats()).every((s) => s.status === 'UP'),
+      10_000,
+      async () => `instances not UP behind HAProxy: ${JSON.stringify(await lb.stats())}`,
+    );
   });
 
   after(async () => {
@@ -122,17 +145,40 @@ describe('HAProxy (deploy/haproxy.cfg) in front of two hpd serve instances', { t
     return marker;
   };
 
-  const mcpPost = async (url: string, message: object, sessionId?: string): Promise<{ status: number; sessionId: string | null; body: { result?: { tools?: unknown[]; protocolVersion?: string }; error?: unknown } | null }> => {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` };
+  const mcpPost = async (
+    url: string,
+    message: object,
+    sessionId?: string,
+  ): Promise<{
+    status: number;
+    sessionId: string | null;
+    body: { result?: { tools?: unknown[]; protocolVersion?: string }; error?: unknown } | null;
+  }> => {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${key}`,
+    };
     if (sessionId !== undefined) Object.assign(headers, { 'mcp-session-id': sessionId, 'mcp-protocol-version': PROTOCOL });
     const r = await fetch(url, { method: 'POST', headers, body: JSON.stringify(message) });
     const text = await r.text();
     // A JSON-RPC answer comes as JSON or as one server-sent event.
-    const data = (r.headers.get('content-type') ?? '').includes('text/event-stream') ? text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5)).join('') : text;
+    const data = (r.headers.get('content-type') ?? '').includes('text/event-stream')
+      ? text
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5))
+          .join('')
+      : text;
     return { status: r.status, sessionId: r.headers.get('mcp-session-id'), body: data.trim() === '' ? null : JSON.parse(data) };
   };
   const initialize = async (url: string): Promise<string> => {
-    const r = await mcpPost(url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'lb-test', version: '1' } } });
+    const r = await mcpPost(url, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'lb-test', version: '1' } },
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.ok(r.sessionId, 'initialize returns an Mcp-Session-Id');
     const ack = await mcpPost(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, r.sessionId);
@@ -142,10 +188,15 @@ describe('HAProxy (deploy/haproxy.cfg) in front of two hpd serve instances', { t
   const toolsList = (url: string, sessionId: string, id: number) => mcpPost(url, { jsonrpc: '2.0', id, method: 'tools/list' }, sessionId);
   /** Which instance holds a session, asked directly: exactly one must know it. */
   const ownerOf = async (sessionId: string): Promise<string> => {
-    const statuses = await Promise.all(instances.map(async (i) => (await toolsList(`http://127.0.0.1:${i.mcpPort}/mcp`, sessionId, 99)).status));
+    const statuses = await Promise.all(
+      instances.map(async (i) => (await toolsList(`http://127.0.0.1:${i.mcpPort}/mcp`, sessionId, 99)).status),
+    );
     const owners = instances.filter((_, n) => statuses[n] === 200);
     assert.equal(owners.length, 1, `one instance holds session ${sessionId} (direct statuses ${statuses.join(', ')})`);
-    assert.ok(statuses.every((s) => s === 200 || s === 404), statuses.join(', '));
+    assert.ok(
+      statuses.every((s) => s === 200 || s === 404),
+      statuses.join(', '),
+    );
     return owners[0]!.name;
   };
   const server = (stats: readonly ServerStat[], backend: string, name: string): ServerStat => {
@@ -181,7 +232,8 @@ describe('HAProxy (deploy/haproxy.cfg) in front of two hpd serve instances', { t
     const afterStats = await lb.stats();
     for (const name of ['hpd1', 'hpd2']) {
       assert.ok(server(afterStats, 'be_auth', name).responses2xx > server(before, 'be_auth', name).responses2xx, `be_auth/${name} served`);
-      for (const backend of ['be_rest', 'be_mcp', 'be_auth']) assert.equal(server(afterStats, backend, name).status, 'UP', `${backend}/${name}`);
+      for (const backend of ['be_rest', 'be_mcp', 'be_auth'])
+        assert.equal(server(afterStats, backend, name).status, 'UP', `${backend}/${name}`);
     }
   });
 
@@ -193,7 +245,11 @@ describe('HAProxy (deploy/haproxy.cfg) in front of two hpd serve instances', { t
     const before = server(await lb.stats(), 'be_mcp', owner).responses2xx;
     for (let n = 0; n < 20; n++) {
       const r = await toolsList(lb.mcpUrl, sid, 100 + n);
-      assert.equal(r.status, 200, `follow-up ${n} through HAProxy reached the session's instance (a 404 means it went to the other one): ${JSON.stringify(r.body)}`);
+      assert.equal(
+        r.status,
+        200,
+        `follow-up ${n} through HAProxy reached the session's instance (a 404 means it went to the other one): ${JSON.stringify(r.body)}`,
+      );
       assert.equal(r.body?.result?.tools?.length, 9);
       // Between follow-ups, balanced traffic: a new session each time, and a plain REST request.
       newOwners.add(await ownerOf(await initialize(lb.mcpUrl)));
@@ -216,7 +272,12 @@ describe('HAProxy (deploy/haproxy.cfg) in front of two hpd serve instances', { t
     assert.ok(victimSession !== undefined, 'a session landed on the victim');
 
     // Two clients sending REST requests back to back the whole time.
-    interface Outcome { readonly started: number; readonly ended: number; readonly marker?: string; readonly error?: string }
+    interface Outcome {
+      readonly started: number;
+      readonly ended: number;
+      readonly marker?: string;
+      readonly error?: string;
+    }
     const outcomes: Outcome[] = [];
     let running = true;
     const client = async (): Promise<void> => {
@@ -226,7 +287,9 @@ describe('HAProxy (deploy/haproxy.cfg) in front of two hpd serve instances', { t
           const r = await fetch(`${lb.restUrl}/v1/health/years`, { signal: AbortSignal.timeout(5000) });
           const body = (await r.json()) as { type?: string };
           const marker = r.status === 401 ? MARKERS.find((m) => body.type?.startsWith(`${m}/`)) : undefined;
-          outcomes.push(marker !== undefined ? { started, ended: Date.now(), marker } : { started, ended: Date.now(), error: `status ${r.status}` });
+          outcomes.push(
+            marker !== undefined ? { started, ended: Date.now(), marker } : { started, ended: Date.now(), error: `status ${r.status}` },
+          );
         } catch (err) {
           outcomes.push({ started, ended: Date.now(), error: `${String(err)} ${String((err as { cause?: unknown }).cause ?? '')}` });
         }
@@ -242,11 +305,15 @@ describe('HAProxy (deploy/haproxy.cfg) in front of two hpd serve instances', { t
       victim.served!.child.kill('SIGKILL');
       await victim.served!.exited;
       exitedAt = Date.now();
-      await until(async () => {
-        const s = await lb.stats();
-        if (['be_rest', 'be_mcp', 'be_auth'].every((b) => server(s, b, victim.name).status.startsWith('DOWN'))) downAt = Date.now();
-        return downAt > 0;
-      }, 5000, async () => `victim still routed 5 s after the kill: ${JSON.stringify(await lb.stats())}`);
+      await until(
+        async () => {
+          const s = await lb.stats();
+          if (['be_rest', 'be_mcp', 'be_auth'].every((b) => server(s, b, victim.name).status.startsWith('DOWN'))) downAt = Date.now();
+          return downAt > 0;
+        },
+        5000,
+        async () => `victim still routed 5 s after the kill: ${JSON.stringify(await lb.stats())}`,
+      );
       await sleep(500);
     } finally {
       running = false;
@@ -254,23 +321,47 @@ describe('HAProxy (deploy/haproxy.cfg) in front of two hpd serve instances', { t
     }
 
     const detection = downAt - killedAt;
-    process.stderr.write(`# HAProxy marked the killed instance DOWN ${detection} ms after kill -9; ${outcomes.length} requests during the test\n`);
+    process.stderr.write(
+      `# HAProxy marked the killed instance DOWN ${detection} ms after kill -9; ${outcomes.length} requests during the test\n`,
+    );
     assert.ok(detection <= 2500, `marked down ${detection} ms after the kill`);
     const s = await lb.stats();
-    for (const b of ['be_rest', 'be_mcp', 'be_auth']) assert.equal(server(s, b, survivor.name).status, 'UP', `${b}/${survivor.name} stays UP`);
+    for (const b of ['be_rest', 'be_mcp', 'be_auth'])
+      assert.equal(server(s, b, survivor.name).status, 'UP', `${b}/${survivor.name} stays UP`);
 
     // Only requests sent while the instance was dying may fail (they reached it: HAProxy must not replay
     // them); every request started after the process was gone succeeded (a connection refused by the
     // dead instance is retried on the survivor).
     const failedAfter = outcomes.filter((o) => o.started >= exitedAt && o.error !== undefined);
-    assert.deepEqual(failedAfter, [], `no request started after the kill failed (kill ${killedAt}, exit ${exitedAt}, down ${downAt})\n${lb.output().split('\n').filter((l) => !/ 401 /.test(l)).slice(-30).join('\n')}`);
+    assert.deepEqual(
+      failedAfter,
+      [],
+      `no request started after the kill failed (kill ${killedAt}, exit ${exitedAt}, down ${downAt})\n${lb
+        .output()
+        .split('\n')
+        .filter((l) => !/ 401 /.test(l))
+        .slice(-30)
+        .join('\n')}`,
+    );
     const failedAtKill = outcomes.filter((o) => o.started < exitedAt && o.ended >= killedAt && o.error !== undefined);
-    assert.deepEqual(outcomes.filter((o) => o.ended < killedAt && o.error !== undefined), [], 'nothing failed before the kill');
-    process.stderr.write(`# ${failedAtKill.length} requests sent while the instance was dying (${exitedAt - killedAt} ms from SIGKILL to exit) failed; 0 after\n`);
+    assert.deepEqual(
+      outcomes.filter((o) => o.ended < killedAt && o.error !== undefined),
+      [],
+      'nothing failed before the kill',
+    );
+    process.stderr.write(
+      `# ${failedAtKill.length} requests sent while the instance was dying (${exitedAt - killedAt} ms from SIGKILL to exit) failed; 0 after\n`,
+    );
     const afterExit = outcomes.filter((o) => o.started >= exitedAt);
     assert.ok(afterExit.length >= 10, `requests kept flowing (${afterExit.length})`);
-    assert.ok(afterExit.every((o) => o.marker === survivor.marker), 'every request after the kill was served by the survivor');
-    assert.ok(outcomes.some((o) => o.started < killedAt && o.marker === victim.marker), 'the victim served requests before the kill');
+    assert.ok(
+      afterExit.every((o) => o.marker === survivor.marker),
+      'every request after the kill was served by the survivor',
+    );
+    assert.ok(
+      outcomes.some((o) => o.started < killedAt && o.marker === victim.marker),
+      'the victim served requests before the kill',
+    );
 
     // MCP: new sessions work through the survivor; the victim's session id now reaches the survivor,
     // which does not know it (404: the client initializes again, as the MCP spec says).

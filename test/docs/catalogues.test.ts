@@ -26,7 +26,9 @@ test('the README links the error catalogues page', () => {
 });
 
 test('every problem type is documented with its status, and nothing else is', () => {
-  const slugs = Object.values(PROBLEM_TYPES).map((t) => t.slug).sort();
+  const slugs = Object.values(PROBLEM_TYPES)
+    .map((t) => t.slug)
+    .sort();
   assert.deepEqual(firstColumn('API problem types').sort(), slugs);
   for (const t of Object.values(PROBLEM_TYPES)) assert.match(page, new RegExp(`\\| \`${t.slug}\` \\| ${t.status} \\|`), t.slug);
 });

@@ -37,12 +37,17 @@ const dirs = (path: string): string[] =>
     .map((d) => d.name);
 
 test('every folder of the layout block exists', () => {
-  for (const entry of layoutEntries().keys()) assert.ok(existsSync(join(root, entry)), `README layout names ${entry}, which does not exist`);
+  for (const entry of layoutEntries().keys())
+    assert.ok(existsSync(join(root, entry)), `README layout names ${entry}, which does not exist`);
 });
 
 test('every top-level folder and every layer under src/ has a line', () => {
   const entries = layoutEntries();
-  for (const d of dirs('.')) assert.ok([...entries.keys()].some((e) => e.startsWith(`${d}/`)), `${d}/ is missing from the README layout`);
+  for (const d of dirs('.'))
+    assert.ok(
+      [...entries.keys()].some((e) => e.startsWith(`${d}/`)),
+      `${d}/ is missing from the README layout`,
+    );
   for (const d of dirs('src')) assert.ok(entries.has(`src/${d}/`), `src/${d}/ is missing from the README layout`);
 });
 

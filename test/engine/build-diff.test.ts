@@ -38,7 +38,16 @@ describe('diffBuilds on the fixture and its modified copy', () => {
   test('plans: one removed, one added, one changed deductible, three AK plans repriced', () => {
     assert.equal(d.cross_year, false);
     // 13 plans in A (FIXTURE_PLANS); B drops one and adds one.
-    assert.deepEqual(d.plans.total, { before: 13, after: 13, added: 1, removed: 1, changed: 4, unchanged: 8, variants_before: 46, variants_after: 46 });
+    assert.deepEqual(d.plans.total, {
+      before: 13,
+      after: 13,
+      added: 1,
+      removed: 1,
+      changed: 4,
+      unchanged: 8,
+      variants_before: 46,
+      variants_after: 46,
+    });
     assert.deepEqual(d.plans.added, [MODIFIED.added]);
     assert.deepEqual(d.plans.removed, [MODIFIED.removed]);
     assert.deepEqual(
@@ -96,7 +105,8 @@ describe('diffBuilds on the fixture and its modified copy', () => {
     const bronze = at40.get('bronze')!;
     assert.equal(bronze.median, 0);
     assert.ok(Math.abs(bronze.p90! - 0.07) < 2e-4, String(bronze.p90));
-    for (const m of ['expanded bronze', 'gold', 'platinum'] as const) assert.deepEqual([at40.get(m)!.p10, at40.get(m)!.median, at40.get(m)!.p90], [0, 0, 0]);
+    for (const m of ['expanded bronze', 'gold', 'platinum'] as const)
+      assert.deepEqual([at40.get(m)!.p10, at40.get(m)!.median, at40.get(m)!.p90], [0, 0, 0]);
     assert.deepEqual(d.premiums.ages, [21, 40, 64]);
   });
 
@@ -120,21 +130,39 @@ describe('diffBuilds on the fixture and its modified copy', () => {
     assert.deepEqual([byArea.get('HI:1')!.before, byArea.get('HI:1')!.after, byArea.get('HI:1')!.relative], [hi, null, null]);
     assert.deepEqual([byArea.get('HI:2')!.before, byArea.get('HI:2')!.after], [null, hi]);
     // TX: the second-lowest eligible silver equals the benchmark by construction.
-    for (const [k, bench] of [['TX:10', 308], ['TX:26', 290], ['TX:27', 300]] as const) assert.deepEqual([byArea.get(k)!.before, byArea.get(k)!.change], [cents(bench * AGE40), 0]);
+    for (const [k, bench] of [
+      ['TX:10', 308],
+      ['TX:26', 290],
+      ['TX:27', 300],
+    ] as const)
+      assert.deepEqual([byArea.get(k)!.before, byArea.get(k)!.change], [cents(bench * AGE40), 0]);
     assert.equal(d.slcsp.changed, 3);
     assert.equal(d.slcsp.unchanged, 4);
   });
 
   test('a build against itself: nothing changed', () => {
     const self = diffBuilds(a, a);
-    assert.deepEqual([self.plans.total.added, self.plans.total.removed, self.plans.total.changed, self.zips.changed.length, self.counties.changed.length, self.slcsp.changed], [0, 0, 0, 0, 0, 0]);
+    assert.deepEqual(
+      [
+        self.plans.total.added,
+        self.plans.total.removed,
+        self.plans.total.changed,
+        self.zips.changed.length,
+        self.counties.changed.length,
+        self.slcsp.changed,
+      ],
+      [0, 0, 0, 0, 0, 0],
+    );
     assert.ok(self.premiums.distributions.every((x) => x.increased === 0 && x.decreased === 0 && x.p90 === 0));
   });
 
   test('the text rendering names the changes', () => {
     const text = renderBuildDiff(d);
     assert.match(text, /^diff 2025\/[0-9a-f]{12} \(built .*\) -> 2025\/[0-9a-f]{12}/);
-    assert.match(text, /plans \(standard component ids\): 13 -> 13: 1 added, 1 removed, 4 changed \(premium 3, deductible 1\), 8 unchanged; variants 46 -> 46/);
+    assert.match(
+      text,
+      /plans \(standard component ids\): 13 -> 13: 1 added, 1 removed, 4 changed \(premium 3, deductible 1\), 8 unchanged; variants 46 -> 46/,
+    );
     assert.match(text, /\n {4}TX 11111 Lone Star Health {2}5 -> 4: \+0 -1 ~1\n/);
     assert.match(text, /\n {2}silver +12 +2 +0 +\+0\.00% +\+0\.00% +\+9\.0\d%\n/);
     assert.match(text, /\n {2}77477 TX: 48157:26 48201:10 -> 48157:26\n/);

@@ -113,7 +113,10 @@ describe('family tiers (NY, VT; domain.md §3.3)', () => {
     // 1 adult + 2 children: 1.93 × $600 = $1,158, equal shares 38,600 each.
     const h = householdPremiumCents(vtCents, [40, 10, 8], rules, 'VT');
     assert.equal(h.totalCents, 115_800);
-    assert.deepEqual(h.members.map((m) => m.cents), [38_600, 38_600, 38_600]);
+    assert.deepEqual(
+      h.members.map((m) => m.cents),
+      [38_600, 38_600, 38_600],
+    );
     // 2 adults + 1 child: 2.81 × $600 = $1,686.
     assert.equal(householdPremiumCents(vtCents, [40, 38, 1], rules, 'VT').totalCents, 168_600);
     // One child alone: one_adult 1.00 × $600; two children: 1.93 × $600 = $1,158.

@@ -140,12 +140,24 @@ describe('SBC coverage examples (domain.md §9)', () => {
 describe('heuristic (domain.md §10.2)', () => {
   test('closed form, worked example: D 1,500, c 20 %, MOOP 9,200, two $30 copays before the deductible', () => {
     // Medium: min(9,200, 60 + 1,500 + 0.20 × 2,500) = 2,060.
-    const medium = costSharing({ deductible: 1_500, coinsurance: 0.2, moop: 9_200, copaysBeforeDeductible: 60, spendSubjectToDeductible: 4_000 });
+    const medium = costSharing({
+      deductible: 1_500,
+      coinsurance: 0.2,
+      moop: 9_200,
+      copaysBeforeDeductible: 60,
+      spendSubjectToDeductible: 4_000,
+    });
     assert.equal(medium.totalCents, 206_000);
     assert.deepEqual([medium.copayCents, medium.deductibleCents, medium.coinsuranceCents], [6_000, 150_000, 50_000]);
     assert.equal(medium.capped, false);
     // High: 60 + 1,500 + 0.20 × 58,500 = 13,260 → capped at 9,200; the cut comes off coinsurance.
-    const high = costSharing({ deductible: 1_500, coinsurance: 0.2, moop: 9_200, copaysBeforeDeductible: 60, spendSubjectToDeductible: 60_000 });
+    const high = costSharing({
+      deductible: 1_500,
+      coinsurance: 0.2,
+      moop: 9_200,
+      copaysBeforeDeductible: 60,
+      spendSubjectToDeductible: 60_000,
+    });
     assert.equal(high.uncappedCents, 1_326_000);
     assert.equal(high.totalCents, 920_000);
     assert.deepEqual([high.copayCents, high.deductibleCents, high.coinsuranceCents], [6_000, 150_000, 764_000]);
@@ -154,8 +166,18 @@ describe('heuristic (domain.md §10.2)', () => {
 
   test('the documented scenario figures', () => {
     assert.deepEqual(HEURISTIC_SCENARIOS.low, { percentile: 'about the 30th percentile', pcpVisits: 2, pcpVisitCost: 150, otherCare: 300 });
-    assert.deepEqual(HEURISTIC_SCENARIOS.medium, { percentile: 'about the 55th percentile', pcpVisits: 3, pcpVisitCost: 150, otherCare: 2_050 });
-    assert.deepEqual(HEURISTIC_SCENARIOS.high, { percentile: 'about the 90th–95th percentile', pcpVisits: 6, pcpVisitCost: 150, otherCare: 24_100 });
+    assert.deepEqual(HEURISTIC_SCENARIOS.medium, {
+      percentile: 'about the 55th percentile',
+      pcpVisits: 3,
+      pcpVisitCost: 150,
+      otherCare: 2_050,
+    });
+    assert.deepEqual(HEURISTIC_SCENARIOS.high, {
+      percentile: 'about the 90th–95th percentile',
+      pcpVisits: 6,
+      pcpVisitCost: 150,
+      otherCare: 24_100,
+    });
   });
 
   test('plan with two copays before the deductible (assumed $30 each), D 1,500, 20 %, MOOP 9,200', () => {
@@ -166,7 +188,10 @@ describe('heuristic (domain.md §10.2)', () => {
     assert.equal(low.breakdown.estimated_out_of_pocket, 360);
     // Medium: 3 visits: 2 copays (60) + 1 visit (150) + 2,050 → S = 2,200: 1,500 + 0.2 × 700 = 140 → 1,700.
     const medium = estimateOop(p, 400, 'medium');
-    assert.deepEqual([medium.breakdown.copay_applied, medium.breakdown.deductible_applied, medium.breakdown.coinsurance_applied], [60, 1_500, 140]);
+    assert.deepEqual(
+      [medium.breakdown.copay_applied, medium.breakdown.deductible_applied, medium.breakdown.coinsurance_applied],
+      [60, 1_500, 140],
+    );
     assert.equal(medium.breakdown.estimated_out_of_pocket, 1_700);
     // High: 6 visits: 2 copays (60) + 4 × 150 + 24,100 → S = 24,700: 1,500 + 0.2 × 23,200 = 4,640 → 6,200.
     const high = estimateOop(p, 400, 'high');
@@ -177,7 +202,10 @@ describe('heuristic (domain.md §10.2)', () => {
     for (const e of [low, medium, high]) {
       assert.equal(e.sbc_data_available, false);
       assert.equal(e.breakdown.limits_or_exclusions, 0);
-      assert.ok(e.notes.some((n) => /Modeled estimate/.test(n) && /MEPS/.test(n)), 'marked as modeled');
+      assert.ok(
+        e.notes.some((n) => /Modeled estimate/.test(n) && /MEPS/.test(n)),
+        'marked as modeled',
+      );
       assert.ok(e.notes.some((n) => /\$30 each is assumed/.test(n)));
       assertReconciles(e);
     }

@@ -9,13 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ageBand } from '../../src/engine/age-bands.ts';
-import {
-  ageCurveFor,
-  applicablePercentage,
-  availableRuleYears,
-  loadRules,
-  povertyGuideline,
-} from '../../src/engine/rules.ts';
+import { ageCurveFor, applicablePercentage, availableRuleYears, loadRules, povertyGuideline } from '../../src/engine/rules.ts';
 import type { SourceRef, TaxYearRules } from '../../src/engine/rules-types.ts';
 import { InvariantError } from '../../src/invariant.ts';
 
@@ -27,7 +21,10 @@ test('both tax years load from the default directory', () => {
   assert.equal(r2025.tax_year, 2025);
   const years = availableRuleYears();
   assert.ok(years.includes(2025) && years.includes(2026));
-  assert.deepEqual(years, [...years].sort((a, b) => a - b));
+  assert.deepEqual(
+    years,
+    [...years].sort((a, b) => a - b),
+  );
 });
 
 test('FPL: 2026 coverage uses the 2025 guidelines (domain.md §2.1)', () => {
@@ -80,7 +77,7 @@ test('2026 applicable percentage: worked example of domain.md §1.4', () => {
   assert.equal(pct, 255);
   const ap = applicablePercentage(r2026, pct);
   assert.equal(ap, 8.59);
-  assert.equal(Math.round(income * (ap ?? 0) / 100), 3436);
+  assert.equal(Math.round((income * (ap ?? 0)) / 100), 3436);
 });
 
 test('2026 applicable percentage: band edges of Rev. Proc. 2025-25', () => {
@@ -190,7 +187,10 @@ test('every value carries sources and a confidence tag', () => {
   for (const r of [r2025, r2026]) {
     for (const [name, ref] of refs(r)) {
       assert.ok(ref.sources.length > 0, `${r.tax_year} ${name}`);
-      assert.ok(ref.sources.every((s) => /^https?:\/\//.test(s)), `${r.tax_year} ${name}`);
+      assert.ok(
+        ref.sources.every((s) => /^https?:\/\//.test(s)),
+        `${r.tax_year} ${name}`,
+      );
     }
   }
   assert.ok(r2026.applicable_percentage.sources.includes('https://www.irs.gov/pub/irs-drop/rp-25-25.pdf'));

@@ -63,7 +63,10 @@ describe('APTC contribution arithmetic (Form 8962 conventions)', () => {
     assert.equal(toCents(r.benchmark_premium!), bench.cents);
     assert.equal(toCents(r.aptc_amount), Math.max(0, bench.cents - 28_600));
     assert.equal(r.benchmark_source, 'modeled');
-    assert.ok(r.notes.some((n) => /modeled/.test(n)), 'modeled premiums are flagged');
+    assert.ok(
+      r.notes.some((n) => /modeled/.test(n)),
+      'modeled premiums are flagged',
+    );
     assert.deepEqual(r.members, [{ age: 40, slcsp_premium: bench.cents / 100, counted_in_benchmark: true }]);
   });
 

@@ -71,11 +71,24 @@ export async function startCluster(extraEnv: Readonly<Record<string, string>> = 
       ...extraEnv,
     };
     delete env.NODE_TEST_CONTEXT;
-    return { name: `hpd${i + 1}`, buildsRoot: i === 0 ? root0 : root1, restUrl: `http://127.0.0.1:${rest}`, mcpUrl: `http://127.0.0.1:${mcp}/mcp`, authUrl: `http://127.0.0.1:${auth}`, env, serve: null };
+    return {
+      name: `hpd${i + 1}`,
+      buildsRoot: i === 0 ? root0 : root1,
+      restUrl: `http://127.0.0.1:${rest}`,
+      mcpUrl: `http://127.0.0.1:${mcp}/mcp`,
+      authUrl: `http://127.0.0.1:${auth}`,
+      env,
+      serve: null,
+    };
   }) as [ClusterInstance, ClusterInstance];
   for (const inst of instances) inst.serve = await spawnServe(inst.env);
   const lb = await startHaproxy(
-    instances.map((inst) => ({ host: '127.0.0.1', restPort: Number(inst.env.HPD_PORT), mcpPort: Number(inst.env.HPD_MCP_PORT), authPort: Number(inst.env.HPD_AUTH_PORT) })),
+    instances.map((inst) => ({
+      host: '127.0.0.1',
+      restPort: Number(inst.env.HPD_PORT),
+      mcpPort: Number(inst.env.HPD_MCP_PORT),
+      authPort: Number(inst.env.HPD_AUTH_PORT),
+    })),
     { ports: { rest: lbRest!, mcp: lbMcp!, auth: lbAuth! } },
   );
   const waitUp = async (count = 2): Promise<void> => {

@@ -104,7 +104,13 @@ export async function buildCrosswalkFixture(dir: string): Promise<string> {
   const path = join(f.dir, 'plan-id-crosswalk-puf.csv');
   writeFileSync(path, crosswalkCsv());
   const sources = JSON.parse(readFileSync(f.sourcesFile, 'utf8')) as { year: number; inputs: Record<string, unknown> };
-  sources.inputs.crosswalk = { title: 'crosswalk', required: false, url: 'http://127.0.0.1:9/plan-id-crosswalk-puf.zip', url_sha256: null, mirrors: [{ path }] };
+  sources.inputs.crosswalk = {
+    title: 'crosswalk',
+    required: false,
+    url: 'http://127.0.0.1:9/plan-id-crosswalk-puf.zip',
+    url_sha256: null,
+    mirrors: [{ path }],
+  };
   writeFileSync(f.sourcesFile, JSON.stringify(sources, null, 2));
   await buildDataset({
     year: 2025,

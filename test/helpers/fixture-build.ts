@@ -10,6 +10,14 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Returns the builds root. */
 export async function buildFixture(dir: string): Promise<string> {
   const f = writeFixtureInputs(join(dir, 'in'));
-  await buildDataset({ year: 2025, root: ROOT, buildsRoot: join(dir, 'builds'), cacheDir: join(dir, 'cache'), sourcesFile: f.sourcesFile, offline: true, progress: createProgress({ tty: false, quiet: true }) });
+  await buildDataset({
+    year: 2025,
+    root: ROOT,
+    buildsRoot: join(dir, 'builds'),
+    cacheDir: join(dir, 'cache'),
+    sourcesFile: f.sourcesFile,
+    offline: true,
+    progress: createProgress({ tty: false, quiet: true }),
+  });
   return join(dir, 'builds');
 }

@@ -27,31 +27,210 @@ export interface FixturePlan {
 }
 
 export const FIXTURE_PLANS: readonly FixturePlan[] = [
-  { scid: '11111TX0010001', state: 'TX', issuerId: '11111', issuer: 'Lone Star Health ', metal: 'Silver', type: 'HMO', serviceArea: 'TXS001', deductible: '$4,500', moop: '$9,200', name: 'Lone Star Silver 4500' },
-  { scid: '11111TX0010002', state: 'TX', issuerId: '11111', issuer: 'Lone Star Health ', metal: 'Silver', type: 'EPO', serviceArea: 'TXS001', deductible: '$3,000', moop: '$9,000', name: 'Lone Star Silver 3000' },
-  { scid: '11111TX0010003', state: 'TX', issuerId: '11111', issuer: 'Lone Star Health ', metal: 'Bronze', type: 'HMO', serviceArea: 'TXS001', deductible: '$7,500', moop: '$9,200', name: 'Lone Star Bronze 7500' },
-  { scid: '11111TX0010004', state: 'TX', issuerId: '11111', issuer: 'Lone Star Health ', metal: 'Gold', type: 'PPO', serviceArea: 'TXS001', deductible: '$1,000', moop: '$7,000', name: 'Lone Star Gold 1000' },
-  { scid: '11111TX0010005', state: 'TX', issuerId: '11111', issuer: 'Lone Star Health ', metal: 'Catastrophic', type: 'HMO', serviceArea: 'TXS001', deductible: '$9,200', moop: '$9,200', name: 'Lone Star Catastrophic' },
-  { scid: '22222TX0020001', state: 'TX', issuerId: '22222', issuer: 'Gulf Coast Care', metal: 'Silver', type: 'PPO', serviceArea: 'TXS002', deductible: '$5,000', moop: '$9,200', name: 'Gulf Silver 5000' },
-  { scid: '22222TX0020002', state: 'TX', issuerId: '22222', issuer: 'Gulf Coast Care', metal: 'Expanded Bronze', type: 'PPO', serviceArea: 'TXS002', deductible: '$6,000', moop: '$9,200', name: 'Gulf Expanded Bronze' },
-  { scid: '22222TX0020003', state: 'TX', issuerId: '22222', issuer: 'Gulf Coast Care', metal: 'Silver', type: 'PPO', serviceArea: 'TXS002', deductible: '$2,000', moop: '$8,000', name: 'Gulf Kids Silver', childOnly: true },
-  { scid: '33333TX0030001', state: 'TX', issuerId: '33333', issuer: 'Downtown Health', metal: 'Silver', type: 'HMO', serviceArea: 'TXS003', deductible: '$2,500', moop: '$9,100', name: 'Downtown Silver' },
-  { scid: '33333TX0030002', state: 'TX', issuerId: '33333', issuer: 'Downtown Health', metal: 'Platinum', type: 'HMO', serviceArea: 'TXS003', deductible: '$0', moop: '$3,000', name: 'Downtown Platinum', offExchangeOnly: true },
-  { scid: '44444AK0040001', state: 'AK', issuerId: '44444', issuer: 'Northern Lights Health', metal: 'Silver', type: 'PPO', serviceArea: 'AKS001', deductible: '$4,000', moop: '$9,200', name: 'Northern Silver' },
-  { scid: '44444AK0040002', state: 'AK', issuerId: '44444', issuer: 'Northern Lights Health', metal: 'Silver', type: 'PPO', serviceArea: 'AKS001', deductible: '$3,500', moop: '$9,000', name: 'Northern Silver Plus' },
-  { scid: '44444AK0040003', state: 'AK', issuerId: '44444', issuer: 'Northern Lights Health', metal: 'Bronze', type: 'PPO', serviceArea: 'AKS001', deductible: '$7,000', moop: '$9,200', name: 'Northern Bronze' },
+  {
+    scid: '11111TX0010001',
+    state: 'TX',
+    issuerId: '11111',
+    issuer: 'Lone Star Health ',
+    metal: 'Silver',
+    type: 'HMO',
+    serviceArea: 'TXS001',
+    deductible: '$4,500',
+    moop: '$9,200',
+    name: 'Lone Star Silver 4500',
+  },
+  {
+    scid: '11111TX0010002',
+    state: 'TX',
+    issuerId: '11111',
+    issuer: 'Lone Star Health ',
+    metal: 'Silver',
+    type: 'EPO',
+    serviceArea: 'TXS001',
+    deductible: '$3,000',
+    moop: '$9,000',
+    name: 'Lone Star Silver 3000',
+  },
+  {
+    scid: '11111TX0010003',
+    state: 'TX',
+    issuerId: '11111',
+    issuer: 'Lone Star Health ',
+    metal: 'Bronze',
+    type: 'HMO',
+    serviceArea: 'TXS001',
+    deductible: '$7,500',
+    moop: '$9,200',
+    name: 'Lone Star Bronze 7500',
+  },
+  {
+    scid: '11111TX0010004',
+    state: 'TX',
+    issuerId: '11111',
+    issuer: 'Lone Star Health ',
+    metal: 'Gold',
+    type: 'PPO',
+    serviceArea: 'TXS001',
+    deductible: '$1,000',
+    moop: '$7,000',
+    name: 'Lone Star Gold 1000',
+  },
+  {
+    scid: '11111TX0010005',
+    state: 'TX',
+    issuerId: '11111',
+    issuer: 'Lone Star Health ',
+    metal: 'Catastrophic',
+    type: 'HMO',
+    serviceArea: 'TXS001',
+    deductible: '$9,200',
+    moop: '$9,200',
+    name: 'Lone Star Catastrophic',
+  },
+  {
+    scid: '22222TX0020001',
+    state: 'TX',
+    issuerId: '22222',
+    issuer: 'Gulf Coast Care',
+    metal: 'Silver',
+    type: 'PPO',
+    serviceArea: 'TXS002',
+    deductible: '$5,000',
+    moop: '$9,200',
+    name: 'Gulf Silver 5000',
+  },
+  {
+    scid: '22222TX0020002',
+    state: 'TX',
+    issuerId: '22222',
+    issuer: 'Gulf Coast Care',
+    metal: 'Expanded Bronze',
+    type: 'PPO',
+    serviceArea: 'TXS002',
+    deductible: '$6,000',
+    moop: '$9,200',
+    name: 'Gulf Expanded Bronze',
+  },
+  {
+    scid: '22222TX0020003',
+    state: 'TX',
+    issuerId: '22222',
+    issuer: 'Gulf Coast Care',
+    metal: 'Silver',
+    type: 'PPO',
+    serviceArea: 'TXS002',
+    deductible: '$2,000',
+    moop: '$8,000',
+    name: 'Gulf Kids Silver',
+    childOnly: true,
+  },
+  {
+    scid: '33333TX0030001',
+    state: 'TX',
+    issuerId: '33333',
+    issuer: 'Downtown Health',
+    metal: 'Silver',
+    type: 'HMO',
+    serviceArea: 'TXS003',
+    deductible: '$2,500',
+    moop: '$9,100',
+    name: 'Downtown Silver',
+  },
+  {
+    scid: '33333TX0030002',
+    state: 'TX',
+    issuerId: '33333',
+    issuer: 'Downtown Health',
+    metal: 'Platinum',
+    type: 'HMO',
+    serviceArea: 'TXS003',
+    deductible: '$0',
+    moop: '$3,000',
+    name: 'Downtown Platinum',
+    offExchangeOnly: true,
+  },
+  {
+    scid: '44444AK0040001',
+    state: 'AK',
+    issuerId: '44444',
+    issuer: 'Northern Lights Health',
+    metal: 'Silver',
+    type: 'PPO',
+    serviceArea: 'AKS001',
+    deductible: '$4,000',
+    moop: '$9,200',
+    name: 'Northern Silver',
+  },
+  {
+    scid: '44444AK0040002',
+    state: 'AK',
+    issuerId: '44444',
+    issuer: 'Northern Lights Health',
+    metal: 'Silver',
+    type: 'PPO',
+    serviceArea: 'AKS001',
+    deductible: '$3,500',
+    moop: '$9,000',
+    name: 'Northern Silver Plus',
+  },
+  {
+    scid: '44444AK0040003',
+    state: 'AK',
+    issuerId: '44444',
+    issuer: 'Northern Lights Health',
+    metal: 'Bronze',
+    type: 'PPO',
+    serviceArea: 'AKS001',
+    deductible: '$7,000',
+    moop: '$9,200',
+    name: 'Northern Bronze',
+  },
 ];
 
 /** Plan Attributes columns written, in a scrambled order. */
 const PA_COLUMNS = [
-  'PlanId', 'MetalLevel', 'BusinessYear', 'StateCode', 'IssuerId', 'IssuerMarketPlaceMarketingName', 'SourceName', 'ImportDate',
-  'MarketCoverage', 'DentalOnlyPlan', 'StandardComponentId', 'PlanMarketingName', 'HIOSProductId', 'NetworkId', 'ServiceAreaId',
-  'FormularyId', 'PlanType', 'QHPNonQHPTypeId', 'ChildOnlyOffering', 'CSRVariationType', 'IsHSAEligible', 'NationalNetwork',
-  'EHBPercentTotalPremium', 'MedicalDrugDeductiblesIntegrated', 'MedicalDrugMaximumOutofPocketIntegrated',
-  'TEHBDedInnTier1Individual', 'TEHBDedInnTier1FamilyPerGroup', 'TEHBDedInnTier1Coinsurance', 'TEHBInnTier1IndividualMOOP',
-  'TEHBInnTier1FamilyPerGroupMOOP', 'TEHBDedOutOfNetIndividual', 'SBCHavingaBabyDeductible', 'SBCHavingaBabyCopayment',
-  'SBCHavingaBabyCoinsurance', 'SBCHavingaBabyLimit', 'SBCHavingDiabetesDeductible', 'SBCHavingDiabetesCopayment',
-  'SBCHavingDiabetesCoinsurance', 'SBCHavingDiabetesLimit', 'URLForSummaryofBenefitsCoverage', 'PlanBrochure', 'FormularyURL',
+  'PlanId',
+  'MetalLevel',
+  'BusinessYear',
+  'StateCode',
+  'IssuerId',
+  'IssuerMarketPlaceMarketingName',
+  'SourceName',
+  'ImportDate',
+  'MarketCoverage',
+  'DentalOnlyPlan',
+  'StandardComponentId',
+  'PlanMarketingName',
+  'HIOSProductId',
+  'NetworkId',
+  'ServiceAreaId',
+  'FormularyId',
+  'PlanType',
+  'QHPNonQHPTypeId',
+  'ChildOnlyOffering',
+  'CSRVariationType',
+  'IsHSAEligible',
+  'NationalNetwork',
+  'EHBPercentTotalPremium',
+  'MedicalDrugDeductiblesIntegrated',
+  'MedicalDrugMaximumOutofPocketIntegrated',
+  'TEHBDedInnTier1Individual',
+  'TEHBDedInnTier1FamilyPerGroup',
+  'TEHBDedInnTier1Coinsurance',
+  'TEHBInnTier1IndividualMOOP',
+  'TEHBInnTier1FamilyPerGroupMOOP',
+  'TEHBDedOutOfNetIndividual',
+  'SBCHavingaBabyDeductible',
+  'SBCHavingaBabyCopayment',
+  'SBCHavingaBabyCoinsurance',
+  'SBCHavingaBabyLimit',
+  'SBCHavingDiabetesDeductible',
+  'SBCHavingDiabetesCopayment',
+  'SBCHavingDiabetesCoinsurance',
+  'SBCHavingDiabetesLimit',
+  'URLForSummaryofBenefitsCoverage',
+  'PlanBrochure',
+  'FormularyURL',
   'PlanVariantMarketingName',
 ];
 
@@ -124,16 +303,70 @@ export function planAttributesCsv(year: number, plans: readonly FixturePlan[] = 
     }
   }
   // A dental and a SHOP row, which the build must leave out.
-  const dental: Record<string, string> = { PlanId: '55555TX0050001-01', MetalLevel: 'High', BusinessYear: String(year), StateCode: 'TX', IssuerId: '55555', MarketCoverage: 'Individual', DentalOnlyPlan: 'Yes', StandardComponentId: '55555TX0050001', PlanType: 'PPO', CSRVariationType: 'Standard High On Exchange Plan', IssuerMarketPlaceMarketingName: 'Tooth Co', PlanMarketingName: 'Dental', ServiceAreaId: 'TXS001' };
+  const dental: Record<string, string> = {
+    PlanId: '55555TX0050001-01',
+    MetalLevel: 'High',
+    BusinessYear: String(year),
+    StateCode: 'TX',
+    IssuerId: '55555',
+    MarketCoverage: 'Individual',
+    DentalOnlyPlan: 'Yes',
+    StandardComponentId: '55555TX0050001',
+    PlanType: 'PPO',
+    CSRVariationType: 'Standard High On Exchange Plan',
+    IssuerMarketPlaceMarketingName: 'Tooth Co',
+    PlanMarketingName: 'Dental',
+    ServiceAreaId: 'TXS001',
+  };
   lines.push(csvLine(PA_COLUMNS.map((c) => dental[c] ?? '')));
   lines.push(...extraRows);
   return `\uFEFF${lines.join('\r\n')}\r\n`;
 }
 
 export function serviceAreaCsv(year: number): string {
-  const header = ['BusinessYear', 'StateCode', 'IssuerId', 'SourceName', 'ImportDate', 'ServiceAreaId', 'ServiceAreaName', 'CoverEntireState', 'County', 'PartialCounty', 'ZipCodes', 'PartialCountyJustification', 'MarketCoverage', 'DentalOnlyPlan'];
-  const row = (state: string, issuer: string, sa: string, entire: string, county: string, partial: string, zips: string, market = 'Individual', dental = 'No'): string =>
-    csvLine([String(year), state, issuer, 'HIOS', '2024-08-29 01:02:15', sa, `${sa} name, with comma`, entire, county, partial, zips, partial === 'Yes' ? 'doc.pdf' : '', market, dental]);
+  const header = [
+    'BusinessYear',
+    'StateCode',
+    'IssuerId',
+    'SourceName',
+    'ImportDate',
+    'ServiceAreaId',
+    'ServiceAreaName',
+    'CoverEntireState',
+    'County',
+    'PartialCounty',
+    'ZipCodes',
+    'PartialCountyJustification',
+    'MarketCoverage',
+    'DentalOnlyPlan',
+  ];
+  const row = (
+    state: string,
+    issuer: string,
+    sa: string,
+    entire: string,
+    county: string,
+    partial: string,
+    zips: string,
+    market = 'Individual',
+    dental = 'No',
+  ): string =>
+    csvLine([
+      String(year),
+      state,
+      issuer,
+      'HIOS',
+      '2024-08-29 01:02:15',
+      sa,
+      `${sa} name, with comma`,
+      entire,
+      county,
+      partial,
+      zips,
+      partial === 'Yes' ? 'doc.pdf' : '',
+      market,
+      dental,
+    ]);
   return `${[
     header.join(','),
     row('TX', '11111', 'TXS001', 'No', '48201', 'No', ''),
@@ -197,7 +430,15 @@ export function countyNamesCsv(): string {
   ].join('\r\n')}\r\n`;
 }
 
-export const FIXTURE_BENCHMARKS_2025 = { 'TX:10': 308, 'TX:26': 290, 'TX:27': 300, 'AK:1': 606, 'AK:2': 580, 'AK:3': 640, 'HI:1': 350 } as const;
+export const FIXTURE_BENCHMARKS_2025 = {
+  'TX:10': 308,
+  'TX:26': 290,
+  'TX:27': 300,
+  'AK:1': 606,
+  'AK:2': 580,
+  'AK:3': 640,
+  'HI:1': 350,
+} as const;
 
 export function slcspYaml(benchmarks: Readonly<Record<string, number>> = FIXTURE_BENCHMARKS_2025): string {
   const by = new Map<string, Array<[number, number]>>();
@@ -210,7 +451,8 @@ export function slcspYaml(benchmarks: Readonly<Record<string, number>> = FIXTURE
   let out = 'description: test benchmarks\nmetadata:\n  unit: currency-USD\n';
   for (const [st, list] of by) {
     out += `${st}:\n`;
-    for (const [a, v] of list) out += `  ${a}:\n    2024-01-01: ${(v * 0.9).toFixed(2)}\n    2025-01-01: ${v.toFixed(2)}\n    2026-01-01: ${(v * 1.3).toFixed(2)}\n`;
+    for (const [a, v] of list)
+      out += `  ${a}:\n    2024-01-01: ${(v * 0.9).toFixed(2)}\n    2025-01-01: ${v.toFixed(2)}\n    2026-01-01: ${(v * 1.3).toFixed(2)}\n`;
   }
   return out;
 }
@@ -244,8 +486,14 @@ export function writeFixtureInputs(dir: string, year = 2025, opts: FixtureInputO
     county_names: ['county_fips_2020.csv', countyNamesCsv()],
     ct_planning_regions: ['ct_planning_regions_2022.csv', 'state_code,county_fips,county_name\nCT,09110,Capitol Planning Region\n'],
     county_rating_areas: ['county_rating_areas.csv', opts.countyRatingAreas ?? countyRatingAreasCsv()],
-    county_rating_areas_2014: ['county_rating_areas_2014.csv', 'statefip,state,countyfip,county,ratingarea\n48,Texas,48201,Harris,1\n2,Alaska,2020,Anchorage,\n'],
-    zip3_rating_areas: ['zip3_rating_areas_2014.csv', 'statefip,state,ratingarea,zip3\n2,Alaska,1,995\n2,Alaska,2,996\n2,Alaska,2,997\n2,Alaska,3,998\n2,Alaska,3,999\n'],
+    county_rating_areas_2014: [
+      'county_rating_areas_2014.csv',
+      'statefip,state,countyfip,county,ratingarea\n48,Texas,48201,Harris,1\n2,Alaska,2020,Anchorage,\n',
+    ],
+    zip3_rating_areas: [
+      'zip3_rating_areas_2014.csv',
+      'statefip,state,ratingarea,zip3\n2,Alaska,1,995\n2,Alaska,2,996\n2,Alaska,2,997\n2,Alaska,3,998\n2,Alaska,3,999\n',
+    ],
     la_county_zip3: ['la_county_zip3_rating_areas.yaml', 'description: LA\n900:\n  2014-01-01: 16\n906:\n  2014-01-01: 15\n'],
     slcsp_benchmarks: ['slcsp_by_rating_area.yaml', slcspYaml(opts.benchmarks)],
   };
@@ -258,7 +506,14 @@ export function writeFixtureInputs(dir: string, year = 2025, opts: FixtureInputO
     paths[name] = p;
     inputs[name] = { title: name, required: name !== 'rates', url: `http://127.0.0.1:9/${file}`, url_sha256: null, mirrors: [{ path: p }] };
   }
-  if (opts.rates === undefined) inputs.rates = { title: 'rates', required: false, url: 'http://127.0.0.1:9/rate-puf.zip', url_sha256: null, mirrors: [{ path: join(dir, 'absent-rate-puf.csv') }] };
+  if (opts.rates === undefined)
+    inputs.rates = {
+      title: 'rates',
+      required: false,
+      url: 'http://127.0.0.1:9/rate-puf.zip',
+      url_sha256: null,
+      mirrors: [{ path: join(dir, 'absent-rate-puf.csv') }],
+    };
   const sourcesFile = join(dir, `sources-${year}.json`);
   writeFileSync(sourcesFile, JSON.stringify({ year, inputs }, null, 2));
   return { dir, sourcesFile, paths };

@@ -12,11 +12,30 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildDataset } from '../../build/compile.ts';
 import { createProgress } from '../../build/progress.ts';
-import { countyRatingAreasCsv, FIXTURE_BENCHMARKS_2025, FIXTURE_PLANS, hudCsv, planAttributesCsv, writeFixtureInputs, type FixturePlan } from './fixture-inputs.ts';
+import {
+  countyRatingAreasCsv,
+  FIXTURE_BENCHMARKS_2025,
+  FIXTURE_PLANS,
+  hudCsv,
+  planAttributesCsv,
+  writeFixtureInputs,
+  type FixturePlan,
+} from './fixture-inputs.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-const ADDED: FixturePlan = { scid: '22222TX0020004', state: 'TX', issuerId: '22222', issuer: 'Gulf Coast Care', metal: 'Gold', type: 'PPO', serviceArea: 'TXS002', deductible: '$1,500', moop: '$8,000', name: 'Gulf Gold 1500' };
+const ADDED: FixturePlan = {
+  scid: '22222TX0020004',
+  state: 'TX',
+  issuerId: '22222',
+  issuer: 'Gulf Coast Care',
+  metal: 'Gold',
+  type: 'PPO',
+  serviceArea: 'TXS002',
+  deductible: '$1,500',
+  moop: '$8,000',
+  name: 'Gulf Gold 1500',
+};
 
 export const MODIFIED = {
   removed: '11111TX0010005',
@@ -38,11 +57,21 @@ export async function buildTwoFixtures(dir: string): Promise<TwoBuilds> {
   const progress = createProgress({ tty: false, quiet: true });
   const build = async (inputsDir: string, opts: Parameters<typeof writeFixtureInputs>[2]): Promise<string> => {
     const f = writeFixtureInputs(join(dir, inputsDir), 2025, opts);
-    const r = await buildDataset({ year: 2025, root: ROOT, buildsRoot: root, cacheDir: join(dir, 'cache'), sourcesFile: f.sourcesFile, offline: true, progress });
+    const r = await buildDataset({
+      year: 2025,
+      root: ROOT,
+      buildsRoot: root,
+      cacheDir: join(dir, 'cache'),
+      sourcesFile: f.sourcesFile,
+      offline: true,
+      progress,
+    });
     return r.manifest.build_hash;
   };
   const hashA = await build('in-a', {});
-  const plans = FIXTURE_PLANS.filter((p) => p.scid !== MODIFIED.removed).map((p) => (p.scid === MODIFIED.deductibleChanged ? { ...p, deductible: '$1,500' } : p));
+  const plans = FIXTURE_PLANS.filter((p) => p.scid !== MODIFIED.removed).map((p) =>
+    p.scid === MODIFIED.deductibleChanged ? { ...p, deductible: '$1,500' } : p,
+  );
   const hashB = await build('in-b', {
     planAttributes: planAttributesCsv(2025, [...plans, ADDED]),
     benchmarks: { ...FIXTURE_BENCHMARKS_2025, 'AK:1': MODIFIED.benchmarkAk1.after },

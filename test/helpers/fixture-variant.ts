@@ -14,7 +14,17 @@ const DEFAULT_IMPORT = '2024-11-20 01:02:03';
 
 /** Builds the fixture with plan data imported on `importDate` (YYYY-MM-DD) into `buildsRoot`; returns the build hash. */
 export async function buildFixtureVariant(dir: string, buildsRoot: string, importDate: string): Promise<string> {
-  const f = writeFixtureInputs(join(dir, `in-${importDate}`), 2025, { planAttributes: planAttributesCsv(2025).replaceAll(DEFAULT_IMPORT, `${importDate} 01:02:03`) });
-  const r = await buildDataset({ year: 2025, root: ROOT, buildsRoot, cacheDir: join(dir, 'cache'), sourcesFile: f.sourcesFile, offline: true, progress: createProgress({ tty: false, quiet: true }) });
+  const f = writeFixtureInputs(join(dir, `in-${importDate}`), 2025, {
+    planAttributes: planAttributesCsv(2025).replaceAll(DEFAULT_IMPORT, `${importDate} 01:02:03`),
+  });
+  const r = await buildDataset({
+    year: 2025,
+    root: ROOT,
+    buildsRoot,
+    cacheDir: join(dir, 'cache'),
+    sourcesFile: f.sourcesFile,
+    offline: true,
+    progress: createProgress({ tty: false, quiet: true }),
+  });
   return r.manifest.build_hash;
 }

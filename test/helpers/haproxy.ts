@@ -55,7 +55,11 @@ export interface TestHaproxy {
 }
 
 /** The environment deploy/haproxy.cfg reads, for these backends and frontend ports (nothing inherited). */
-export function haproxyEnv(backends: readonly HaproxyBackend[], ports: { rest: number; mcp: number; auth: number }, extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+export function haproxyEnv(
+  backends: readonly HaproxyBackend[],
+  ports: { rest: number; mcp: number; auth: number },
+  extra: Readonly<Record<string, string>> = {},
+): Record<string, string> {
   if (backends.length !== 2) throw new Error(`deploy/haproxy.cfg names two instances; got ${backends.length}`);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
@@ -88,8 +92,12 @@ export function checkHaproxyConfig(env: Readonly<Record<string, string>>): { sta
  * three frontends and the admin socket accept connections. The instances need not be up yet: their
  * health checks bring them in as they start.
  */
-export async function startHaproxy(backends: readonly HaproxyBackend[], opts: { ports?: { rest: number; mcp: number; auth: number } } = {}): Promise<TestHaproxy> {
-  const [rest, mcp, auth] = opts.ports !== undefined ? [opts.ports.rest, opts.ports.mcp, opts.ports.auth] : ((await freePorts(3)) as [number, number, number]);
+export async function startHaproxy(
+  backends: readonly HaproxyBackend[],
+  opts: { ports?: { rest: number; mcp: number; auth: number } } = {},
+): Promise<TestHaproxy> {
+  const [rest, mcp, auth] =
+    opts.ports !== undefined ? [opts.ports.rest, opts.ports.mcp, opts.ports.auth] : ((await freePorts(3)) as [number, number, number]);
   const ports = { rest: rest!, mcp: mcp!, auth: auth! };
   const dir = mkdtempSync(join(tmpdir(), 'hpd-haproxy-'));
   const socket = join(dir, 'admin.sock');
@@ -119,9 +127,18 @@ export async function startHaproxy(backends: readonly HaproxyBackend[], opts: { 
   try {
     const deadline = Date.now() + 10_000;
     for (;;) {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`haproxy exited (${child.exitCode ?? child.signalCode}): ${output}`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`haproxy exited (${child.exitCode ?? child.signalCode}): ${output}`);
       if (Date.now() > deadline) throw new Error(`haproxy not listening after 10 s: ${output}`);
-      const up = await Promise.all([accepts(ports.rest), accepts(ports.mcp), accepts(ports.auth), command('show info').then(() => true, () => false)]);
+      const up = await Promise.all([
+        accepts(ports.rest),
+        accepts(ports.mcp),
+        accepts(ports.auth),
+        command('show info').then(
+          () => true,
+          () => false,
+        ),
+      ]);
       if (up.every(Boolean)) break;
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -154,11 +171,27 @@ export function parseShowStat(csv: string): ServerStat[] {
     if (i < 0) throw new Error(`show stat has no column ${name}`);
     return i;
   };
-  const [px, sv, status, stot, h2, h4, h5] = [at('pxname'), at('svname'), at('status'), at('stot'), at('hrsp_2xx'), at('hrsp_4xx'), at('hrsp_5xx')];
+  const [px, sv, status, stot, h2, h4, h5] = [
+    at('pxname'),
+    at('svname'),
+    at('status'),
+    at('stot'),
+    at('hrsp_2xx'),
+    at('hrsp_4xx'),
+    at('hrsp_5xx'),
+  ];
   return lines
     .map((l) => l.split(','))
     .filter((f) => f[sv] !== 'FRONTEND' && f[sv] !== 'BACKEND')
-    .map((f) => ({ backend: f[px]!, server: f[sv]!, status: f[status]!, sessions: Number(f[stot]), responses2xx: Number(f[h2] || 0), responses4xx: Number(f[h4] || 0), responses5xx: Number(f[h5] || 0) }));
+    .map((f) => ({
+      backend: f[px]!,
+      server: f[sv]!,
+      status: f[status]!,
+      sessions: Number(f[stot]),
+      responses2xx: Number(f[h2] || 0),
+      responses4xx: Number(f[h4] || 0),
+      responses5xx: Number(f[h5] || 0),
+    }));
 }
 
 /** Sends one line to the admin socket and returns everything it answers before closing. */

@@ -24,7 +24,15 @@ export interface McpFixture {
   close(): Promise<void>;
 }
 
-export async function startMcpFixture(opts: { keys?: JWTVerifyGetKey; issuer?: string; idleMs?: number; buildsRoot?: string; limits?: Partial<Record<'free' | 'pro' | 'enterprise', number>> } = {}): Promise<McpFixture> {
+export async function startMcpFixture(
+  opts: {
+    keys?: JWTVerifyGetKey;
+    issuer?: string;
+    idleMs?: number;
+    buildsRoot?: string;
+    limits?: Partial<Record<'free' | 'pro' | 'enterprise', number>>;
+  } = {},
+): Promise<McpFixture> {
   const rest = await startFixtureServer({ buildsRoot: opts.buildsRoot, limits: opts.limits });
   let offset = 0;
   const clock = (): number => rest.now + offset;
@@ -36,7 +44,13 @@ export async function startMcpFixture(opts: { keys?: JWTVerifyGetKey; issuer?: s
     createMcpServer({
       registry: rest.registry,
       quota: rest.quota,
-      verifier: createCredentialVerifier({ issuer: opts.issuer ?? TEST_ISSUER, resource: url, store: rest.store, clock, ...(opts.keys !== undefined ? { keys: opts.keys } : {}) }),
+      verifier: createCredentialVerifier({
+        issuer: opts.issuer ?? TEST_ISSUER,
+        resource: url,
+        store: rest.store,
+        clock,
+        ...(opts.keys !== undefined ? { keys: opts.keys } : {}),
+      }),
       mcpUrl: url,
       authServerUrl: opts.issuer ?? TEST_ISSUER,
       baseUrl: 'http://api.test',
@@ -61,7 +75,9 @@ export async function startMcpFixture(opts: { keys?: JWTVerifyGetKey; issuer?: s
     now: clock,
     async connect(bearer) {
       const client = new Client({ name: 'hpd-test', version: '1.0.0' });
-      const transport = new StreamableHTTPClientTransport(new URL(holder.url), { requestInit: { headers: { Authorization: `Bearer ${bearer}` } } });
+      const transport = new StreamableHTTPClientTransport(new URL(holder.url), {
+        requestInit: { headers: { Authorization: `Bearer ${bearer}` } },
+      });
       await client.connect(transport);
       return { client, transport };
     },

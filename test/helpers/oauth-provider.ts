@@ -129,11 +129,16 @@ export async function completeInteraction(
   // The form's own action, as a browser would submit it.
   const action = new RegExp(`<form method="post" action="([^"]*/${form.action})"`).exec(pageHtml)?.[1];
   if (action === undefined) throw new Error(`no ${form.action} form on ${pageUrl}`);
-  const fields: Record<string, string> = form.action === 'signup' ? { email: form.email, password: form.password, confirm: form.password } : { email: form.email, password: form.password };
+  const fields: Record<string, string> =
+    form.action === 'signup'
+      ? { email: form.email, password: form.password, confirm: form.password }
+      : { email: form.email, password: form.password };
   const submitUrl = new URL(action, pageUrl).href;
   const submitted = await follow(await browse(jar, submitUrl, { form: fields }), submitUrl);
   if (!('callback' in submitted)) {
-    throw new Error(`the ${form.action} form did not lead back to the client: ${submitted.res.status} ${(await submitted.res.text()).slice(0, 500)}`);
+    throw new Error(
+      `the ${form.action} form did not lead back to the client: ${submitted.res.status} ${(await submitted.res.text()).slice(0, 500)}`,
+    );
   }
   return { callback: submitted.callback, pageUrl, pageHtml };
 }

@@ -6,7 +6,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { attachSharedQuota } from '../../src/policy/shared-quota.ts';
 import type { Tier } from '../../src/policy/tiers.ts';
 
-const { descriptor, userIds, tier, count, now } = workerData as { descriptor: unknown; userIds: string[]; tier: Tier; count: number; now: number };
+const { descriptor, userIds, tier, count, now } = workerData as {
+  descriptor: unknown;
+  userIds: string[];
+  tier: Tier;
+  count: number;
+  now: number;
+};
 const quota = attachSharedQuota(descriptor, () => now);
 const allowed: number[] = [];
 let refused = 0;

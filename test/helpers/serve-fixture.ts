@@ -29,7 +29,11 @@ export interface ServeFixture {
   readonly env: NodeJS.ProcessEnv;
 }
 
-export async function prepareServe(prefix: string, user: { userId: string; tier: Tier }, extraEnv: Readonly<Record<string, string>> = {}): Promise<ServeFixture> {
+export async function prepareServe(
+  prefix: string,
+  user: { userId: string; tier: Tier },
+  extraEnv: Readonly<Record<string, string>> = {},
+): Promise<ServeFixture> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const buildsRoot = await buildFixture(dir);
   const stateDir = join(dir, 'state');

@@ -32,7 +32,14 @@ export interface TestServices {
 
 /** Builds the fixture dataset (year 2025) and starts all three fronts on free ports. */
 export async function startTestServices(
-  opts: { limits?: Partial<Record<Tier, number>>; listenerLimits?: Partial<ListenerLimits>; drainMs?: number; workers?: number; restMaxConnections?: number; metricsPort?: number } = {},
+  opts: {
+    limits?: Partial<Record<Tier, number>>;
+    listenerLimits?: Partial<ListenerLimits>;
+    drainMs?: number;
+    workers?: number;
+    restMaxConnections?: number;
+    metricsPort?: number;
+  } = {},
 ): Promise<TestServices> {
   const dir = mkdtempSync(join(tmpdir(), 'hpd-services-'));
   try {

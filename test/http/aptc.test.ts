@@ -131,7 +131,11 @@ const aptcPath = (zip: string, income: number, size: number, ages: readonly numb
 describe('APTC estimate', () => {
   test('a single adult in Texas (2024 contiguous guideline, 150–200 % band)', async () => {
     const e = expectedContribution('TX', 30_000, 1);
-    assert.deepEqual([e.fplAmount, e.fplPercentage, e.applicable, e.yearly, e.monthly], [15_060, 199.2, 1.96, 588, 49], 'hand-worked values');
+    assert.deepEqual(
+      [e.fplAmount, e.fplPercentage, e.applicable, e.yearly, e.monthly],
+      [15_060, 199.2, 1.96, 588, 49],
+      'hand-worked values',
+    );
     const bench = benchmarkFor(FIXTURE_ZIPS.harris, [40]);
     const body = await expectOk(await s.get(aptcPath(FIXTURE_ZIPS.harris, 30_000, 1, [40])), 'calculateAptc');
     assertHousehold(body, e, 30_000, 1);
@@ -139,13 +143,24 @@ describe('APTC estimate', () => {
     assert.equal(body.benchmark_plan_id, `${bench.scid}-01`);
     assert.equal(body.aptc_amount, (bench.totalCents - e.monthly * 100) / 100);
     assert.deepEqual(body.members, [{ age: 40, slcsp_premium: bench.totalCents / 100, counted_in_benchmark: true }]);
-    assert.deepEqual(body.location, { zip: '77002', state: 'TX', county: 'Harris County', county_fips: '48201', rating_area: 'Rating Area 10', multiple_areas: false });
+    assert.deepEqual(body.location, {
+      zip: '77002',
+      state: 'TX',
+      county: 'Harris County',
+      county_fips: '48201',
+      rating_area: 'Rating Area 10',
+      multiple_areas: false,
+    });
     assert.equal(body.plan_year, 2025);
   });
 
   test('a single adult in Alaska uses the Alaska guideline', async () => {
     const e = expectedContribution('AK', 40_000, 1);
-    assert.deepEqual([e.fplAmount, e.fplPercentage, e.applicable, e.yearly, e.monthly], [18_810, 212.65, 2.48, 992, 83], 'hand-worked values');
+    assert.deepEqual(
+      [e.fplAmount, e.fplPercentage, e.applicable, e.yearly, e.monthly],
+      [18_810, 212.65, 2.48, 992, 83],
+      'hand-worked values',
+    );
     const bench = benchmarkFor(FIXTURE_ZIPS.anchorage, [40]);
     const body = await expectOk(await s.get(aptcPath(FIXTURE_ZIPS.anchorage, 40_000, 1, [40])), 'calculateAptc');
     assertHousehold(body, e, 40_000, 1);
@@ -157,7 +172,11 @@ describe('APTC estimate', () => {
 
   test('a single adult in Hawaii (no plan data): Hawaii guideline, benchmark from the SLCSP table', async () => {
     const e = expectedContribution('HI', 40_000, 1);
-    assert.deepEqual([e.fplAmount, e.fplPercentage, e.applicable, e.yearly, e.monthly], [17_310, 231.08, 3.24, 1296, 108], 'hand-worked values');
+    assert.deepEqual(
+      [e.fplAmount, e.fplPercentage, e.applicable, e.yearly, e.monthly],
+      [17_310, 231.08, 3.24, 1296, 108],
+      'hand-worked values',
+    );
     const slcsp = s.registry.get(2025)!.ds.slcsp('HI', 1, 40);
     assert.ok(slcsp !== null);
     const body = await expectOk(await s.get(aptcPath(FIXTURE_ZIPS.honolulu, 40_000, 1, [40])), 'calculateAptc');
@@ -192,8 +211,15 @@ describe('APTC estimate', () => {
   test('the order of the ages does not change which children are counted', async () => {
     const ages = [6, 45, 14, 17, 43, 10];
     const body = await expectOk(await s.get(aptcPath(FIXTURE_ZIPS.harris, 80_000, 6, ages)), 'calculateAptc');
-    assert.deepEqual(body.members.map((m: { age: number }) => m.age), ages, 'members in the order of ages');
-    assert.deepEqual(body.members.map((m: { counted_in_benchmark: boolean }) => m.counted_in_benchmark), [false, true, true, true, true, true]);
+    assert.deepEqual(
+      body.members.map((m: { age: number }) => m.age),
+      ages,
+      'members in the order of ages',
+    );
+    assert.deepEqual(
+      body.members.map((m: { counted_in_benchmark: boolean }) => m.counted_in_benchmark),
+      [false, true, true, true, true, true],
+    );
     assert.equal(body.benchmark_premium, benchmarkFor(FIXTURE_ZIPS.harris, ages).totalCents / 100);
   });
 
@@ -228,7 +254,8 @@ describe('APTC estimate', () => {
 
 describe('search with income and household_size', () => {
   type Plan = { id: string; metal_level: string; premium: number; premium_with_credit: number | null; deductible: { individual: number } };
-  const search = async (q: string): Promise<Plan[]> => (await expectOk(await s.get(`/v1/health/plans?${q}`), 'searchPlans', q))._embedded.plans;
+  const search = async (q: string): Promise<Plan[]> =>
+    (await expectOk(await s.get(`/v1/health/plans?${q}`), 'searchPlans', q))._embedded.plans;
 
   test('at 120 % FPL silver plans are shown as their -06 variant and premium_with_credit = max(0, premium − APTC)', async () => {
     const income = 18_072; // 120 % of 15,060
@@ -244,7 +271,10 @@ describe('search with income and household_size', () => {
     }
     for (const p of plans.filter((x) => x.metal_level !== 'silver')) assert.match(p.id, /-01$/);
     for (const p of plans) assert.equal(p.premium_with_credit, Math.max(0, round2(p.premium - aptc)), `${p.id} premium_with_credit`);
-    assert.ok(plans.some((p) => p.premium_with_credit === 0), 'plans cheaper than the credit are free');
+    assert.ok(
+      plans.some((p) => p.premium_with_credit === 0),
+      'plans cheaper than the credit are free',
+    );
     const detail = await expectOk(await s.get('/v1/health/plans/11111TX0010001-06'), 'getPlanById');
     assert.equal(silver.find((p) => p.id === '11111TX0010001-06')!.deductible.individual, detail.deductible.individual_tier1);
   });

@@ -38,7 +38,18 @@ describe('queryPairs', () => {
 
 describe('jsonString', () => {
   it('quotes like JSON.stringify, escapes included', () => {
-    for (const s of ['', 'plain', 'Imperial "Preferred"', 'back\\slash', 'tab\there', '\u0000\u001f', 'é ü 中', '\u2028', '\ud800 lone', '😀 pair']) {
+    for (const s of [
+      '',
+      'plain',
+      'Imperial "Preferred"',
+      'back\\slash',
+      'tab\there',
+      '\u0000\u001f',
+      'é ü 中',
+      '\u2028',
+      '\ud800 lone',
+      '😀 pair',
+    ]) {
       assert.equal(jsonString(s), JSON.stringify(s), JSON.stringify(s));
     }
   });

@@ -30,7 +30,11 @@ describe('multiple_areas: true only when the locations differ in rating area', (
     const zip = await expectOk(await s.get(`/v1/health/zips/${FIXTURE_ZIPS.splitOneArea}`), 'lookupZip');
     assert.equal(zip.multiple_areas, false);
     assert.deepEqual(
-      zip.locations.map((l: { county_fips: string; rating_area_id: string; primary: boolean }) => [l.county_fips, l.rating_area_id, l.primary]),
+      zip.locations.map((l: { county_fips: string; rating_area_id: string; primary: boolean }) => [
+        l.county_fips,
+        l.rating_area_id,
+        l.primary,
+      ]),
       [
         ['48201', 'Rating Area 10', true],
         ['48291', 'Rating Area 10', false],
@@ -38,12 +42,21 @@ describe('multiple_areas: true only when the locations differ in rating area', (
     );
     const search = await expectOk(await s.get(`/v1/health/plans?zip=${FIXTURE_ZIPS.splitOneArea}&age=40`), 'searchPlans');
     assert.equal(search.multiple_areas, false);
-    const liberty = await expectOk(await s.get(`/v1/health/plans?zip=${FIXTURE_ZIPS.splitOneArea}&age=40&county_fips=48291`), 'searchPlans');
+    const liberty = await expectOk(
+      await s.get(`/v1/health/plans?zip=${FIXTURE_ZIPS.splitOneArea}&age=40&county_fips=48291`),
+      'searchPlans',
+    );
     assert.equal(liberty.county, 'Liberty County');
     assert.equal(liberty.multiple_areas, false);
-    const oop = await expectOk(await s.get(`/v1/health/plans/22222TX0020001-01/oop-estimate?zip=${FIXTURE_ZIPS.splitOneArea}&age=40&scenario=low`), 'estimateOop');
+    const oop = await expectOk(
+      await s.get(`/v1/health/plans/22222TX0020001-01/oop-estimate?zip=${FIXTURE_ZIPS.splitOneArea}&age=40&scenario=low`),
+      'estimateOop',
+    );
     assert.equal(oop.multiple_areas, false);
-    const cmp = await expectOk(await s.get(`/v1/health/plans/compare?ids=22222TX0020001-01,22222TX0020002-01&zip=${FIXTURE_ZIPS.splitOneArea}&age=40`), 'comparePlans');
+    const cmp = await expectOk(
+      await s.get(`/v1/health/plans/compare?ids=22222TX0020001-01,22222TX0020002-01&zip=${FIXTURE_ZIPS.splitOneArea}&age=40`),
+      'comparePlans',
+    );
     assert.equal(cmp.multiple_areas, false);
   });
 
@@ -72,9 +85,13 @@ describe('a plan not offered at the location is 404 on compare, OOP and detail',
 
   test('OOP answers the same status and detail for the same plan and ZIP', async () => {
     const path = '/v1/health/plans/11111TX0010001-01/oop-estimate';
-    await expectProblem(await s.get(`${path}?zip=${FIXTURE_ZIPS.montgomery}&age=30&scenario=low`), 404, path, { detail: detail('11111TX0010001-01', FIXTURE_ZIPS.montgomery) });
+    await expectProblem(await s.get(`${path}?zip=${FIXTURE_ZIPS.montgomery}&age=30&scenario=low`), 404, path, {
+      detail: detail('11111TX0010001-01', FIXTURE_ZIPS.montgomery),
+    });
     const ak = '/v1/health/plans/44444AK0040001-01/oop-estimate';
-    await expectProblem(await s.get(`${ak}?zip=${FIXTURE_ZIPS.harris}&age=30&scenario=low`), 404, ak, { detail: detail('44444AK0040001-01', FIXTURE_ZIPS.harris) });
+    await expectProblem(await s.get(`${ak}?zip=${FIXTURE_ZIPS.harris}&age=30&scenario=low`), 404, ak, {
+      detail: detail('44444AK0040001-01', FIXTURE_ZIPS.harris),
+    });
   });
 
   test('a partial-county plan outside its ZIPs: compare and OOP both 404, although its rating area is priced', async () => {
@@ -136,7 +153,10 @@ describe('X-Request-Id', () => {
       const got = res.headers.get('x-request-id');
       assert.match(got ?? '', UUID_V4, `replacing ${JSON.stringify(id)}`);
     }
-    const preflight = await fetch(`${s.url}/v1/health/years`, { method: 'OPTIONS', headers: { 'x-request-id': 'pre-1', origin: 'http://x.test', 'access-control-request-method': 'GET' } });
+    const preflight = await fetch(`${s.url}/v1/health/years`, {
+      method: 'OPTIONS',
+      headers: { 'x-request-id': 'pre-1', origin: 'http://x.test', 'access-control-request-method': 'GET' },
+    });
     assert.equal(preflight.headers.get('x-request-id'), 'pre-1');
     const none = await s.get('/v1/health/years');
     await none.arrayBuffer();

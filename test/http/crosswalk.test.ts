@@ -68,7 +68,14 @@ describe('with a PY2025 → PY2026 crosswalk', () => {
     const path = q('11111TX0010001', 2025, 'TX');
     const body = await expectOk(await s.get(path), 'getCrosswalk');
     assert.deepEqual(body._links, { self: { href: `${BASE}${path}`, type: 'application/json' } });
-    assert.deepEqual(body.source_plan, { plan_id: '11111TX0010001', year: 2025, state: 'TX', name: 'Lone Star Silver 4500', issuer_id: '11111', issuer_name: 'Lone Star Health' });
+    assert.deepEqual(body.source_plan, {
+      plan_id: '11111TX0010001',
+      year: 2025,
+      state: 'TX',
+      name: 'Lone Star Silver 4500',
+      issuer_id: '11111',
+      issuer_name: 'Lone Star Health',
+    });
     assert.equal(body.target_plan.plan_id, '11111TX0010001');
     assert.equal(body.target_plan.year, 2026);
     assert.equal(body.target_plan.state, 'TX');
@@ -175,7 +182,9 @@ describe('with a PY2025 → PY2026 crosswalk', () => {
 
   test('Free is refused with 402; Pro and Enterprise are served', async () => {
     const path = q('11111TX0010001', 2025, 'TX');
-    const body = await expectProblem(await s.get(path, { tier: 'free' }), 402, path, { detail: 'Plan crosswalk requires a Pro subscription.' });
+    const body = await expectProblem(await s.get(path, { tier: 'free' }), 402, path, {
+      detail: 'Plan crosswalk requires a Pro subscription.',
+    });
     assert.equal(body.required_tier, 'pro');
     assert.equal(body.upgrade, UPGRADE);
     await expectOk(await s.get(path, { tier: 'pro' }), 'getCrosswalk');

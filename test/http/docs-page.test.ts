@@ -51,7 +51,11 @@ describe('/docs, / and /pricing', () => {
     const html = await page.text();
     assert.match(html, /swagger-ui-bundle\.js/);
     assert.doesNotMatch(html, /https?:\/\//, 'no absolute URL in the page');
-    for (const [file, type] of [['swagger-ui.css', 'text/css; charset=utf-8'], ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'], ['favicon-32x32.png', 'image/png']] as const) {
+    for (const [file, type] of [
+      ['swagger-ui.css', 'text/css; charset=utf-8'],
+      ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+      ['favicon-32x32.png', 'image/png'],
+    ] as const) {
       const res = await s.get(`${SWAGGER_ASSETS}/${file}`, { tier: null });
       assert.equal(res.status, 200, file);
       assert.equal(res.headers.get('content-type'), type, file);
@@ -78,16 +82,30 @@ describe('/docs, / and /pricing', () => {
   });
 
   test('Chromium renders every endpoint of the OpenAPI document and requests nothing but 127.0.0.1', { timeout: 60_000 }, async (t) => {
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: this test needs Debian's chromium (npm test installs it when run as root; otherwise: apt-get install chromium)`);
+    assert.ok(
+      existsSync(CHROMIUM),
+      `${CHROMIUM} is missing: this test needs Debian's chromium (npm test installs it when run as root; otherwise: apt-get install chromium)`,
+    );
     const doc = (await (await s.get('/v1/openapi.json', { tier: null })).json()) as { paths: Record<string, Record<string, unknown>> };
-    const expected = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`)).sort();
+    const expected = Object.entries(doc.paths)
+      .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
+      .sort();
     assert.equal(expected.length, OPERATIONS.length);
 
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
       // Any host name resolves nowhere: a request to another origin fails even if it were not seen below.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+      ],
     });
     t.after(() => browser.close());
     const context = await browser.newContext();
@@ -103,14 +121,23 @@ describe('/docs, / and /pricing', () => {
     await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
     await page.waitForLoadState('networkidle');
     const rendered = await page.$$eval('.opblock', (blocks) =>
-      blocks.map((b) => `${b.querySelector('.opblock-summary-method')?.textContent ?? ''} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? ''}`),
+      blocks.map(
+        (b) =>
+          `${b.querySelector('.opblock-summary-method')?.textContent ?? ''} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? ''}`,
+      ),
     );
     assert.deepEqual([...new Set(rendered)].sort(), expected, 'every operation, and nothing else, on the page');
     assert.ok(requests.length >= 4, `the page, its files and the document were requested: ${requests.join(', ')}`);
     const origin = new URL(s.url).origin;
-    assert.deepEqual(requests.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:')), [], 'no request leaves 127.0.0.1');
+    assert.deepEqual(
+      requests.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:')),
+      [],
+      'no request leaves 127.0.0.1',
+    );
     assert.ok(requests.includes(`${origin}/v1/openapi.json`), 'the page loaded our document');
     assert.deepEqual(violations, [], 'no CSP violation or page error');
-    t.diagnostic(`${rendered.length} operations rendered; ${requests.length} requests, all to ${origin}: ${requests.map((u) => u.replace(origin, '')).join(' ')}`);
+    t.diagnostic(
+      `${rendered.length} operations rendered; ${requests.length} requests, all to ${origin}: ${requests.map((u) => u.replace(origin, '')).join(' ')}`,
+    );
   });
 });

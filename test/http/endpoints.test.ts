@@ -51,7 +51,10 @@ describe('GET /v1/health/plans', () => {
       assert.equal(p.state, 'TX');
     }
     const premiums = body._embedded.plans.map((p: { premium: number }) => p.premium);
-    assert.deepEqual(premiums, [...premiums].sort((a, b) => a - b));
+    assert.deepEqual(
+      premiums,
+      [...premiums].sort((a, b) => a - b),
+    );
     assert.equal(body.total, ids.length);
     assert.equal(body.page, 1);
     assert.equal(body.per_page, 25);
@@ -90,7 +93,10 @@ describe('GET /v1/health/plans', () => {
       assert.equal(p.plan_type, 'hmo');
     }
     const xb = await expectOk(await s.get('/v1/health/plans?zip=77002&age=40&metal_level=expanded_bronze'), 'searchPlans');
-    assert.deepEqual(xb._embedded.plans.map((p: { id: string }) => p.id), ['22222TX0020002-01']);
+    assert.deepEqual(
+      xb._embedded.plans.map((p: { id: string }) => p.id),
+      ['22222TX0020002-01'],
+    );
     assert.equal(xb._embedded.plans[0].metal_level, 'expanded bronze');
     const none = await expectOk(await s.get('/v1/health/plans?zip=77002&age=40&metal_level=platinum'), 'searchPlans');
     assert.deepEqual(none._embedded.plans, []);
@@ -134,7 +140,10 @@ describe('GET /v1/health/plans/compare', () => {
   test('returns the plans in the order of ids with the lowest premium, deductible and MOOP named', async () => {
     const ids = ['22222TX0020001-01', '11111TX0010002-01', '11111TX0010001-01'];
     const body = await expectOk(await s.get(`/v1/health/plans/compare?ids=${ids.join(',')}&zip=77002&age=40`), 'comparePlans');
-    assert.deepEqual(body._embedded.plans.map((p: { id: string }) => p.id), ids);
+    assert.deepEqual(
+      body._embedded.plans.map((p: { id: string }) => p.id),
+      ids,
+    );
     const priced = ids.map((id) => ({ id, premium: premium(id.slice(0, 14), 10, 40) }));
     for (const [i, p] of body._embedded.plans.entries()) assert.equal(p.premium, priced[i]!.premium);
     const cheapest = [...priced].sort((a, b) => a.premium - b.premium)[0]!.id;
@@ -150,8 +159,14 @@ describe('GET /v1/health/plans/compare', () => {
 
   test('spaces around commas are trimmed; ties go to the plan listed first', async () => {
     // Both MOOPs are 9,200: the first listed wins.
-    const body = await expectOk(await s.get('/v1/health/plans/compare?ids=11111TX0010001-01%20,%2022222TX0020001-01&zip=77002&age=40'), 'comparePlans');
-    assert.deepEqual(body._embedded.plans.map((p: { id: string }) => p.id), ['11111TX0010001-01', '22222TX0020001-01']);
+    const body = await expectOk(
+      await s.get('/v1/health/plans/compare?ids=11111TX0010001-01%20,%2022222TX0020001-01&zip=77002&age=40'),
+      'comparePlans',
+    );
+    assert.deepEqual(
+      body._embedded.plans.map((p: { id: string }) => p.id),
+      ['11111TX0010001-01', '22222TX0020001-01'],
+    );
     assert.equal(body.comparison_summary.lowest_moop, '11111TX0010001-01');
   });
 });
@@ -175,7 +190,10 @@ describe('GET /v1/health/plans/{plan_id}/oop-estimate', () => {
       assert.equal(body.monthly_premium, monthly);
       const b = body.breakdown;
       assert.equal(b.annual_premium, Math.round(monthly * 12 * 100) / 100);
-      assert.equal(Math.round((b.deductible_applied + b.copay_applied + b.coinsurance_applied + b.limits_or_exclusions) * 100) / 100, b.estimated_out_of_pocket);
+      assert.equal(
+        Math.round((b.deductible_applied + b.copay_applied + b.coinsurance_applied + b.limits_or_exclusions) * 100) / 100,
+        b.estimated_out_of_pocket,
+      );
       assert.equal(body.estimated_annual_cost, Math.round((b.annual_premium + b.estimated_out_of_pocket) * 100) / 100);
       assert.ok(b.estimated_out_of_pocket <= 9200, 'capped at the MOOP');
       const sbc = scenario === 'having_baby' || scenario === 'having_diabetes';
@@ -190,7 +208,8 @@ describe('GET /v1/health/plans/{plan_id}/oop-estimate', () => {
 
   test('more use never costs less: low ≤ medium ≤ high', async () => {
     const cost = async (scenario: string): Promise<number> =>
-      (await expectOk(await s.get(`/v1/health/plans/11111TX0010004-01/oop-estimate?zip=77002&age=40&scenario=${scenario}`), 'estimateOop')).breakdown.estimated_out_of_pocket;
+      (await expectOk(await s.get(`/v1/health/plans/11111TX0010004-01/oop-estimate?zip=77002&age=40&scenario=${scenario}`), 'estimateOop'))
+        .breakdown.estimated_out_of_pocket;
     const [low, medium, high] = [await cost('low'), await cost('medium'), await cost('high')];
     assert.ok(low <= medium && medium <= high, `${low} ≤ ${medium} ≤ ${high}`);
   });
@@ -202,16 +221,25 @@ describe('GET /v1/health/plans/aptc-estimate', () => {
     const body = await expectOk(await s.get(path), 'calculateAptc');
     assert.equal(body.household.income, 45000);
     assert.equal(body.household.size, 3);
-    assert.deepEqual(body.members.map((m: { age: number }) => m.age), [35, 33, 5]);
+    assert.deepEqual(
+      body.members.map((m: { age: number }) => m.age),
+      [35, 33, 5],
+    );
     assert.equal(body.location.zip, '77002');
     assert.equal(body.location.state, 'TX');
     assert.equal(body.eligible, true);
     assert.equal(body._links.self.href, `${BASE}${path}`);
-    assert.deepEqual(body._links.search, { href: `${BASE}/v1/health/plans?zip=77002&income=45000&household_size=3{&age}`, templated: true });
+    assert.deepEqual(body._links.search, {
+      href: `${BASE}/v1/health/plans?zip=77002&income=45000&household_size=3{&age}`,
+      templated: true,
+    });
   });
 
   test('income is an alias of household_income, rewritten in self', async () => {
-    const body = await expectOk(await s.get('/v1/health/plans/aptc-estimate?zip=77002&income=45000&household_size=1&ages=35'), 'calculateAptc');
+    const body = await expectOk(
+      await s.get('/v1/health/plans/aptc-estimate?zip=77002&income=45000&household_size=1&ages=35'),
+      'calculateAptc',
+    );
     assert.equal(body.household.income, 45000);
     assert.equal(body._links.self.href, `${BASE}/v1/health/plans/aptc-estimate?zip=77002&household_income=45000&household_size=1&ages=35`);
   });
@@ -223,7 +251,13 @@ describe('GET /v1/health/zips/{zip} and the /zip/{zip} alias', () => {
     assert.equal(body.zip, '77477');
     assert.equal(body.multiple_areas, true);
     assert.deepEqual(
-      body.locations.map((l: { state: string; county_fips: string; county_name: string; rating_area_id: string; primary: boolean }) => [l.state, l.county_fips, l.county_name, l.rating_area_id, l.primary]),
+      body.locations.map((l: { state: string; county_fips: string; county_name: string; rating_area_id: string; primary: boolean }) => [
+        l.state,
+        l.county_fips,
+        l.county_name,
+        l.rating_area_id,
+        l.primary,
+      ]),
       [
         ['TX', '48157', 'Fort Bend County', 'Rating Area 26', true],
         ['TX', '48201', 'Harris County', 'Rating Area 10', false],
@@ -260,7 +294,11 @@ describe('GET /v1/health/zips/{zip} and the /zip/{zip} alias', () => {
 describe('GET /v1/health/years and /v1/health/issuers', () => {
   test('years: the loaded year is the current and only one', async () => {
     const body = await expectOk(await s.get('/v1/health/years'), 'getAvailableYears');
-    assert.deepEqual(body, { _links: { self: { href: `${BASE}/v1/health/years`, type: 'application/json' } }, current_year: 2025, available_years: [2025] });
+    assert.deepEqual(body, {
+      _links: { self: { href: `${BASE}/v1/health/years`, type: 'application/json' } },
+      current_year: 2025,
+      available_years: [2025],
+    });
   });
 
   test('issuers?state=TX: ordered by name with on-exchange plan counts', async () => {
@@ -282,7 +320,10 @@ describe('GET /v1/health/years and /v1/health/issuers', () => {
   test('issuers: unknown state code is 400, a state without plan data 404', async () => {
     await expectProblem(await s.get('/v1/health/issuers?state=XX'), 400, '/v1/health/issuers', { fields: ['state'] });
     await expectProblem(await s.get('/v1/health/issuers?state=tx'), 400, '/v1/health/issuers', { fields: ['state'] });
-    await expectProblem(await s.get('/v1/health/issuers'), 400, '/v1/health/issuers', { fields: ['state'], detail: 'Missing required parameter state.' });
+    await expectProblem(await s.get('/v1/health/issuers'), 400, '/v1/health/issuers', {
+      fields: ['state'],
+      detail: 'Missing required parameter state.',
+    });
     await expectProblem(await s.get('/v1/health/issuers?state=HI'), 404, '/v1/health/issuers', { detail: 'No plan data for HI in 2025.' });
   });
 });
@@ -322,7 +363,25 @@ describe('/v1/openapi.json, /healthz, /readyz', () => {
       }
       if (op.tier !== 'free') assert.ok(get.responses['402'], `${op.path}: 402 documented`);
     }
-    const expected = ['zip', 'age', 'year', 'county_fips', 'metal_level', 'plan_type', 'issuer', 'hsa_eligible', 'max_premium', 'max_deductible', 'sort_by', 'sort_order', 'cursor', 'page', 'per_page', 'income', 'household_size'];
+    const expected = [
+      'zip',
+      'age',
+      'year',
+      'county_fips',
+      'metal_level',
+      'plan_type',
+      'issuer',
+      'hsa_eligible',
+      'max_premium',
+      'max_deductible',
+      'sort_by',
+      'sort_order',
+      'cursor',
+      'page',
+      'per_page',
+      'income',
+      'household_size',
+    ];
     const searchParams = (doc.paths['/v1/health/plans'].get.parameters as Array<{ name: string }>).map((p) => p.name);
     for (const n of expected) assert.ok(searchParams.includes(n), `search parameter ${n}`);
     for (const alias of ['page_size', 'sort', 'order']) assert.ok(searchParams.includes(alias), `alias ${alias} documented`);

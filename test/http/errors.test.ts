@@ -41,14 +41,20 @@ describe('parameter validation (400 validation-error)', () => {
     assert.equal(messageOf(body, 'age'), 'Expected number, received string');
     assert.equal(messageOf(body, 'zip'), 'String must contain exactly 5 characters');
     const more = await expectProblem(await s.get(`${SEARCH}?zip=77002&age=3.5&metal_level=tin&per_page=0&sort_order=up`), 400, SEARCH);
-    assert.deepEqual(new Set(more.errors.map((e: { field: string }) => e.field)), new Set(['age', 'metal_level', 'per_page', 'sort_order']));
+    assert.deepEqual(
+      new Set(more.errors.map((e: { field: string }) => e.field)),
+      new Set(['age', 'metal_level', 'per_page', 'sort_order']),
+    );
     assert.equal(messageOf(more, 'age'), 'Expected integer, received float');
     assert.equal(messageOf(more, 'sort_order'), "Invalid enum value. Expected 'asc' | 'desc', received 'up'");
     assert.equal(messageOf(more, 'per_page'), 'Number must be greater than or equal to 1');
   });
 
   test('one invalid ZIP has the documented detail; an empty required value is Required', async () => {
-    await expectProblem(await s.get(`${SEARCH}?zip=7700a&age=30`), 400, SEARCH, { fields: ['zip'], detail: 'Invalid ZIP code format. Expected 5 digits.' });
+    await expectProblem(await s.get(`${SEARCH}?zip=7700a&age=30`), 400, SEARCH, {
+      fields: ['zip'],
+      detail: 'Invalid ZIP code format. Expected 5 digits.',
+    });
     const empty = await expectProblem(await s.get(`${SEARCH}?zip=&age=30`), 400, SEARCH, { fields: ['zip'] });
     assert.equal(messageOf(empty, 'zip'), 'Required');
     // An empty optional value is treated as absent.
@@ -61,12 +67,16 @@ describe('parameter validation (400 validation-error)', () => {
   });
 
   test('an alias conflicting with its canonical name is refused; equal values are fine', async () => {
-    const body = await expectProblem(await s.get(`${SEARCH}?zip=77002&age=30&per_page=10&page_size=20`), 400, SEARCH, { fields: ['page_size'] });
+    const body = await expectProblem(await s.get(`${SEARCH}?zip=77002&age=30&per_page=10&page_size=20`), 400, SEARCH, {
+      fields: ['page_size'],
+    });
     assert.equal(messageOf(body, 'page_size'), 'Conflicts with per_page');
     const same = await expectOk(await s.get(`${SEARCH}?zip=77002&age=30&per_page=2&page_size=2`), 'searchPlans');
     assert.equal(same.per_page, 2);
     assert.equal(same.page_size, 2);
-    const order = await expectProblem(await s.get(`${SEARCH}?zip=77002&age=30&sort_order=asc&order=desc`), 400, SEARCH, { fields: ['order'] });
+    const order = await expectProblem(await s.get(`${SEARCH}?zip=77002&age=30&sort_order=asc&order=desc`), 400, SEARCH, {
+      fields: ['order'],
+    });
     assert.equal(messageOf(order, 'order'), 'Conflicts with sort_order');
   });
 
@@ -88,14 +98,28 @@ describe('parameter validation (400 validation-error)', () => {
     const body = await expectProblem(await s.get(`${SEARCH}?zip=77002&age=66`), 400, SEARCH, { fields: ['age'] });
     assert.equal(messageOf(body, 'age'), 'Number must be less than or equal to 65');
     await expectProblem(await s.get(`${SEARCH}?zip=77002&age=-1`), 400, SEARCH, { fields: ['age'] });
-    await expectProblem(await s.get('/v1/health/plans/11111TX0010001-01/oop-estimate?zip=77002&age=66&scenario=low'), 400, '/v1/health/plans/11111TX0010001-01/oop-estimate', { fields: ['age'] });
-    await expectProblem(await s.get('/v1/health/plans/aptc-estimate?zip=77002&household_income=30000&household_size=2&ages=40,66'), 400, '/v1/health/plans/aptc-estimate', { fields: ['ages.1'] });
+    await expectProblem(
+      await s.get('/v1/health/plans/11111TX0010001-01/oop-estimate?zip=77002&age=66&scenario=low'),
+      400,
+      '/v1/health/plans/11111TX0010001-01/oop-estimate',
+      { fields: ['age'] },
+    );
+    await expectProblem(
+      await s.get('/v1/health/plans/aptc-estimate?zip=77002&household_income=30000&household_size=2&ages=40,66'),
+      400,
+      '/v1/health/plans/aptc-estimate',
+      { fields: ['ages.1'] },
+    );
   });
 
   test('APTC: each bad age is reported at its index; more ages than household_size is refused', async () => {
     const path = '/v1/health/plans/aptc-estimate';
-    await expectProblem(await s.get(`${path}?zip=77002&household_income=30000&household_size=3&ages=40,x,2.5`), 400, path, { fields: ['ages.1', 'ages.2'] });
-    const body = await expectProblem(await s.get(`${path}?zip=77002&household_income=30000&household_size=1&ages=40,38`), 400, path, { fields: ['ages'] });
+    await expectProblem(await s.get(`${path}?zip=77002&household_income=30000&household_size=3&ages=40,x,2.5`), 400, path, {
+      fields: ['ages.1', 'ages.2'],
+    });
+    const body = await expectProblem(await s.get(`${path}?zip=77002&household_income=30000&household_size=1&ages=40,38`), 400, path, {
+      fields: ['ages'],
+    });
     assert.equal(messageOf(body, 'ages'), 'More members than household_size');
     await expectProblem(await s.get(`${path}?zip=77002`), 400, path, { fields: ['household_income', 'household_size', 'ages'] });
   });
@@ -103,12 +127,18 @@ describe('parameter validation (400 validation-error)', () => {
   test('OOP: the scenario must be one of the enum', async () => {
     const path = '/v1/health/plans/11111TX0010001-01/oop-estimate';
     const body = await expectProblem(await s.get(`${path}?zip=77002&age=40&scenario=x`), 400, path, { fields: ['scenario'] });
-    assert.equal(messageOf(body, 'scenario'), "Invalid enum value. Expected 'low' | 'medium' | 'high' | 'having_baby' | 'having_diabetes', received 'x'");
+    assert.equal(
+      messageOf(body, 'scenario'),
+      "Invalid enum value. Expected 'low' | 'medium' | 'high' | 'having_baby' | 'having_diabetes', received 'x'",
+    );
     await expectProblem(await s.get(`${path}?zip=77002&age=40`), 400, path, { fields: ['scenario'] });
   });
 
   test('ZIP lookup: a path ZIP of the wrong shape is 400', async () => {
-    const short = await expectProblem(await s.get('/v1/health/zips/1234'), 400, '/v1/health/zips/1234', { fields: ['zip'], detail: 'Invalid ZIP code format. Expected 5 digits.' });
+    const short = await expectProblem(await s.get('/v1/health/zips/1234'), 400, '/v1/health/zips/1234', {
+      fields: ['zip'],
+      detail: 'Invalid ZIP code format. Expected 5 digits.',
+    });
     assert.equal(messageOf(short, 'zip'), 'String must contain exactly 5 characters');
     // Five characters but not digits: a pattern failure, not a length one (api-contract §4.4).
     const letters = await expectProblem(await s.get('/v1/health/zips/abcde'), 400, '/v1/health/zips/abcde', { fields: ['zip'] });
@@ -118,7 +148,9 @@ describe('parameter validation (400 validation-error)', () => {
 
 describe('processing order: validation (step 7) before the parameter tier (step 8) and the year (step 9)', () => {
   test('a Free caller sending income alone gets the 400 for the missing household_size, not a 402', async () => {
-    await expectProblem(await s.get(`${SEARCH}?zip=77002&age=30&income=30000`, { tier: 'free' }), 400, SEARCH, { fields: ['household_size'] });
+    await expectProblem(await s.get(`${SEARCH}?zip=77002&age=30&income=30000`, { tier: 'free' }), 400, SEARCH, {
+      fields: ['household_size'],
+    });
   });
 
   test('a Free caller with an invalid ZIP and a Pro parameter gets the 400', async () => {
@@ -131,7 +163,9 @@ describe('processing order: validation (step 7) before the parameter tier (step 
 
   test('APTC: more ages than household_size is a 400 on ages even when the year is not loaded', async () => {
     const path = '/v1/health/plans/aptc-estimate';
-    await expectProblem(await s.get(`${path}?zip=77002&household_income=1&household_size=1&ages=3,4&year=2026`), 400, path, { fields: ['ages'] });
+    await expectProblem(await s.get(`${path}?zip=77002&household_income=1&household_size=1&ages=3,4&year=2026`), 400, path, {
+      fields: ['ages'],
+    });
   });
 });
 
@@ -149,16 +183,24 @@ describe('numbers beyond the double range (309+ digits parse to ±Infinity)', ()
     // No maximum in the schema: integers must still be exact, numbers finite.
     const page = await expectProblem(await s.get(`${SEARCH}?zip=77002&age=30&page=${NINES}`), 400, SEARCH, { fields: ['page'] });
     assert.equal(messageOf(page, 'page'), `Number must be less than or equal to ${Number.MAX_SAFE_INTEGER}`);
-    const cap = await expectProblem(await s.get(`${SEARCH}?zip=77002&age=30&max_premium=${NINES}.5`), 400, SEARCH, { fields: ['max_premium'] });
+    const cap = await expectProblem(await s.get(`${SEARCH}?zip=77002&age=30&max_premium=${NINES}.5`), 400, SEARCH, {
+      fields: ['max_premium'],
+    });
     assert.equal(messageOf(cap, 'max_premium'), 'Number must be finite');
     await expectProblem(await s.get(`${SEARCH}?zip=77002&age=30&year=${NINES}`), 400, SEARCH, { fields: ['year'] });
   });
 
   test('APTC: a huge income is a 400, not a 500; a huge age in the list is reported at its index', async () => {
-    const income = await expectProblem(await s.get(`${APTC}?zip=77002&household_income=${NINES}&household_size=1&ages=40`), 400, APTC, { fields: ['household_income'] });
+    const income = await expectProblem(await s.get(`${APTC}?zip=77002&household_income=${NINES}&household_size=1&ages=40`), 400, APTC, {
+      fields: ['household_income'],
+    });
     assert.equal(messageOf(income, 'household_income'), 'Number must be less than or equal to 10000000');
-    await expectProblem(await s.get(`${APTC}?zip=77002&household_income=30000&household_size=2&ages=40,${NINES}`), 400, APTC, { fields: ['ages.1'] });
-    await expectProblem(await s.get(`${APTC}?zip=77002&household_income=30000&household_size=${NINES}&ages=40`), 400, APTC, { fields: ['household_size'] });
+    await expectProblem(await s.get(`${APTC}?zip=77002&household_income=30000&household_size=2&ages=40,${NINES}`), 400, APTC, {
+      fields: ['ages.1'],
+    });
+    await expectProblem(await s.get(`${APTC}?zip=77002&household_income=30000&household_size=${NINES}&ages=40`), 400, APTC, {
+      fields: ['household_size'],
+    });
   });
 });
 
@@ -187,8 +229,18 @@ describe('location errors', () => {
   test('county_fips that is not part of the ZIP is a 400 on county_fips', async () => {
     const body = await expectProblem(await s.get(`${SEARCH}?zip=77002&age=30&county_fips=48157`), 400, SEARCH, { fields: ['county_fips'] });
     assert.equal(messageOf(body, 'county_fips'), 'County 48157 is not part of ZIP 77002');
-    await expectProblem(await s.get('/v1/health/plans/compare?ids=11111TX0010001-01,11111TX0010002-01&zip=77002&age=30&county_fips=48157'), 400, '/v1/health/plans/compare', { fields: ['county_fips'] });
-    await expectProblem(await s.get('/v1/health/plans/aptc-estimate?zip=77002&household_income=30000&household_size=1&ages=30&county_fips=48157'), 400, '/v1/health/plans/aptc-estimate', { fields: ['county_fips'] });
+    await expectProblem(
+      await s.get('/v1/health/plans/compare?ids=11111TX0010001-01,11111TX0010002-01&zip=77002&age=30&county_fips=48157'),
+      400,
+      '/v1/health/plans/compare',
+      { fields: ['county_fips'] },
+    );
+    await expectProblem(
+      await s.get('/v1/health/plans/aptc-estimate?zip=77002&household_income=30000&household_size=1&ages=30&county_fips=48157'),
+      400,
+      '/v1/health/plans/aptc-estimate',
+      { fields: ['county_fips'] },
+    );
   });
 
   test('an unknown ZIP is 404 ZIP code 00000 not found. on every endpoint that takes one', async () => {
@@ -196,21 +248,48 @@ describe('location errors', () => {
     await expectProblem(await s.get(`${SEARCH}?zip=00000&age=30`), 404, SEARCH, { detail });
     await expectProblem(await s.get('/v1/health/zips/00000'), 404, '/v1/health/zips/00000', { detail });
     await expectProblem(await s.get('/v1/health/zip/00000'), 404, '/v1/health/zip/00000', { detail });
-    await expectProblem(await s.get('/v1/health/plans/compare?ids=11111TX0010001-01,11111TX0010002-01&zip=00000&age=30'), 404, '/v1/health/plans/compare', { detail });
-    await expectProblem(await s.get('/v1/health/plans/11111TX0010001-01/oop-estimate?zip=00000&age=30&scenario=low'), 404, '/v1/health/plans/11111TX0010001-01/oop-estimate', { detail });
-    await expectProblem(await s.get('/v1/health/plans/aptc-estimate?zip=00000&household_income=30000&household_size=1&ages=30'), 404, '/v1/health/plans/aptc-estimate', { detail });
+    await expectProblem(
+      await s.get('/v1/health/plans/compare?ids=11111TX0010001-01,11111TX0010002-01&zip=00000&age=30'),
+      404,
+      '/v1/health/plans/compare',
+      { detail },
+    );
+    await expectProblem(
+      await s.get('/v1/health/plans/11111TX0010001-01/oop-estimate?zip=00000&age=30&scenario=low'),
+      404,
+      '/v1/health/plans/11111TX0010001-01/oop-estimate',
+      { detail },
+    );
+    await expectProblem(
+      await s.get('/v1/health/plans/aptc-estimate?zip=00000&household_income=30000&household_size=1&ages=30'),
+      404,
+      '/v1/health/plans/aptc-estimate',
+      { detail },
+    );
     // A territory left out of the build is unknown as well.
-    await expectProblem(await s.get(`/v1/health/zips/${FIXTURE_ZIPS.puertoRico}`), 404, `/v1/health/zips/${FIXTURE_ZIPS.puertoRico}`, { detail: `ZIP code ${FIXTURE_ZIPS.puertoRico} not found.` });
+    await expectProblem(await s.get(`/v1/health/zips/${FIXTURE_ZIPS.puertoRico}`), 404, `/v1/health/zips/${FIXTURE_ZIPS.puertoRico}`, {
+      detail: `ZIP code ${FIXTURE_ZIPS.puertoRico} not found.`,
+    });
   });
 
   test('a state without plan data: search 404 names state and year; ZIP lookup and APTC still work', async () => {
-    await expectProblem(await s.get(`${SEARCH}?zip=${FIXTURE_ZIPS.honolulu}&age=30`), 404, SEARCH, { detail: 'No plan data for HI in 2025.' });
-    await expectProblem(await s.get(`/v1/health/plans/compare?ids=44444AK0040001-01,44444AK0040002-01&zip=${FIXTURE_ZIPS.honolulu}&age=30`), 404, '/v1/health/plans/compare', {
+    await expectProblem(await s.get(`${SEARCH}?zip=${FIXTURE_ZIPS.honolulu}&age=30`), 404, SEARCH, {
       detail: 'No plan data for HI in 2025.',
     });
+    await expectProblem(
+      await s.get(`/v1/health/plans/compare?ids=44444AK0040001-01,44444AK0040002-01&zip=${FIXTURE_ZIPS.honolulu}&age=30`),
+      404,
+      '/v1/health/plans/compare',
+      {
+        detail: 'No plan data for HI in 2025.',
+      },
+    );
     const zip = await expectOk(await s.get(`/v1/health/zips/${FIXTURE_ZIPS.honolulu}`), 'lookupZip');
     assert.equal(zip.locations[0].state, 'HI');
-    const aptc = await expectOk(await s.get(`/v1/health/plans/aptc-estimate?zip=${FIXTURE_ZIPS.honolulu}&household_income=40000&household_size=1&ages=40`), 'calculateAptc');
+    const aptc = await expectOk(
+      await s.get(`/v1/health/plans/aptc-estimate?zip=${FIXTURE_ZIPS.honolulu}&household_income=40000&household_size=1&ages=40`),
+      'calculateAptc',
+    );
     assert.equal(aptc.location.state, 'HI');
     assert.ok(aptc.benchmark_premium > 0);
   });
@@ -222,8 +301,14 @@ describe('year', () => {
     [`${SEARCH}?zip=77002&age=30&year=2026`, SEARCH],
     ['/v1/health/plans/11111TX0010001-01?year=2026', '/v1/health/plans/11111TX0010001-01'],
     ['/v1/health/plans/compare?ids=11111TX0010001-01,11111TX0010002-01&zip=77002&age=30&year=2026', '/v1/health/plans/compare'],
-    ['/v1/health/plans/11111TX0010001-01/oop-estimate?zip=77002&age=30&scenario=low&year=2026', '/v1/health/plans/11111TX0010001-01/oop-estimate'],
-    ['/v1/health/plans/aptc-estimate?zip=77002&household_income=30000&household_size=1&ages=30&year=2026', '/v1/health/plans/aptc-estimate'],
+    [
+      '/v1/health/plans/11111TX0010001-01/oop-estimate?zip=77002&age=30&scenario=low&year=2026',
+      '/v1/health/plans/11111TX0010001-01/oop-estimate',
+    ],
+    [
+      '/v1/health/plans/aptc-estimate?zip=77002&household_income=30000&household_size=1&ages=30&year=2026',
+      '/v1/health/plans/aptc-estimate',
+    ],
     ['/v1/health/zips/77002?year=2026', '/v1/health/zips/77002'],
     ['/v1/health/issuers?state=TX&year=2026', '/v1/health/issuers'],
   ];
@@ -254,10 +339,17 @@ describe('plans that do not exist or are not sold here', () => {
     const body = await expectProblem(await s.get(path), 404, path, { detail: 'Plan 99999XX0000000-00 not found.' });
     assert.equal(body.title, 'Not Found');
     // A malformed id is simply not found (no 400 documented for plan detail).
-    await expectProblem(await s.get('/v1/health/plans/not-a-plan'), 404, '/v1/health/plans/not-a-plan', { detail: 'Plan not-a-plan not found.' });
-    await expectProblem(await s.get('/v1/health/plans/99999XX0000000-00/oop-estimate?zip=77002&age=30&scenario=low'), 404, '/v1/health/plans/99999XX0000000-00/oop-estimate', {
-      detail: 'Plan 99999XX0000000-00 not found.',
+    await expectProblem(await s.get('/v1/health/plans/not-a-plan'), 404, '/v1/health/plans/not-a-plan', {
+      detail: 'Plan not-a-plan not found.',
     });
+    await expectProblem(
+      await s.get('/v1/health/plans/99999XX0000000-00/oop-estimate?zip=77002&age=30&scenario=low'),
+      404,
+      '/v1/health/plans/99999XX0000000-00/oop-estimate',
+      {
+        detail: 'Plan 99999XX0000000-00 not found.',
+      },
+    );
   });
 
   test('compare with 1 or 5 ids is refused on ids', async () => {
@@ -271,22 +363,30 @@ describe('plans that do not exist or are not sold here', () => {
 
   test('compare with duplicate ids is refused, also when one is the 14-character form', async () => {
     const path = '/v1/health/plans/compare';
-    const a = await expectProblem(await s.get(`${path}?ids=11111TX0010001-01,11111TX0010001-01&zip=77002&age=30`), 400, path, { fields: ['ids'] });
+    const a = await expectProblem(await s.get(`${path}?ids=11111TX0010001-01,11111TX0010001-01&zip=77002&age=30`), 400, path, {
+      fields: ['ids'],
+    });
     assert.equal(messageOf(a, 'ids'), 'Plan IDs must be distinct');
     await expectProblem(await s.get(`${path}?ids=11111TX0010001,11111TX0010001-01&zip=77002&age=30`), 400, path, { fields: ['ids'] });
   });
 
   test('compare with an unknown id is 404 naming it', async () => {
     const path = '/v1/health/plans/compare';
-    await expectProblem(await s.get(`${path}?ids=11111TX0010001-01,99999XX0000000-00&zip=77002&age=30`), 404, path, { detail: 'Plan 99999XX0000000-00 not found.' });
+    await expectProblem(await s.get(`${path}?ids=11111TX0010001-01,99999XX0000000-00&zip=77002&age=30`), 404, path, {
+      detail: 'Plan 99999XX0000000-00 not found.',
+    });
   });
 
   test('compare with a plan not offered at the location is a 404 naming plan and ZIP, as OOP (api-contract §5.3)', async () => {
     const path = '/v1/health/plans/compare';
     // Montgomery County (77301) is served by the whole-state issuer 22222 only.
-    await expectProblem(await s.get(`${path}?ids=22222TX0020001-01,11111TX0010001-01&zip=${FIXTURE_ZIPS.montgomery}&age=30`), 404, path, { detail: 'Plan 11111TX0010001-01 is not offered in ZIP 77301.' });
+    await expectProblem(await s.get(`${path}?ids=22222TX0020001-01,11111TX0010001-01&zip=${FIXTURE_ZIPS.montgomery}&age=30`), 404, path, {
+      detail: 'Plan 11111TX0010001-01 is not offered in ZIP 77301.',
+    });
     // A plan of another state.
-    await expectProblem(await s.get(`${path}?ids=22222TX0020001-01,44444AK0040001-01&zip=77002&age=30`), 404, path, { detail: 'Plan 44444AK0040001-01 is not offered in ZIP 77002.' });
+    await expectProblem(await s.get(`${path}?ids=22222TX0020001-01,44444AK0040001-01&zip=77002&age=30`), 404, path, {
+      detail: 'Plan 44444AK0040001-01 is not offered in ZIP 77002.',
+    });
   });
 
   test('OOP for a plan not sold at the ZIP is a 404 naming plan and ZIP (api-contract §4.3)', async () => {
@@ -297,12 +397,16 @@ describe('plans that do not exist or are not sold here', () => {
 
   test('compare with an empty entry in ids is a 400 on that entry', async () => {
     const path = '/v1/health/plans/compare';
-    await expectProblem(await s.get(`${path}?ids=22222TX0020001-01,,22222TX0020002-01&zip=${FIXTURE_ZIPS.montgomery}&age=30`), 400, path, { fields: ['ids.1'] });
+    await expectProblem(await s.get(`${path}?ids=22222TX0020001-01,,22222TX0020002-01&zip=${FIXTURE_ZIPS.montgomery}&age=30`), 400, path, {
+      fields: ['ids.1'],
+    });
   });
 
   test('a child-only plan is offered to children, not to adults', async () => {
     const ids = async (age: number): Promise<string[]> => {
-      const body = (await (await s.get(`/v1/health/plans?zip=${FIXTURE_ZIPS.montgomery}&age=${age}&per_page=100`)).json()) as { _embedded: { plans: Array<{ id: string }> } };
+      const body = (await (await s.get(`/v1/health/plans?zip=${FIXTURE_ZIPS.montgomery}&age=${age}&per_page=100`)).json()) as {
+        _embedded: { plans: Array<{ id: string }> };
+      };
       return body._embedded.plans.map((p) => p.id);
     };
     assert.ok((await ids(10)).includes('22222TX0020003-01'), 'listed for a 10-year-old');
@@ -345,7 +449,11 @@ describe('malformed percent-escapes in path parameters', () => {
   test('are answered like any other bad value and do not bring the server down', async () => {
     await expectProblem(await s.get('/v1/health/zips/%ZZ'), 400, '/v1/health/zips/%ZZ', { fields: ['zip'] });
     await expectProblem(await s.get('/v1/health/plans/%E0%A4%A'), 404, '/v1/health/plans/%E0%A4%A');
-    await expectProblem(await s.get('/v1/health/plans/%ZZ/oop-estimate?zip=77002&age=30&scenario=low'), 404, '/v1/health/plans/%ZZ/oop-estimate');
+    await expectProblem(
+      await s.get('/v1/health/plans/%ZZ/oop-estimate?zip=77002&age=30&scenario=low'),
+      404,
+      '/v1/health/plans/%ZZ/oop-estimate',
+    );
     await expectOk(await s.get('/v1/health/years'), 'getAvailableYears');
   });
 
@@ -357,13 +465,23 @@ describe('malformed percent-escapes in path parameters', () => {
 
 describe('routing, methods and content negotiation', () => {
   test('an unknown path is 404 without any key and does not need one', async () => {
-    await expectProblem(await s.get('/v1/health/foo', { tier: null }), 404, '/v1/health/foo', { detail: 'No route matches /v1/health/foo.' });
+    await expectProblem(await s.get('/v1/health/foo', { tier: null }), 404, '/v1/health/foo', {
+      detail: 'No route matches /v1/health/foo.',
+    });
     await expectProblem(await s.get('/v2/anything'), 404, '/v2/anything', { detail: 'No route matches /v2/anything.' });
   });
 
   for (const method of ['POST', 'DELETE', 'PUT', 'PATCH']) {
     test(`${method} on a known path is 405 with Allow: GET, HEAD`, async () => {
-      for (const path of ['/v1/health/plans', '/v1/health/plans/11111TX0010001-01', '/v1/health/years', '/v1/health/zip/77002', '/v1/openapi.json', '/healthz', '/problems/validation-error']) {
+      for (const path of [
+        '/v1/health/plans',
+        '/v1/health/plans/11111TX0010001-01',
+        '/v1/health/years',
+        '/v1/health/zip/77002',
+        '/v1/openapi.json',
+        '/healthz',
+        '/problems/validation-error',
+      ]) {
         const res = await s.get(path, { method, tier: null });
         assert.equal(res.headers.get('allow'), 'GET, HEAD', `${method} ${path}`);
         await expectProblem(res, 405, path, { detail: `Method ${method} is not allowed. Allowed: GET, HEAD.` });
@@ -374,13 +492,23 @@ describe('routing, methods and content negotiation', () => {
   test('Accept that excludes JSON is 406, before authentication', async () => {
     const path = '/v1/health/years';
     for (const accept of ['text/html', 'application/json;q=0', 'application/xml, text/*;q=0.5']) {
-      await expectProblem(await s.get(path, { headers: { accept } }), 406, path, { detail: 'This resource is available as application/json only.' });
+      await expectProblem(await s.get(path, { headers: { accept } }), 406, path, {
+        detail: 'This resource is available as application/json only.',
+      });
       await expectProblem(await s.get(path, { headers: { accept }, tier: null }), 406, path);
     }
   });
 
   test('Accept variants that admit JSON are served', async () => {
-    for (const accept of ['*/*', 'application/*', 'application/json', 'application/hal+json', 'application/problem+json', 'text/html, application/json;q=0.1', 'application/json; charset=utf-8']) {
+    for (const accept of [
+      '*/*',
+      'application/*',
+      'application/json',
+      'application/hal+json',
+      'application/problem+json',
+      'text/html, application/json;q=0.1',
+      'application/json; charset=utf-8',
+    ]) {
       await expectOk(await s.get('/v1/health/years', { headers: { accept } }), 'getAvailableYears', accept);
     }
   });

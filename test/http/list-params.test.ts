@@ -40,7 +40,10 @@ describe('list parameters: comma list or repeated', () => {
     const res = await s.get(`${APTC}&ages=35&ages=x&ages=5`);
     assert.equal(res.status, 400);
     const body = (await res.json()) as { errors: Array<{ field: string }> };
-    assert.deepEqual(body.errors.map((e) => e.field), ['ages.1']);
+    assert.deepEqual(
+      body.errors.map((e) => e.field),
+      ['ages.1'],
+    );
   });
 
   test('a repeated single-valued parameter is still a 400', async () => {

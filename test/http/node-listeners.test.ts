@@ -40,14 +40,18 @@ interface Held {
 /** Opens `n` TCP connections that never send a byte; resolves once each connected or failed. */
 async function holdIdle(port: number, n: number): Promise<Held[]> {
   return Promise.all(
-    Array.from({ length: n }, () => new Promise<Held>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      const held: Held = { socket, closedAt: null };
-      socket.on('error', () => {});
-      socket.once('close', () => (held.closedAt = Date.now()));
-      socket.once('connect', () => resolve(held));
-      socket.once('close', () => resolve(held));
-    })),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<Held>((resolve) => {
+          const socket = connect(port, '127.0.0.1');
+          const held: Held = { socket, closedAt: null };
+          socket.on('error', () => {});
+          socket.once('close', () => (held.closedAt = Date.now()));
+          socket.once('connect', () => resolve(held));
+          socket.once('close', () => resolve(held));
+        }),
+    ),
   );
 }
 
@@ -69,14 +73,17 @@ function raw(port: number, text: string, ms = 5000): Promise<RawResponse> {
       clearTimeout(timer);
       const end = data.indexOf('\r\n\r\n');
       const m = /^HTTP\/1\.1 (\d{3})/.exec(data);
-      if (m === null || end < 0) return reject(new Error(`no HTTP response to ${JSON.stringify(text.split('\r\n')[0])}: ${JSON.stringify(data.slice(0, 200))}`));
+      if (m === null || end < 0)
+        return reject(new Error(`no HTTP response to ${JSON.stringify(text.split('\r\n')[0])}: ${JSON.stringify(data.slice(0, 200))}`));
       resolve({ status: Number(m[1]), head: data.slice(0, end).toLowerCase(), body: data.slice(end + 4) });
     });
     socket.write(text);
   });
 }
 
-test('400 idle connections on the MCP port: 200 accepted, the rest dropped at once, REST and the authorization server answer, no CPU spin, idle ones closed after the idle timeout, then MCP answers again', { timeout: 30_000 }, async () => {
+test('400 idle connections on the MCP port: 200 accepted, the rest dropped at once, REST and the authorization server answer, no CPU spin, idle ones closed after the idle timeout, then MCP answers again', {
+  timeout: 30_000,
+}, async () => {
   const started = Date.now();
   const cpuBefore = process.cpuUsage();
   const held = await holdIdle(mcpPort, 400);
@@ -117,7 +124,9 @@ test('a slow-loris body on MCP is cut at the request timeout; a body over 1 MiB 
   socket.on('data', (d: Buffer) => (reply += d.toString('latin1')));
   const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())));
   const started = Date.now();
-  socket.write(`POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{`);
+  socket.write(
+    `POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{`,
+  );
   // One byte every 200 ms keeps the connection from ever being idle.
   const drip = setInterval(() => socket.write(' '), 200);
   const at = await Promise.race([closed, sleep(LIMITS.requestTimeoutMs + 4000).then(() => null)]);
@@ -127,7 +136,10 @@ test('a slow-loris body on MCP is cut at the request timeout; a body over 1 MiB 
   assert.ok(at - started < LIMITS.requestTimeoutMs + 1500, `closed after ${at - started} ms`);
   assert.doesNotMatch(reply, /^HTTP\/1\.1 200/);
 
-  const big = await raw(mcpPort, `POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${2 << 20}\r\nConnection: close\r\n\r\n${'x'.repeat((1 << 20) + 100)}`);
+  const big = await raw(
+    mcpPort,
+    `POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${2 << 20}\r\nConnection: close\r\n\r\n${'x'.repeat((1 << 20) + 100)}`,
+  );
   assert.equal(big.status, 413);
 });
 
@@ -187,12 +199,20 @@ test("what Node's HTTP parser refuses, and CONNECT, get problem documents on bot
 
 test('MCP params that do not fit the method are -32602 Invalid params naming the member, not -32603', { timeout: 15_000 }, async () => {
   const headers = { authorization: `Bearer ${key}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
-  const init = await fetch(svc.mcpUrl, { method: 'POST', headers, body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' });
+  const init = await fetch(svc.mcpUrl, {
+    method: 'POST',
+    headers,
+    body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}',
+  });
   await init.text();
   const sid = init.headers.get('mcp-session-id')!;
   const inSession = { ...headers, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
   const cases: Array<[string, Record<string, string>, RegExp]> = [
-    ['{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search_plans","arguments":5}}', inSession, /tools\/call: params\.arguments/],
+    [
+      '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search_plans","arguments":5}}',
+      inSession,
+      /tools\/call: params\.arguments/,
+    ],
     ['{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"arguments":{}}}', inSession, /tools\/call: params\.name/],
     ['{"jsonrpc":"2.0","id":8,"method":"initialize","params":{}}', inSession, /initialize: params\./],
   ];
@@ -205,28 +225,36 @@ test('MCP params that do not fit the method are -32602 Invalid params naming the
     assert.equal(doc.id, (JSON.parse(body) as { id: unknown }).id, 'the error answers the request by its id');
   }
   // A well-formed call in the same session still works.
-  const ok = await fetch(svc.mcpUrl, { method: 'POST', headers: inSession, body: '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"list_plan_years","arguments":{}}}' });
+  const ok = await fetch(svc.mcpUrl, {
+    method: 'POST',
+    headers: inSession,
+    body: '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"list_plan_years","arguments":{}}}',
+  });
   assert.equal(ok.status, 200);
   assert.match(await ok.text(), /available_years/);
 });
 
-test('a client that pipelines after a refused request still receives the refusal (no reset of the answer)', { timeout: 15_000 }, async () => {
+test('a client that pipelines after a refused request still receives the refusal (no reset of the answer)', {
+  timeout: 15_000,
+}, async () => {
   const one = `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: ${'a'.repeat(17_000)}\r\n\r\n`;
   const payload = one.repeat(200);
   const answers = await Promise.all(
-    Array.from({ length: 16 }, () =>
-      new Promise<{ data: string; error: string | null }>((resolve) => {
-        let data = '';
-        let error: string | null = null;
-        const socket = connect(mcpPort, '127.0.0.1', () => socket.write(payload));
-        const timer = setTimeout(() => socket.destroy(), 5000);
-        socket.on('data', (d: Buffer) => (data += d.toString('latin1')));
-        socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
-        socket.once('close', () => {
-          clearTimeout(timer);
-          resolve({ data, error });
-        });
-      }),
+    Array.from(
+      { length: 16 },
+      () =>
+        new Promise<{ data: string; error: string | null }>((resolve) => {
+          let data = '';
+          let error: string | null = null;
+          const socket = connect(mcpPort, '127.0.0.1', () => socket.write(payload));
+          const timer = setTimeout(() => socket.destroy(), 5000);
+          socket.on('data', (d: Buffer) => (data += d.toString('latin1')));
+          socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
+          socket.once('close', () => {
+            clearTimeout(timer);
+            resolve({ data, error });
+          });
+        }),
     ),
   );
   for (const a of answers) {

@@ -20,9 +20,20 @@ import { startFixtureServer, type FixtureServer } from '../helpers/rest-server.t
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const REDOCLY = join(ROOT, 'node_modules/.bin/redocly');
 
-interface Parameter { name: string; in: string; description?: string; style?: string; explode?: boolean }
-interface MediaType { schema: Record<string, unknown>; example?: unknown }
-interface Response { content?: Record<string, MediaType> }
+interface Parameter {
+  name: string;
+  in: string;
+  description?: string;
+  style?: string;
+  explode?: boolean;
+}
+interface MediaType {
+  schema: Record<string, unknown>;
+  example?: unknown;
+}
+interface Response {
+  content?: Record<string, MediaType>;
+}
 interface Doc {
   info: { version: string; license?: { name: string; url: string }; 'x-data-build'?: string };
   tags: Array<{ name: string; description: string }>;
@@ -48,11 +59,32 @@ describe('OpenAPI document quality', () => {
   });
 
   test('every resource is a named component schema and responses refer to it', () => {
-    const names = ['PlanSummary', 'PlanDetail', 'SearchCollection', 'Comparison', 'OopEstimate', 'AptcEstimate', 'Crosswalk', 'ZipLookup', 'Years', 'Issuers', 'Problem', 'HalLink', 'Location'];
+    const names = [
+      'PlanSummary',
+      'PlanDetail',
+      'SearchCollection',
+      'Comparison',
+      'OopEstimate',
+      'AptcEstimate',
+      'Crosswalk',
+      'ZipLookup',
+      'Years',
+      'Issuers',
+      'Problem',
+      'HalLink',
+      'Location',
+    ];
     for (const n of names) assert.ok(doc.components.schemas[n], n);
     const expected: Record<string, string> = {
-      '/v1/health/plans': 'SearchCollection', '/v1/health/plans/compare': 'Comparison', '/v1/health/plans/aptc-estimate': 'AptcEstimate', '/v1/health/plans/crosswalk': 'Crosswalk',
-      '/v1/health/plans/{plan_id}/oop-estimate': 'OopEstimate', '/v1/health/plans/{plan_id}': 'PlanDetail', '/v1/health/zips/{zip}': 'ZipLookup', '/v1/health/years': 'Years', '/v1/health/issuers': 'Issuers',
+      '/v1/health/plans': 'SearchCollection',
+      '/v1/health/plans/compare': 'Comparison',
+      '/v1/health/plans/aptc-estimate': 'AptcEstimate',
+      '/v1/health/plans/crosswalk': 'Crosswalk',
+      '/v1/health/plans/{plan_id}/oop-estimate': 'OopEstimate',
+      '/v1/health/plans/{plan_id}': 'PlanDetail',
+      '/v1/health/zips/{zip}': 'ZipLookup',
+      '/v1/health/years': 'Years',
+      '/v1/health/issuers': 'Issuers',
     };
     for (const [path, name] of Object.entries(expected)) {
       const responses = doc.paths[path]!.get.responses;
@@ -61,7 +93,11 @@ describe('OpenAPI document quality', () => {
     }
     // Plan summaries inside collections are references too, not copies.
     assert.match(JSON.stringify(doc.components.schemas.SearchCollection), /"items":\{"\$ref":"#\/components\/schemas\/PlanSummary"\}/);
-    assert.equal((text.match(/"hsa_eligible":\{"type":"boolean"\},"national_network"/g) ?? []).length, 2, 'PlanSummary and PlanDetail defined once each');
+    assert.equal(
+      (text.match(/"hsa_eligible":\{"type":"boolean"\},"national_network"/g) ?? []).length,
+      2,
+      'PlanSummary and PlanDetail defined once each',
+    );
   });
 
   test('every operation is tagged with a described tag and every parameter is described; lists say both forms are accepted', () => {
@@ -71,7 +107,10 @@ describe('OpenAPI document quality', () => {
       assert.ok(item.get.tags.length > 0 && item.get.tags.every((t) => tags.has(t)), path);
       for (const p of item.get.parameters) assert.ok((p.description ?? '').length > 0, `${path} ${p.name} described`);
     }
-    for (const [path, name] of [['/v1/health/plans/aptc-estimate', 'ages'], ['/v1/health/plans/compare', 'ids']] as const) {
+    for (const [path, name] of [
+      ['/v1/health/plans/aptc-estimate', 'ages'],
+      ['/v1/health/plans/compare', 'ids'],
+    ] as const) {
       const p = doc.paths[path]!.get.parameters.find((x) => x.name === name)!;
       assert.equal(p.style, 'form');
       assert.equal(p.explode, true);
@@ -106,13 +145,20 @@ describe('OpenAPI document quality', () => {
     writeFileSync(file, text);
     // No telemetry and no update check: the lint must not reach the network.
     const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
-    const run = await promisify(execFile)(REDOCLY, ['lint', '--extends=recommended', '--format=stylish', file], { env, cwd: dir }).catch((err: { stdout?: string; stderr?: string; code?: number }) => err);
+    const run = await promisify(execFile)(REDOCLY, ['lint', '--extends=recommended', '--format=stylish', file], { env, cwd: dir }).catch(
+      (err: { stdout?: string; stderr?: string; code?: number }) => err,
+    );
     const out = `${run.stdout ?? ''}${run.stderr ?? ''}`;
     assert.ok(!('code' in run) || run.code === undefined || run.code === 0, out);
     // On Node 20 redocly first prints a boxed runtime deprecation notice: the report is what follows it.
     const report = out.slice(out.indexOf('validating'));
     assert.match(report, /Your API description is valid/, out);
     assert.doesNotMatch(report, /warning|error/i, out);
-    t.diagnostic(report.split('\n').filter((l) => l.trim() !== '').join(' | '));
+    t.diagnostic(
+      report
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .join(' | '),
+    );
   });
 });

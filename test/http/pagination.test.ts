@@ -25,7 +25,13 @@ after(async () => {
 });
 
 const SEARCH = '/v1/health/plans';
-type Plan = { id: string; name: string; premium: number; deductible: { individual: number | null }; max_out_of_pocket: { individual: number | null } };
+type Plan = {
+  id: string;
+  name: string;
+  premium: number;
+  deductible: { individual: number | null };
+  max_out_of_pocket: { individual: number | null };
+};
 type SortBy = 'premium' | 'deductible' | 'max_oop' | 'name';
 
 function keyOf(p: Plan, sortBy: SortBy): number | string | null {
@@ -91,7 +97,11 @@ async function offsetWalk(q: string, perPage: number): Promise<{ plans: Plan[]; 
     else assert.equal(body._links.prev, undefined);
     if (k < last) {
       assert.ok(body._links.next !== undefined, `${q} page ${k}: next`);
-      assertSameLink(body._links.next.href, `${BASE}${SEARCH}?${q}&per_page=${perPage}&cursor=${body.next_cursor}`, 'next carries the cursor');
+      assertSameLink(
+        body._links.next.href,
+        `${BASE}${SEARCH}?${q}&per_page=${perPage}&cursor=${body.next_cursor}`,
+        'next carries the cursor',
+      );
     } else {
       assert.equal(body._links.next, undefined);
       assert.equal(body.next_cursor, undefined);
@@ -227,7 +237,14 @@ describe('cursors are bound to their query', () => {
     assert.equal(body.total, null);
   });
 
-  for (const q of ['zip=77002&age=36', 'zip=77002&age=35&sort_order=desc', 'zip=77002&age=35&sort_by=name', 'zip=77002&age=35&metal_level=silver', 'zip=77003&age=35', 'zip=77002&age=35&income=30000&household_size=1']) {
+  for (const q of [
+    'zip=77002&age=36',
+    'zip=77002&age=35&sort_order=desc',
+    'zip=77002&age=35&sort_by=name',
+    'zip=77002&age=35&metal_level=silver',
+    'zip=77003&age=35',
+    'zip=77002&age=35&income=30000&household_size=1',
+  ]) {
     test(`replayed with ${q}: 400 on cursor`, async () => {
       const path = `${SEARCH}?${q}&per_page=2&cursor=${cursor}`;
       const body = await expectProblem(await s.get(path), 400, path, { fields: ['cursor'] });
@@ -235,7 +252,13 @@ describe('cursors are bound to their query', () => {
     });
   }
 
-  for (const garbage of ['abc', 'eyJpZCI6MTB9', '!!!', Buffer.from('{"v":1,"k":[1,"x"],"f":"nope"}').toString('base64url'), `${'A'.repeat(600)}`]) {
+  for (const garbage of [
+    'abc',
+    'eyJpZCI6MTB9',
+    '!!!',
+    Buffer.from('{"v":1,"k":[1,"x"],"f":"nope"}').toString('base64url'),
+    `${'A'.repeat(600)}`,
+  ]) {
     test(`a garbage cursor is refused: ${garbage.slice(0, 24)}`, async () => {
       const path = `${SEARCH}?zip=77002&age=35&cursor=${encodeURIComponent(garbage)}`;
       await expectProblem(await s.get(path), 400, path, { fields: ['cursor'] });

@@ -113,7 +113,10 @@ test('a build published under load is adopted by every worker, each response fro
   await new Promise((r) => setTimeout(r, 200));
   stop = true;
   await Promise.all(loops);
-  assert.deepEqual(seen.filter((s) => s.status !== 200), []);
+  assert.deepEqual(
+    seen.filter((s) => s.status !== 200),
+    [],
+  );
   const freshnessByVersion = new Map<string, Set<string>>();
   for (const s of seen) {
     const v = /^W\/"([0-9a-f]+)-/.exec(s.etag)![1]!;
@@ -121,7 +124,8 @@ test('a build published under load is adopted by every worker, each response fro
     freshnessByVersion.get(v)!.add(s.freshness ?? '');
   }
   assert.equal(freshnessByVersion.size, 2, 'responses from the old and the new build');
-  for (const [v, f] of freshnessByVersion) assert.equal(f.size, 1, `ETag version ${v} always comes with one data_freshness: ${[...f].join(' | ')}`);
+  for (const [v, f] of freshnessByVersion)
+    assert.equal(f.size, 1, `ETag version ${v} always comes with one data_freshness: ${[...f].join(' | ')}`);
 });
 
 test('the REST connection cap holds with workers: split between them, extra connections closed at once', { timeout: 60_000 }, async (t) => {

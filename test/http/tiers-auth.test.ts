@@ -31,9 +31,21 @@ const TIERS: readonly Tier[] = ['free', 'pro', 'enterprise'];
 describe('tier × endpoint matrix', () => {
   const PRO_ONLY: Array<[string, OperationId | null, string]> = [
     ['/v1/health/plans/11111TX0010001-01', 'getPlanById', 'Plan details require a Pro subscription.'],
-    ['/v1/health/plans/compare?ids=11111TX0010001-01,11111TX0010002-01&zip=77002&age=40', 'comparePlans', 'Plan comparison requires a Pro subscription.'],
-    ['/v1/health/plans/11111TX0010001-01/oop-estimate?zip=77002&age=40&scenario=medium', 'estimateOop', 'Out-of-pocket estimates require a Pro subscription.'],
-    ['/v1/health/plans/aptc-estimate?zip=77002&household_income=30000&household_size=1&ages=40', 'calculateAptc', 'APTC estimates require a Pro subscription.'],
+    [
+      '/v1/health/plans/compare?ids=11111TX0010001-01,11111TX0010002-01&zip=77002&age=40',
+      'comparePlans',
+      'Plan comparison requires a Pro subscription.',
+    ],
+    [
+      '/v1/health/plans/11111TX0010001-01/oop-estimate?zip=77002&age=40&scenario=medium',
+      'estimateOop',
+      'Out-of-pocket estimates require a Pro subscription.',
+    ],
+    [
+      '/v1/health/plans/aptc-estimate?zip=77002&household_income=30000&household_size=1&ages=40',
+      'calculateAptc',
+      'APTC estimates require a Pro subscription.',
+    ],
     // No crosswalk in this build: Pro gets past the gate to the 404 saying so (the 200 is in crosswalk.test.ts).
     ['/v1/health/plans/crosswalk?plan_id=11111TX0010001&year=2025&state=TX', null, 'Plan crosswalk requires a Pro subscription.'],
   ];
@@ -53,7 +65,9 @@ describe('tier × endpoint matrix', () => {
   }
 
   test('the endpoint tier gate (step 6) comes before validation (step 7)', async () => {
-    await expectProblem(await s.get('/v1/health/plans/compare?ids=x&zip=1&age=abc', { tier: 'free' }), 402, '/v1/health/plans/compare', { detail: 'Plan comparison requires a Pro subscription.' });
+    await expectProblem(await s.get('/v1/health/plans/compare?ids=x&zip=1&age=abc', { tier: 'free' }), 402, '/v1/health/plans/compare', {
+      detail: 'Plan comparison requires a Pro subscription.',
+    });
     await expectProblem(await s.get('/v1/health/plans/99999XX0000000-00', { tier: 'free' }), 402, '/v1/health/plans/99999XX0000000-00');
     await expectProblem(await s.get('/v1/health/plans/aptc-estimate', { tier: 'free' }), 402, '/v1/health/plans/aptc-estimate');
   });
@@ -101,7 +115,8 @@ describe('Pro-only search parameters', () => {
   }
 
   test('the Pro filters do filter', async () => {
-    const get = async (q: string) => (await expectOk(await s.get(`${base}&${q}`), 'searchPlans', q))._embedded.plans as Array<Record<string, any>>;
+    const get = async (q: string) =>
+      (await expectOk(await s.get(`${base}&${q}`), 'searchPlans', q))._embedded.plans as Array<Record<string, any>>;
     const lone = await get('issuer=lone');
     assert.ok(lone.length > 0 && lone.every((p) => p.issuer === 'Lone Star Health'));
     const hsa = await get('hsa_eligible=true');
@@ -115,22 +130,34 @@ describe('Pro-only search parameters', () => {
   });
 
   test('sort_by=premium, sort_order=desc and order=desc are free', async () => {
-    for (const q of ['sort_by=premium', 'sort=premium', 'sort_order=desc', 'order=desc', 'sort_by=premium&sort_order=desc', 'metal_level=silver&plan_type=hmo&per_page=2&page=1']) {
+    for (const q of [
+      'sort_by=premium',
+      'sort=premium',
+      'sort_order=desc',
+      'order=desc',
+      'sort_by=premium&sort_order=desc',
+      'metal_level=silver&plan_type=hmo&per_page=2&page=1',
+    ]) {
       await expectOk(await s.get(`${base}&${q}`, { tier: 'free' }), 'searchPlans', q);
     }
   });
 
   test('the 402 names the Pro parameters in request order', async () => {
     const path = `${base}&max_premium=500&metal_level=silver&issuer=lone&sort_by=name&max_deductible=9000`;
-    await expectProblem(await s.get(path, { tier: 'free' }), 402, path, { detail: 'The parameters max_premium, issuer, sort_by, max_deductible require a Pro subscription.' });
+    await expectProblem(await s.get(path, { tier: 'free' }), 402, path, {
+      detail: 'The parameters max_premium, issuer, sort_by, max_deductible require a Pro subscription.',
+    });
     const reversed = `${base}&household_size=1&hsa_eligible=true&income=20000`;
-    await expectProblem(await s.get(reversed, { tier: 'free' }), 402, reversed, { detail: 'The parameters household_size, hsa_eligible, income require a Pro subscription.' });
+    await expectProblem(await s.get(reversed, { tier: 'free' }), 402, reversed, {
+      detail: 'The parameters household_size, hsa_eligible, income require a Pro subscription.',
+    });
   });
 });
 
 describe('authentication', () => {
   const path = '/v1/health/years';
-  const INVALID = 'Bearer realm="health-api", error="invalid_token", error_description="The API key is missing, malformed, unknown or revoked"';
+  const INVALID =
+    'Bearer realm="health-api", error="invalid_token", error_description="The API key is missing, malformed, unknown or revoked"';
 
   test('no Authorization header: 401 with a bare Bearer challenge (no error attribute)', async () => {
     const res = await s.get(path, { tier: null });
@@ -193,7 +220,10 @@ describe('authentication', () => {
       assert.equal((await s.get(path, { ...auth(k.plaintext), method: 'DELETE' })).status, 405);
       assert.equal((await s.get(path, auth(k.plaintext, { accept: 'text/html' }))).status, 406);
       assert.equal((await s.get('/v1/openapi.json', auth(k.plaintext))).status, 200);
-      const pre = await s.get(path, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', authorization: `Bearer ${k.plaintext}` } });
+      const pre = await s.get(path, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', authorization: `Bearer ${k.plaintext}` },
+      });
       assert.equal(pre.status, 204);
     }
     assert.equal(await remaining(), start - 1, 'only the two counted requests were counted');
@@ -211,7 +241,10 @@ describe('authentication', () => {
       await s.get('/v1/health/zips/00000', auth), // 404
       await s.get(path, { ...auth, method: 'HEAD' }), // 200 HEAD
     ];
-    assert.deepEqual(seq.map((r) => r.status), [400, 402, 404, 200]);
+    assert.deepEqual(
+      seq.map((r) => r.status),
+      [400, 402, 404, 200],
+    );
     assert.deepEqual(seq.map(remaining), [98, 97, 96, 95]);
   });
 });

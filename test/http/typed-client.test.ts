@@ -42,8 +42,24 @@ describe('typed client', () => {
 
   test('the example compiles with the project tsc in strict mode, library types checked', { timeout: 120_000 }, async () => {
     const tsc = join(ROOT, 'node_modules/.bin/tsc');
-    const args = ['--ignoreConfig', '--noEmit', '--strict', '--target', 'es2023', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--allowImportingTsExtensions', '--types', 'node', 'clients/typescript/example.ts'];
-    const run = await promisify(execFile)(tsc, args, { cwd: ROOT }).catch((err: { stdout?: string; stderr?: string; code?: number }) => err);
+    const args = [
+      '--ignoreConfig',
+      '--noEmit',
+      '--strict',
+      '--target',
+      'es2023',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--allowImportingTsExtensions',
+      '--types',
+      'node',
+      'clients/typescript/example.ts',
+    ];
+    const run = await promisify(execFile)(tsc, args, { cwd: ROOT }).catch(
+      (err: { stdout?: string; stderr?: string; code?: number }) => err,
+    );
     assert.ok(!('code' in run) || run.code === undefined || run.code === 0, `${run.stdout ?? ''}${run.stderr ?? ''}`);
   });
 
@@ -52,7 +68,9 @@ describe('typed client', () => {
     assert.equal(result.detail.metal_level, 'silver');
     assert.equal(result.detail.plan_year, 2025);
     assert.match(result.detail.id, /^\d{5}TX\d{7}-\d{2}$/);
-    const comma = (await (await s.get('/v1/health/plans/aptc-estimate?zip=77002&household_income=45000&household_size=2&ages=40,38')).json()) as { aptc_amount: number };
+    const comma = (await (
+      await s.get('/v1/health/plans/aptc-estimate?zip=77002&household_income=45000&household_size=2&ages=40,38')
+    ).json()) as { aptc_amount: number };
     assert.equal(result.monthlyCredit, comma.aptc_amount);
   });
 });

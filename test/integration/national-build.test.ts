@@ -20,9 +20,37 @@ const SHARED = join(ROOT, '..', 'shared', 'data');
 
 /** Individual medical standard component ids per state (shared/data/README.md §4.1, observed). */
 const PLANS_PER_STATE: Record<string, number> = {
-  TX: 935, WI: 366, FL: 364, IL: 347, NC: 217, AZ: 206, OH: 188, OK: 172, MI: 162, TN: 155, NE: 125, SC: 122, LA: 118, MO: 118,
-  IA: 104, IN: 91, MT: 90, KS: 81, UT: 68, SD: 61, MS: 58, ND: 58, OR: 57, AR: 48, NH: 46, DE: 45, AL: 42, WV: 35, WY: 30,
-  HI: 17, AK: 15,
+  TX: 935,
+  WI: 366,
+  FL: 364,
+  IL: 347,
+  NC: 217,
+  AZ: 206,
+  OH: 188,
+  OK: 172,
+  MI: 162,
+  TN: 155,
+  NE: 125,
+  SC: 122,
+  LA: 118,
+  MO: 118,
+  IA: 104,
+  IN: 91,
+  MT: 90,
+  KS: 81,
+  UT: 68,
+  SD: 61,
+  MS: 58,
+  ND: 58,
+  OR: 57,
+  AR: 48,
+  NH: 46,
+  DE: 45,
+  AL: 42,
+  WV: 35,
+  WY: 30,
+  HI: 17,
+  AK: 15,
 };
 
 describe('national PY2025 build from the shared data', () => {
@@ -69,7 +97,8 @@ describe('national PY2025 build from the shared data', () => {
     const countyCol = hud.column('COUNTY');
     const stateOfFips = new Map<string, string>();
     const census = await openTable(join(SHARED, 'census/county_fips_2020.csv'));
-    for await (const batch of census.rows()) for (const r of batch) stateOfFips.set(r.fields[census.column('state_fips')]!, r.fields[census.column('state_code')]!);
+    for await (const batch of census.rows())
+      for (const r of batch) stateOfFips.set(r.fields[census.column('state_fips')]!, r.fields[census.column('state_code')]!);
     const notTerritory = new Set(['PR', 'GU', 'VI', 'MP', 'AS', 'UM']);
     let checked = 0;
     let withPlans = 0;
@@ -130,7 +159,7 @@ describe('national PY2025 build from the shared data', () => {
     for (const scid of ds.planIds()) {
       const rec = ds.planRecord(`${scid}-01`) ?? ds.planRecord(`${scid}-00`)!;
       const key = `${rec.issuer_id}|${rec.service_area_id}|${rec.state}`;
-      const areas = statewide.has(key) ? stateAreas(ds, rec.state) : areasBySa.get(key) ?? new Set<number>();
+      const areas = statewide.has(key) ? stateAreas(ds, rec.state) : (areasBySa.get(key) ?? new Set<number>());
       for (const area of areas) {
         pairs++;
         for (let b = 0; b < AGE_BAND_COUNT; b += 7) {

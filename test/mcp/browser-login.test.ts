@@ -44,7 +44,9 @@ function pkce(): { verifier: string; challenge: string } {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
-test('a person signs up and logs in on the authorization page in Chromium; the codes exchange for RS256 access tokens the MCP server accepts', { timeout: 90_000 }, async (t) => {
+test('a person signs up and logs in on the authorization page in Chromium; the codes exchange for RS256 access tokens the MCP server accepts', {
+  timeout: 90_000,
+}, async (t) => {
   assert.ok(
     existsSync(CHROMIUM),
     `${CHROMIUM} is missing: this test needs Debian's chromium (npm test installs it when run as root; otherwise: apt-get install chromium)`,
@@ -100,7 +102,14 @@ test('a person signs up and logs in on the authorization page in Chromium; the c
     const res = await fetch(metadata.token_endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, client_id: clientId, resource: svc.mcpUrl }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirectUri,
+        code_verifier: verifier,
+        client_id: clientId,
+        resource: svc.mcpUrl,
+      }).toString(),
     });
     const body = (await res.json()) as Tokens;
     assert.equal(res.status, 200, JSON.stringify(body));
@@ -124,7 +133,15 @@ test('a person signs up and logs in on the authorization page in Chromium; the c
   const browser: Browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   cleanups.push(() => browser.close());
   const context = await browser.newContext();
@@ -165,13 +182,18 @@ test('a person signs up and logs in on the authorization page in Chromium; the c
   };
 
   const email = `browser-${randomBytes(4).toString('hex')}@example.org`;
-  const section = (page: Page, heading: string) => page.locator('section', { has: page.getByRole('heading', { name: heading, exact: true }) });
+  const section = (page: Page, heading: string) =>
+    page.locator('section', { has: page.getByRole('heading', { name: heading, exact: true }) });
 
   // 1. Sign-up.
   const first = pkce();
   const page = await openAuthorization(first.challenge, 'state-signup');
   assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Sign in to Health Plan Data');
-  assert.match((await page.locator('p.client').textContent()) ?? '', /Browser Test Client.*127\.0\.0\.1:\d+/s, 'names the client and where it returns');
+  assert.match(
+    (await page.locator('p.client').textContent()) ?? '',
+    /Browser Test Client.*127\.0\.0\.1:\d+/s,
+    'names the client and where it returns',
+  );
   const shot = join(shots, 'signup.png');
   await page.screenshot({ path: shot, fullPage: true });
   const png = readFileSync(shot);
@@ -192,8 +214,15 @@ test('a person signs up and logs in on the authorization page in Chromium; the c
   // The token works at the MCP server.
   const mcp = new Client({ name: 'hpd-browser-test', version: '1.0.0' });
   cleanups.push(() => mcp.close());
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(svc.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${firstTokens.access_token}` } } }));
-  const years = (await mcp.callTool({ name: 'list_plan_years', arguments: {} })) as { isError?: boolean; structuredContent?: { available_years?: number[] } };
+  await mcp.connect(
+    new StreamableHTTPClientTransport(new URL(svc.mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${firstTokens.access_token}` } },
+    }),
+  );
+  const years = (await mcp.callTool({ name: 'list_plan_years', arguments: {} })) as {
+    isError?: boolean;
+    structuredContent?: { available_years?: number[] };
+  };
   assert.notEqual(years.isError, true);
   assert.deepEqual(years.structuredContent?.available_years, [2025]);
 
@@ -201,7 +230,11 @@ test('a person signs up and logs in on the authorization page in Chromium; the c
   // the signed-in account and still has the log-in form; log in with the same credentials.
   const second = pkce();
   const page2 = await openAuthorization(second.challenge, 'state-login'); // no silent approval
-  assert.equal(await page2.getByRole('heading', { level: 2, name: `Continue as ${email}` }).count(), 1, 'the consent section names the signed-in account');
+  assert.equal(
+    await page2.getByRole('heading', { level: 2, name: `Continue as ${email}` }).count(),
+    1,
+    'the consent section names the signed-in account',
+  );
   const login = section(page2, 'Log in');
   await login.getByLabel('E-mail').fill(email);
   await login.getByLabel('Password').fill(PASSWORD);

@@ -44,7 +44,10 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const token = (claims: Record<string, unknown>, opts: { key?: CryptoKey; kid?: string; exp?: number | string; nbf?: number | string; aud?: string; iss?: string } = {}): Promise<string> => {
+const token = (
+  claims: Record<string, unknown>,
+  opts: { key?: CryptoKey; kid?: string; exp?: number | string; nbf?: number | string; aud?: string; iss?: string } = {},
+): Promise<string> => {
   const jwt = new SignJWT({ client_id: 'test-client', scope: 'openid offline_access', ...claims })
     .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: opts.kid ?? 'k1' })
     .setIssuer(opts.iss ?? TEST_ISSUER)
@@ -60,7 +63,17 @@ describe('tools with an API key', () => {
     const { client } = await fx.connect(fx.rest.keys.pro);
     t.after(() => client.close());
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((x) => x.name).sort(), ['compare_plans', 'estimate_aptc', 'estimate_out_of_pocket', 'get_plan_crosswalk', 'get_plan_details', 'list_issuers', 'list_plan_years', 'lookup_zip', 'search_plans']);
+    assert.deepEqual(tools.map((x) => x.name).sort(), [
+      'compare_plans',
+      'estimate_aptc',
+      'estimate_out_of_pocket',
+      'get_plan_crosswalk',
+      'get_plan_details',
+      'list_issuers',
+      'list_plan_years',
+      'lookup_zip',
+      'search_plans',
+    ]);
     for (const tool of tools) {
       assert.equal(tool.inputSchema.type, 'object');
       assert.equal((tool.inputSchema as { additionalProperties?: boolean }).additionalProperties, false, `${tool.name} input closed`);
@@ -78,9 +91,21 @@ describe('tools with an API key', () => {
     const calls: Array<[string, Record<string, unknown>, string]> = [
       ['search_plans', { zip: '77002', age: 40, per_page: 3 }, '/v1/health/plans?zip=77002&age=40&per_page=3'],
       ['get_plan_details', { plan_id: '11111TX0010001-01' }, '/v1/health/plans/11111TX0010001-01'],
-      ['compare_plans', { plan_ids: ['11111TX0010001-01', '22222TX0020001-01'], zip: '77002', age: 40 }, '/v1/health/plans/compare?ids=11111TX0010001-01,22222TX0020001-01&zip=77002&age=40'],
-      ['estimate_out_of_pocket', { plan_id: '11111TX0010001-01', zip: '77002', age: 40, scenario: 'having_baby' }, '/v1/health/plans/11111TX0010001-01/oop-estimate?zip=77002&age=40&scenario=having_baby'],
-      ['estimate_aptc', { zip: '77002', household_income: 40000, household_size: 3, ages: [40, 38, 10] }, '/v1/health/plans/aptc-estimate?zip=77002&household_income=40000&household_size=3&ages=40,38,10'],
+      [
+        'compare_plans',
+        { plan_ids: ['11111TX0010001-01', '22222TX0020001-01'], zip: '77002', age: 40 },
+        '/v1/health/plans/compare?ids=11111TX0010001-01,22222TX0020001-01&zip=77002&age=40',
+      ],
+      [
+        'estimate_out_of_pocket',
+        { plan_id: '11111TX0010001-01', zip: '77002', age: 40, scenario: 'having_baby' },
+        '/v1/health/plans/11111TX0010001-01/oop-estimate?zip=77002&age=40&scenario=having_baby',
+      ],
+      [
+        'estimate_aptc',
+        { zip: '77002', household_income: 40000, household_size: 3, ages: [40, 38, 10] },
+        '/v1/health/plans/aptc-estimate?zip=77002&household_income=40000&household_size=3&ages=40,38,10',
+      ],
       ['lookup_zip', { zip: '77477' }, '/v1/health/zips/77477'],
       ['list_issuers', { state: 'TX' }, '/v1/health/issuers?state=TX'],
       ['list_plan_years', {}, '/v1/health/years'],
@@ -97,7 +122,12 @@ describe('tools with an API key', () => {
       assert.deepEqual(r.structuredContent, await rest.json(), `${name} equals the REST body`);
     }
     // The crosswalk tool applies the REST rule: no crosswalk loaded in the fixture, so 2025 is a 404.
-    const cw = problemOf((await client.callTool({ name: 'get_plan_crosswalk', arguments: { plan_id: '11111TX0010001', year: 2025, state: 'TX' } })) as ToolResult);
+    const cw = problemOf(
+      (await client.callTool({
+        name: 'get_plan_crosswalk',
+        arguments: { plan_id: '11111TX0010001', year: 2025, state: 'TX' },
+      })) as ToolResult,
+    );
     assert.equal(cw.status, 404);
     assert.equal(cw.detail, 'Crosswalk data for 2025 to 2026 is not loaded on this server.');
   });
@@ -126,18 +156,29 @@ describe('tools with an API key', () => {
   test('validation failures are tool errors naming the tool’s own fields; an unknown tool is a JSON-RPC error', async (t) => {
     const { client } = await fx.connect(fx.rest.keys.pro);
     t.after(() => client.close());
-    const p = problemOf((await client.callTool({ name: 'compare_plans', arguments: { plan_ids: ['11111TX0010001-01'], zip: '7700', age: 70 } })) as ToolResult);
+    const p = problemOf(
+      (await client.callTool({
+        name: 'compare_plans',
+        arguments: { plan_ids: ['11111TX0010001-01'], zip: '7700', age: 70 },
+      })) as ToolResult,
+    );
     assert.equal(p.status, 400);
     assert.deepEqual((p.errors as Array<{ field: string }>).map((e) => e.field).sort(), ['age', 'plan_ids', 'zip']);
     assert.equal(p.instance, '/v1/health/plans/compare');
     const missing = problemOf((await client.callTool({ name: 'get_plan_details', arguments: {} })) as ToolResult);
     assert.equal(missing.status, 400);
     assert.equal(missing.instance, '/v1/health/plans/{plan_id}');
-    assert.deepEqual((missing.errors as Array<{ field: string; message: string }>).map((e) => [e.field, e.message]), [['plan_id', 'Required']]);
+    assert.deepEqual(
+      (missing.errors as Array<{ field: string; message: string }>).map((e) => [e.field, e.message]),
+      [['plan_id', 'Required']],
+    );
     const nf = problemOf((await client.callTool({ name: 'get_plan_details', arguments: { plan_id: '99999XX0000000-00' } })) as ToolResult);
     assert.equal(nf.status, 404);
     assert.equal(nf.detail, 'Plan 99999XX0000000-00 not found.');
-    await assert.rejects(client.callTool({ name: 'frobnicate', arguments: {} }), (err: unknown) => err instanceof McpError && err.code === -32602);
+    await assert.rejects(
+      client.callTool({ name: 'frobnicate', arguments: {} }),
+      (err: unknown) => err instanceof McpError && err.code === -32602,
+    );
   });
 
   test('each tools/call takes one unit of the user’s daily counter, shared with REST', async (t) => {
@@ -159,14 +200,24 @@ describe('tools with an API key', () => {
 
 describe('HTTP rules of the MCP endpoint', () => {
   test('no credential → 401 pointing at the protected-resource metadata; a bad one adds error="invalid_token"', async () => {
-    const init = { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }) };
+    const init = {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
+    };
     const none = await fetch(fx.mcpUrl, init);
     assert.equal(none.status, 401);
-    assert.equal(none.headers.get('www-authenticate'), `Bearer resource_metadata="${fx.mcpUrl}/.well-known/oauth-protected-resource", scope="openid profile email offline_access"`);
+    assert.equal(
+      none.headers.get('www-authenticate'),
+      `Bearer resource_metadata="${fx.mcpUrl}/.well-known/oauth-protected-resource", scope="openid profile email offline_access"`,
+    );
     assert.equal(((await none.json()) as { type: string }).type, 'http://api.test/problems/unauthorized');
     const bad = await fetch(fx.mcpUrl, { ...init, headers: { ...init.headers, authorization: `Bearer hpd_${'0'.repeat(40)}` } });
     assert.equal(bad.status, 401);
-    assert.match(bad.headers.get('www-authenticate') ?? '', /^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/mcp\/\.well-known\/oauth-protected-resource"$/);
+    assert.match(
+      bad.headers.get('www-authenticate') ?? '',
+      /^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/mcp\/\.well-known\/oauth-protected-resource"$/,
+    );
   });
 
   test('protected-resource metadata (RFC 9728) at the resource path and the path-inserted form', async () => {
@@ -186,10 +237,18 @@ describe('HTTP rules of the MCP endpoint', () => {
   });
 
   test('a foreign Origin is refused with 403; a missing session id on a non-initialize request is 400', async () => {
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${fx.rest.keys.pro}` };
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${fx.rest.keys.pro}`,
+    };
     const foreign = await fetch(fx.mcpUrl, { method: 'POST', headers: { ...headers, origin: 'https://evil.example' }, body: '{}' });
     assert.equal(foreign.status, 403);
-    const noSession = await fetch(fx.mcpUrl, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    const noSession = await fetch(fx.mcpUrl, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
     assert.equal(noSession.status, 400);
   });
 
@@ -198,12 +257,30 @@ describe('HTTP rules of the MCP endpoint', () => {
     t.after(() => client.close());
     const first = transport.sessionId!;
     fx.advance(29 * 60_000);
-    assert.notEqual(((await client.callTool({ name: 'list_plan_years', arguments: {} })) as ToolResult).isError, true, 'activity within 30 minutes keeps it');
+    assert.notEqual(
+      ((await client.callTool({ name: 'list_plan_years', arguments: {} })) as ToolResult).isError,
+      true,
+      'activity within 30 minutes keeps it',
+    );
     fx.advance(29 * 60_000);
-    assert.notEqual(((await client.callTool({ name: 'list_plan_years', arguments: {} })) as ToolResult).isError, true, 'the timer slides with activity');
+    assert.notEqual(
+      ((await client.callTool({ name: 'list_plan_years', arguments: {} })) as ToolResult).isError,
+      true,
+      'the timer slides with activity',
+    );
     fx.advance(31 * 60_000);
     await assert.rejects(client.callTool({ name: 'list_plan_years', arguments: {} }), /404|Session not found/);
-    const raw = await fetch(fx.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${fx.rest.keys.pro}`, 'mcp-session-id': first, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }) });
+    const raw = await fetch(fx.mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${fx.rest.keys.pro}`,
+        'mcp-session-id': first,
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+    });
     assert.equal(raw.status, 404);
     const again = await fx.connect(fx.rest.keys.pro);
     t.after(() => again.client.close());
@@ -215,10 +292,30 @@ describe('HTTP rules of the MCP endpoint', () => {
     const { client, transport } = await fx.connect(fx.rest.keys.pro);
     t.after(() => client.close());
     const sid = transport.sessionId!;
-    const asOther = await fetch(fx.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${fx.rest.keys.enterprise}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    const asOther = await fetch(fx.mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${fx.rest.keys.enterprise}`,
+        'mcp-session-id': sid,
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
     assert.equal(asOther.status, 404, 'another user cannot use the session');
     await transport.terminateSession();
-    const after = await fetch(fx.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${fx.rest.keys.pro}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }) });
+    const after = await fetch(fx.mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${fx.rest.keys.pro}`,
+        'mcp-session-id': sid,
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
+    });
     assert.equal(after.status, 404);
   });
 });
@@ -228,17 +325,30 @@ describe('OAuth access tokens (RS256 JWTs against the authorization server’s k
     await createKey(fx.rest.store, { tier: 'pro', userId: 'usr_token_pro', now: fx.rest.now });
     const { client } = await fx.connect(await token({ sub: 'usr_token_pro' }));
     t.after(() => client.close());
-    assert.notEqual(((await client.callTool({ name: 'get_plan_details', arguments: { plan_id: '11111TX0010001-01' } })) as ToolResult).isError, true);
+    assert.notEqual(
+      ((await client.callTool({ name: 'get_plan_details', arguments: { plan_id: '11111TX0010001-01' } })) as ToolResult).isError,
+      true,
+    );
     const stranger = await fx.connect(await token({ sub: 'usr_nobody' }));
     t.after(() => stranger.client.close());
-    assert.equal(problemOf((await stranger.client.callTool({ name: 'get_plan_details', arguments: { plan_id: '11111TX0010001-01' } })) as ToolResult).status, 402);
+    assert.equal(
+      problemOf((await stranger.client.callTool({ name: 'get_plan_details', arguments: { plan_id: '11111TX0010001-01' } })) as ToolResult)
+        .status,
+      402,
+    );
   });
 
   test('a user’s token and API key share one daily counter', async (t) => {
     const local = await startMcpFixture({ buildsRoot, limits: { free: 2 }, keys: createLocalJWKSet({ keys: [publicJwk] }) });
     t.after(() => local.close());
     const { plaintext } = await createKey(local.rest.store, { tier: 'free', userId: 'usr_shared', now: local.rest.now });
-    const jwt = await new SignJWT({ client_id: 'c', sub: 'usr_shared' }).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: 'k1' }).setIssuer(TEST_ISSUER).setAudience(local.mcpUrl).setIssuedAt(Math.floor(local.now() / 1000)).setExpirationTime(Math.floor(local.now() / 1000) + 900).sign(signingKey);
+    const jwt = await new SignJWT({ client_id: 'c', sub: 'usr_shared' })
+      .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: 'k1' })
+      .setIssuer(TEST_ISSUER)
+      .setAudience(local.mcpUrl)
+      .setIssuedAt(Math.floor(local.now() / 1000))
+      .setExpirationTime(Math.floor(local.now() / 1000) + 900)
+      .sign(signingKey);
     const viaToken = await local.connect(jwt);
     t.after(() => viaToken.client.close());
     assert.notEqual(((await viaToken.client.callTool({ name: 'list_plan_years', arguments: {} })) as ToolResult).isError, true);
@@ -271,12 +381,34 @@ describe('OAuth access tokens (RS256 JWTs against the authorization server’s k
     ];
     assert.ok(p.length > 0);
     for (const [what, bearer] of cases) {
-      const r = await fetch(fx.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${bearer}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }) });
+      const r = await fetch(fx.mcpUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${bearer}` },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+        }),
+      });
       assert.equal(r.status, 401, what);
       assert.match(r.headers.get('www-authenticate') ?? '', /error="invalid_token"/, what);
     }
     // Within the 30 s tolerance an expired token still passes.
-    const r = await fetch(fx.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${await token({ sub: 'usr_token_pro' }, { exp: now - 10 })}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }) });
+    const r = await fetch(fx.mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${await token({ sub: 'usr_token_pro' }, { exp: now - 10 })}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
+    });
     assert.equal(r.status, 200);
   });
 });

@@ -83,7 +83,9 @@ describe('MCP OAuth flow end to end with the SDK client', () => {
 
     const url = provider.lastAuthorizationUrl();
     assert.equal(provider.authorizationUrls.length, 1);
-    const meta = (await (await fetch(`${svc.authUrl}/.well-known/oauth-authorization-server`)).json()) as { authorization_endpoint: string };
+    const meta = (await (await fetch(`${svc.authUrl}/.well-known/oauth-authorization-server`)).json()) as {
+      authorization_endpoint: string;
+    };
     assert.equal(`${url.origin}${url.pathname}`, meta.authorization_endpoint, 'the endpoint from the AS metadata');
     const q = url.searchParams;
     assert.equal(q.get('response_type'), 'code');
@@ -98,7 +100,11 @@ describe('MCP OAuth flow end to end with the SDK client', () => {
   });
 
   test('sign-up on the page → code → finishAuth → a new client lists and calls tools as a Free user', async () => {
-    const { callback, pageHtml } = await completeInteraction(provider.lastAuthorizationUrl(), redirectUri, { action: 'signup', email: EMAIL, password: PASSWORD });
+    const { callback, pageHtml } = await completeInteraction(provider.lastAuthorizationUrl(), redirectUri, {
+      action: 'signup',
+      email: EMAIL,
+      password: PASSWORD,
+    });
     assert.match(pageHtml, /Create an account/);
     assert.match(pageHtml, /hpd OAuth flow test/, 'the page names the client');
     assert.equal(callback.searchParams.get('error'), null, callback.href);
@@ -155,7 +161,11 @@ describe('MCP OAuth flow end to end with the SDK client', () => {
   test('an upgrade through the policy API takes effect on the next call with the same token (tier read per request)', async () => {
     await setUserTier(svc.services.store, userId, 'pro', Date.now());
     const { client } = await connect(provider);
-    const plans = (okResult(await call(client, 'search_plans', { zip: '77002', age: 40, per_page: 1 }), 'search_plans')._embedded as { plans: Array<{ id: string }> }).plans;
+    const plans = (
+      okResult(await call(client, 'search_plans', { zip: '77002', age: 40, per_page: 1 }), 'search_plans')._embedded as {
+        plans: Array<{ id: string }>;
+      }
+    ).plans;
     const detail = okResult(await call(client, 'get_plan_details', { plan_id: plans[0]!.id }), 'get_plan_details');
     assert.equal(detail.id, plans[0]!.id);
   });
@@ -168,7 +178,12 @@ describe('MCP OAuth flow end to end with the SDK client', () => {
 
     const metadata = await discoverAuthorizationServerMetadata(svc.authUrl);
     assert.ok(metadata !== undefined);
-    const refreshed = await refreshAuthorization(svc.authUrl, { metadata, clientInformation: provider.clientInformation()!, refreshToken: old.refresh_token!, resource: new URL(svc.mcpUrl) });
+    const refreshed = await refreshAuthorization(svc.authUrl, {
+      metadata,
+      clientInformation: provider.clientInformation()!,
+      refreshToken: old.refresh_token!,
+      resource: new URL(svc.mcpUrl),
+    });
     provider.saveTokens(refreshed);
     assert.notEqual(refreshed.access_token, old.access_token, 'a new access token');
     assert.equal(typeof refreshed.refresh_token, 'string');
@@ -189,7 +204,11 @@ describe('MCP OAuth flow end to end with the SDK client', () => {
     const reuse = await fetch(metadata.token_endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: old.refresh_token!, client_id: provider.clientInformation()!.client_id }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: old.refresh_token!,
+        client_id: provider.clientInformation()!.client_id,
+      }).toString(),
     });
     assert.equal(reuse.status, 400);
     assert.equal(((await reuse.json()) as { error: string }).error, 'invalid_grant');
@@ -199,7 +218,11 @@ describe('MCP OAuth flow end to end with the SDK client', () => {
     const replayed = await fetch(metadata.token_endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshed.refresh_token!, client_id: provider.clientInformation()!.client_id }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: refreshed.refresh_token!,
+        client_id: provider.clientInformation()!.client_id,
+      }).toString(),
     });
     assert.equal(replayed.status, 400, 'the rotated refresh token died with its grant');
     assert.equal(((await replayed.json()) as { error: string }).error, 'invalid_grant');
@@ -212,7 +235,12 @@ describe('MCP OAuth flow end to end with the SDK client', () => {
     const transport = new StreamableHTTPClientTransport(new URL(svc.mcpUrl), { authProvider: second });
     await assert.rejects(client.connect(transport), UnauthorizedError);
 
-    const { callback, pageHtml } = await completeInteraction(second.lastAuthorizationUrl(), redirectUri, { action: 'login', email: EMAIL, password: PASSWORD }, new CookieJar());
+    const { callback, pageHtml } = await completeInteraction(
+      second.lastAuthorizationUrl(),
+      redirectUri,
+      { action: 'login', email: EMAIL, password: PASSWORD },
+      new CookieJar(),
+    );
     assert.match(pageHtml, /Log in/);
     assert.doesNotMatch(pageHtml, /Continue as/, 'a fresh browser is not signed in');
     const code = callback.searchParams.get('code');

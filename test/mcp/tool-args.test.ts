@@ -18,8 +18,17 @@ test('non-finite numbers (1e400 in the JSON) are refused on their argument, list
   const huge = JSON.parse('{"zip":"77002","age":1e400,"income":-1e400,"household_size":1}') as Record<string, unknown>;
   assert.equal(huge.age, Infinity);
   const r = toolArgsToRequest(tool('search_plans'), huge);
-  assert.deepEqual(r, { ok: false, errors: [{ field: 'age', message: 'Number must be finite' }, { field: 'income', message: 'Number must be finite' }] });
-  const ages = toolArgsToRequest(tool('estimate_aptc'), JSON.parse('{"zip":"77002","household_income":1,"household_size":2,"ages":[30,1e400]}') as Record<string, unknown>);
+  assert.deepEqual(r, {
+    ok: false,
+    errors: [
+      { field: 'age', message: 'Number must be finite' },
+      { field: 'income', message: 'Number must be finite' },
+    ],
+  });
+  const ages = toolArgsToRequest(
+    tool('estimate_aptc'),
+    JSON.parse('{"zip":"77002","household_income":1,"household_size":2,"ages":[30,1e400]}') as Record<string, unknown>,
+  );
   assert.deepEqual(ages, { ok: false, errors: [{ field: 'ages.1', message: 'Number must be finite' }] });
 });
 

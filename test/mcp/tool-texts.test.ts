@@ -48,11 +48,30 @@ describe('tool input schemas', () => {
 
 describe('text summaries write money as money', () => {
   test('cents are always two digits, thousands grouped', () => {
-    const search = TOOL_BY_NAME.get('search_plans')!.summarize({ total: 1, zip: '77002', county: 'Harris County', state: 'TX', rating_area: 'Rating Area 10', plan_year: 2025, _embedded: { plans: [{ name: 'P', metal_level: 'silver', premium: 512.3 }] } });
+    const search = TOOL_BY_NAME.get('search_plans')!.summarize({
+      total: 1,
+      zip: '77002',
+      county: 'Harris County',
+      state: 'TX',
+      rating_area: 'Rating Area 10',
+      plan_year: 2025,
+      _embedded: { plans: [{ name: 'P', metal_level: 'silver', premium: 512.3 }] },
+    });
     assert.match(search, /\$512\.30\/month/);
-    const oop = TOOL_BY_NAME.get('estimate_out_of_pocket')!.summarize({ plan_name: 'P', scenario: 'low', estimated_annual_cost: 7147.6, breakdown: { annual_premium: 6147.6, estimated_out_of_pocket: 1000 }, sbc_data_available: false });
+    const oop = TOOL_BY_NAME.get('estimate_out_of_pocket')!.summarize({
+      plan_name: 'P',
+      scenario: 'low',
+      estimated_annual_cost: 7147.6,
+      breakdown: { annual_premium: 6147.6, estimated_out_of_pocket: 1000 },
+      sbc_data_available: false,
+    });
     assert.match(oop, /\$7,147\.60 a year \(\$6,147\.60 premiums \+ \$1,000\.00 out of pocket\)/);
-    const aptc = TOOL_BY_NAME.get('estimate_aptc')!.summarize({ eligible: true, aptc_amount: 250.5, benchmark_premium: 600, household: { expected_monthly_contribution: 349.5, fpl_percentage: 250, applicable_percentage: 4 } });
+    const aptc = TOOL_BY_NAME.get('estimate_aptc')!.summarize({
+      eligible: true,
+      aptc_amount: 250.5,
+      benchmark_premium: 600,
+      household: { expected_monthly_contribution: 349.5, fpl_percentage: 250, applicable_percentage: 4 },
+    });
     assert.match(aptc, /\$250\.50\/month: benchmark \$600\.00\/month minus the expected contribution \$349\.50\/month/);
   });
 });
@@ -74,7 +93,8 @@ describe('tool results through a real MCP server', () => {
     t.after(() => client.close());
     const { tools } = await client.listTools();
     for (const tool of tools) {
-      for (const [name, prop] of Object.entries(propsOf(tool.inputSchema as JsonSchema))) assert.equal(typeof prop.description, 'string', `${tool.name}.${name}`);
+      for (const [name, prop] of Object.entries(propsOf(tool.inputSchema as JsonSchema)))
+        assert.equal(typeof prop.description, 'string', `${tool.name}.${name}`);
     }
   });
 
@@ -90,7 +110,11 @@ describe('tool results through a real MCP server', () => {
       ['list_plan_years', {}, false],
     ];
     for (const [name, args, hasMoney] of calls) {
-      const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ type: string; text: string }>; structuredContent: unknown };
+      const r = (await client.callTool({ name, arguments: args })) as {
+        isError?: boolean;
+        content: Array<{ type: string; text: string }>;
+        structuredContent: unknown;
+      };
       assert.notEqual(r.isError, true, `${name}: ${r.content[0]?.text}`);
       assert.equal(r.content.length, 2, name);
       const [summary, json] = r.content;
@@ -104,7 +128,7 @@ describe('tool results through a real MCP server', () => {
     }
   });
 
-  test("the README describes the result content as it is", () => {
+  test('the README describes the result content as it is', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const mcp = readme.slice(readme.indexOf('## The MCP server'), readme.indexOf('Credentials:', readme.indexOf('## The MCP server')));
     assert.match(mcp.replace(/\s+/g, ' '), /one-line text summary followed by the same JSON as text/);

@@ -19,7 +19,10 @@ describe('health probes on every listener', () => {
 
   it('MCP and the authorization server answer /healthz and /readyz with the REST bodies', async () => {
     const origins = { rest: svc.restUrl, mcp: new URL(svc.mcpUrl).origin, auth: svc.authUrl };
-    const rest = { health: await (await fetch(`${origins.rest}/healthz`)).json(), ready: await (await fetch(`${origins.rest}/readyz`)).json() };
+    const rest = {
+      health: await (await fetch(`${origins.rest}/healthz`)).json(),
+      ready: await (await fetch(`${origins.rest}/readyz`)).json(),
+    };
     assert.deepEqual(rest.health, { status: 'ok' });
     assert.equal((rest.ready as { status: string }).status, 'ready');
     for (const origin of [origins.mcp, origins.auth]) {

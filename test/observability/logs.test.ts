@@ -24,7 +24,11 @@ describe('hpd serve logs (HPD_ACCESS_LOG=full, 2 workers)', () => {
 
   before(async () => {
     const [metricsPort] = (await freePorts(1)) as [number];
-    fx = await prepareServe('hpd-logs-', { userId: 'user-logs', tier: 'pro' }, { HPD_WORKERS: '2', HPD_ACCESS_LOG: 'full', HPD_METRICS_PORT: String(metricsPort) });
+    fx = await prepareServe(
+      'hpd-logs-',
+      { userId: 'user-logs', tier: 'pro' },
+      { HPD_WORKERS: '2', HPD_ACCESS_LOG: 'full', HPD_METRICS_PORT: String(metricsPort) },
+    );
     serve = await spawnServe(fx.env);
   });
   after(() => {
@@ -36,21 +40,48 @@ describe('hpd serve logs (HPD_ACCESS_LOG=full, 2 workers)', () => {
     const rest = `http://127.0.0.1:${fx.restPort}`;
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const r = await fetch(`${rest}/v1/health/plans?zip=77477&age=40&year=2025`, { headers: { authorization: `Bearer ${fx.key}`, connection: 'close' } });
+      const r = await fetch(`${rest}/v1/health/plans?zip=77477&age=40&year=2025`, {
+        headers: { authorization: `Bearer ${fx.key}`, connection: 'close' },
+      });
       assert.equal(r.status, 200);
       ids.push(r.headers.get('x-request-id')!);
     }
     // A key in the query string (not a way to authenticate, but clients try) and a rejected token.
     assert.equal((await fetch(`${rest}/v1/health/zips/77477?api_key=${fx.key}`)).status, 401);
-    assert.equal((await fetch(`http://127.0.0.1:${fx.mcpPort}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' })).status, 401);
-    assert.equal((await fetch(`http://127.0.0.1:${fx.mcpPort}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${fx.key}`, 'content-type': 'application/json' }, body: '{}' })).status, 400);
+    assert.equal(
+      (
+        await fetch(`http://127.0.0.1:${fx.mcpPort}/mcp`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: '{}',
+        })
+      ).status,
+      401,
+    );
+    assert.equal(
+      (
+        await fetch(`http://127.0.0.1:${fx.mcpPort}/mcp`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${fx.key}`, 'content-type': 'application/json' },
+          body: '{}',
+        })
+      ).status,
+      400,
+    );
 
     serve.child.kill('SIGTERM');
     assert.equal(await serve.exited, 0);
     const lines = jsonLines(serve.stdout());
-    for (const l of lines) assert.ok(typeof l.time === 'string' && typeof l.level === 'string' && typeof l.pid === 'number', JSON.stringify(l));
-    assert.ok(lines.some((l) => l.event === 'started' && l.restPort === fx.restPort && l.workers === 2), 'a start line');
-    assert.ok(lines.some((l) => l.event === 'stopped'), 'a stop line');
+    for (const l of lines)
+      assert.ok(typeof l.time === 'string' && typeof l.level === 'string' && typeof l.pid === 'number', JSON.stringify(l));
+    assert.ok(
+      lines.some((l) => l.event === 'started' && l.restPort === fx.restPort && l.workers === 2),
+      'a start line',
+    );
+    assert.ok(
+      lines.some((l) => l.event === 'stopped'),
+      'a stop line',
+    );
     const access = lines.filter((l) => l.log === 'access');
     for (const id of ids) {
       const line = access.find((l) => l.reqId === id);

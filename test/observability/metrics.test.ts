@@ -34,7 +34,9 @@ describe('/metrics (2 REST workers)', () => {
   it('counts 3 searches made on separate connections (spread over both workers) as 3, and passes promtool', async () => {
     const get = (path: string, key?: string): Promise<Response> =>
       // A new connection per request: the acceptor hands connections to the workers in turn.
-      fetch(`${svc.restUrl}${path}`, { headers: { connection: 'close', ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) } });
+      fetch(`${svc.restUrl}${path}`, {
+        headers: { connection: 'close', ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) },
+      });
     for (let i = 0; i < 3; i++) {
       const r = await get('/v1/health/plans?zip=77477&age=40&year=2025', pro);
       assert.equal(r.status, 200, await r.text());

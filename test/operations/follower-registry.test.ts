@@ -20,7 +20,9 @@ import type { AttachProbe } from '../helpers/attach-worker.ts';
 const HOOKS = new URL('../../bin/register-typescript.js', import.meta.url).href;
 const WORKER = new URL('../helpers/attach-worker.ts', import.meta.url);
 
-test('a worker attaches to the opened build: same memory, no file read again, same answers; it follows swaps', { timeout: 120_000 }, async (t) => {
+test('a worker attaches to the opened build: same memory, no file read again, same answers; it follows swaps', {
+  timeout: 120_000,
+}, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hpd-follow-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const root = await buildFixture(dir);

@@ -16,7 +16,9 @@ import { buildFixtureVariant } from '../helpers/fixture-variant.ts';
 const mapped = (file: string): boolean => readFileSync('/proc/self/maps', 'utf8').includes(file);
 const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
-test('a new current build is adopted, the old one closed on the next turn; a damaged one is refused with one line', { timeout: 120_000 }, async (t) => {
+test('a new current build is adopted, the old one closed on the next turn; a damaged one is refused with one line', {
+  timeout: 120_000,
+}, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hpd-live-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const root = await buildFixture(dir);
@@ -63,7 +65,10 @@ test('a new current build is adopted, the old one closed on the next turn; a dam
   assert.equal(refused.refused.length, 1);
   assert.equal(live.current().builds['2025'], a, 'still serving A');
   const line = lines.at(-1)!;
-  assert.match(line, new RegExp(`^hpd: reload: not adopting 2025/${c.slice(0, 12)}: .*tables\\.bin.*; still serving 2025/${a.slice(0, 12)}$`));
+  assert.match(
+    line,
+    new RegExp(`^hpd: reload: not adopting 2025/${c.slice(0, 12)}: .*tables\\.bin.*; still serving 2025/${a.slice(0, 12)}$`),
+  );
   assert.equal(line.includes('\n'), false);
   assert.ok(readdirSync(join(root, '2025')).includes(c));
 });

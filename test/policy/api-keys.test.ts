@@ -34,7 +34,13 @@ test('generateKey: hpd_ + 40 lower-case hex, fresh every time, hash = SHA-256 of
 });
 
 test('KEY_PATTERN rejects look-alikes', () => {
-  for (const bad of ['op_your_api_key_here_1234567890abcdefgh', `hpd_${'A'.repeat(40)}`, `hpd_${'0'.repeat(39)}`, `hpd_${'0'.repeat(41)}`, ` hpd_${'0'.repeat(40)}`]) {
+  for (const bad of [
+    'op_your_api_key_here_1234567890abcdefgh',
+    `hpd_${'A'.repeat(40)}`,
+    `hpd_${'0'.repeat(39)}`,
+    `hpd_${'0'.repeat(41)}`,
+    ` hpd_${'0'.repeat(40)}`,
+  ]) {
     assert.doesNotMatch(bad, KEY_PATTERN, bad);
   }
 });
@@ -56,7 +62,12 @@ test('createKey without a user creates one with the tier and stores only the has
     last_used_at: null,
     revoked_at: null,
   });
-  assert.deepEqual(store.getUser(created.record.user_id), { id: created.record.user_id, tier: 'pro', created_at: '2026-11-20T12:00:00.000Z', updated_at: '2026-11-20T12:00:00.000Z' });
+  assert.deepEqual(store.getUser(created.record.user_id), {
+    id: created.record.user_id,
+    tier: 'pro',
+    created_at: '2026-11-20T12:00:00.000Z',
+    updated_at: '2026-11-20T12:00:00.000Z',
+  });
   assert.deepEqual(store.getKeyByHash(hashKey(created.plaintext)), created.record);
   assert.ok(!JSON.stringify(created.record).includes(created.plaintext.slice(4)));
 });
@@ -120,8 +131,14 @@ test('listKeys and listUsers are oldest first, revoked keys included', async (t)
   const b = await createKey(store, { tier: 'free', userId: 'b', now: NOW + 10 });
   const a = await createKey(store, { tier: 'pro', userId: 'a', now: NOW });
   await revokeKey(store, a.record.id, NOW + 20);
-  assert.deepEqual(listKeys(store).map((k) => k.id), [a.record.id, b.record.id]);
-  assert.deepEqual(listUsers(store).map((u) => u.id), ['a', 'b']);
+  assert.deepEqual(
+    listKeys(store).map((k) => k.id),
+    [a.record.id, b.record.id],
+  );
+  assert.deepEqual(
+    listUsers(store).map((u) => u.id),
+    ['a', 'b'],
+  );
 });
 
 test('setUserTier creates, changes and leaves alone', async (t) => {

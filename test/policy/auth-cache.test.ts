@@ -56,7 +56,11 @@ test('the auth cache serves repeats from memory and stays exact: revocations (al
   // Revocation by the CLI in another process.
   // Asynchronously, as a server keeps turning its event loop while an operator runs the CLI.
   await promisify(execFile)(process.execPath, [HPD, 'keys', 'revoke', record.id], { env: { ...process.env, HPD_STATE_DIR: dir } });
-  assert.deepEqual(cache.authenticate(header, now), { ok: false, reason: 'invalid' }, 'revoked from another process: refused on the next request');
+  assert.deepEqual(
+    cache.authenticate(header, now),
+    { ok: false, reason: 'invalid' },
+    'revoked from another process: refused on the next request',
+  );
   assert.deepEqual(cache.authenticate('Bearer nope', now), { ok: false, reason: 'invalid' });
 });
 

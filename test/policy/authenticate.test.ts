@@ -90,7 +90,8 @@ test('a valid key authenticates with any capitalisation of the scheme', async (t
   const { store } = setup(t);
   const { plaintext, record } = await createKey(store, { tier: 'pro', userId: 'usr_1', now: NOW });
   const expected = { ok: true, userId: 'usr_1', tier: 'pro', keyId: record.id };
-  for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) assert.deepEqual(authenticate(`${scheme} ${plaintext}`, store, NOW), expected);
+  for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR'])
+    assert.deepEqual(authenticate(`${scheme} ${plaintext}`, store, NOW), expected);
   assert.equal(bearerToken(`bearer ${plaintext}`), plaintext);
   assert.equal(classifyBearer(plaintext), 'api_key');
 });

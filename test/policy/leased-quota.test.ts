@@ -38,7 +38,10 @@ test('Free across 3 holders: 150 concurrent requests, exactly 100 succeed, sprea
   const allowed = results.filter((d) => d.allowed);
   assert.equal(allowed.length, 100);
   const perHolder = [0, 1, 2].map((k) => results.filter((d, i) => d.allowed && i % 3 === k).length);
-  assert.ok(perHolder.every((n) => n > 0), `spread: ${perHolder}`);
+  assert.ok(
+    perHolder.every((n) => n > 0),
+    `spread: ${perHolder}`,
+  );
   assert.equal(Number(await h.links[0]!.client.hget(quotaKey(today()), 'usr_free')), 100);
   // Refused afterwards everywhere, with the reset time.
   const after = await h.quotas[1]!.consume('usr_free', 'free');
@@ -46,7 +49,9 @@ test('Free across 3 holders: 150 concurrent requests, exactly 100 succeed, sprea
   assert.ok(after.retryAfterSeconds > 0);
 });
 
-test('Pro across 4 holders until refused: never above the limit, never refused below limit − 0.5 %; blocks mostly local', { timeout: 60_000 }, async (t) => {
+test('Pro across 4 holders until refused: never above the limit, never refused below limit − 0.5 %; blocks mostly local', {
+  timeout: 60_000,
+}, async (t) => {
   const redis = await startTestRedis();
   t.after(() => redis.close());
   const h = await holders(redis, 4);
@@ -70,7 +75,10 @@ test('Pro across 4 holders until refused: never above the limit, never refused b
     }
   }
   assert.ok(allowed <= limit, `${allowed} > ${limit}`);
-  assert.ok(Math.min(...refusedAt) >= limit - slack, `first refusal after ${Math.min(...refusedAt)} successes (limit ${limit}, slack ${slack})`);
+  assert.ok(
+    Math.min(...refusedAt) >= limit - slack,
+    `first refusal after ${Math.min(...refusedAt)} successes (limit ${limit}, slack ${slack})`,
+  );
   assert.ok(waited < allowed / 5, `${waited} of ${allowed} requests waited on Redis`);
 });
 

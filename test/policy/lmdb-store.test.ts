@@ -52,11 +52,15 @@ function runChild(code: string, env: Record<string, string>): Promise<{ code: nu
     const store = await import(${JSON.stringify(new URL('../../src/policy/lmdb-store.ts', import.meta.url).href)});
     const keys = await import(${JSON.stringify(new URL('../../src/policy/api-keys.ts', import.meta.url).href)});
   `;
-  const child = spawn(process.execPath, ['--import', join(ROOT, 'bin/register-typescript.js'), '--input-type=module', '-e', prelude + code], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', join(ROOT, 'bin/register-typescript.js'), '--input-type=module', '-e', prelude + code],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
   return new Promise((resolve, reject) => {
@@ -107,7 +111,10 @@ test('updateKey is a read-modify-write: undefined for unknown ids, unchanged whe
   const updated = await store.updateKey(rec.id, (k) => ({ ...k, label: 'renamed' }));
   assert.equal(updated?.label, 'renamed');
   assert.equal(store.getKey(rec.id)?.label, 'renamed');
-  await assert.rejects(store.updateKey(rec.id, (k) => ({ ...k, hash: 'other' })), /must not change/);
+  await assert.rejects(
+    store.updateKey(rec.id, (k) => ({ ...k, hash: 'other' })),
+    /must not change/,
+  );
 });
 
 test('users round-trip, updateUser inserts and updates', async (t) => {
@@ -118,7 +125,13 @@ test('users round-trip, updateUser inserts and updates', async (t) => {
   await store.putUser({ id: 'usr_a', tier: 'free', created_at: 'b', updated_at: 'b', email: 'a@example.com' });
   assert.equal(store.getUser('usr_a')?.email, 'a@example.com');
   assert.equal(store.getUser('usr_c'), undefined);
-  assert.deepEqual(store.listUsers().map((u) => u.id).sort(), ['usr_a', 'usr_b']);
+  assert.deepEqual(
+    store
+      .listUsers()
+      .map((u) => u.id)
+      .sort(),
+    ['usr_a', 'usr_b'],
+  );
 });
 
 test('counters are per day, saves merge per user, and days older than yesterday are pruned', async (t) => {
@@ -126,9 +139,21 @@ test('counters are per day, saves merge per user, and days older than yesterday 
   const store = openStore(defer, tempDir(defer, 'hpd-state-'));
   await store.saveCounters('2026-11-18', new Map([['usr_a', 5]]));
   await store.saveCounters('2026-11-19', new Map([['usr_a', 7]]));
-  await store.saveCounters('2026-11-20', new Map([['usr_a', 1], ['usr_b', 2]]));
+  await store.saveCounters(
+    '2026-11-20',
+    new Map([
+      ['usr_a', 1],
+      ['usr_b', 2],
+    ]),
+  );
   await store.saveCounters('2026-11-20', new Map([['usr_a', 3]]));
-  assert.deepEqual(store.loadCounters('2026-11-20'), new Map([['usr_a', 3], ['usr_b', 2]]));
+  assert.deepEqual(
+    store.loadCounters('2026-11-20'),
+    new Map([
+      ['usr_a', 3],
+      ['usr_b', 2],
+    ]),
+  );
   assert.deepEqual(store.loadCounters('2026-11-19'), new Map([['usr_a', 7]]));
   assert.deepEqual(store.loadCounters('2026-11-18'), new Map(), 'two days before the saved day is pruned');
   assert.deepEqual(store.loadCounters('2026-11-21'), new Map());

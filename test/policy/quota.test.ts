@@ -57,7 +57,10 @@ test('limit 3: three calls allowed, the fourth refused with remaining 0, and the
   const clock = clockAt('2026-11-20T10:00:00.000Z');
   const quota = DailyQuota.open(store, LIMITS, clock.now);
   defer(() => quota.close());
-  assert.deepEqual([1, 2, 3].map(() => quota.consume('usr_a', 'free').remaining), [2, 1, 0]);
+  assert.deepEqual(
+    [1, 2, 3].map(() => quota.consume('usr_a', 'free').remaining),
+    [2, 1, 0],
+  );
   const refused = quota.consume('usr_a', 'free');
   assert.equal(refused.allowed, false);
   assert.equal(refused.limit, 3);
@@ -95,7 +98,10 @@ test('resetEpochSeconds is the next 00:00 UTC and retryAfterSeconds the whole se
   clock.set('2026-11-20T15:19:26.400Z');
   assert.equal(quota.consume('usr_a', 'free').retryAfterSeconds, 31_234, '31233.6 s rounds up');
   clock.set('2026-11-20T00:00:00.000Z');
-  assert.deepEqual([quota.peek('usr_a', 'free').resetEpochSeconds, quota.peek('usr_a', 'free').retryAfterSeconds], [NEXT_MIDNIGHT_S, 86_400]);
+  assert.deepEqual(
+    [quota.peek('usr_a', 'free').resetEpochSeconds, quota.peek('usr_a', 'free').retryAfterSeconds],
+    [NEXT_MIDNIGHT_S, 86_400],
+  );
 });
 
 test('the counter resets at midnight UTC: 23:59:59.999 refused, 00:00:00.000 the next day allowed', (t) => {
@@ -110,7 +116,13 @@ test('the counter resets at midnight UTC: 23:59:59.999 refused, 00:00:00.000 the
   assert.deepEqual(before, { allowed: false, limit: 3, remaining: 0, resetEpochSeconds: NEXT_MIDNIGHT_S, retryAfterSeconds: 1 });
   clock.set('2026-11-21T00:00:00.000Z');
   const after = quota.consume('usr_a', 'free');
-  assert.deepEqual(after, { allowed: true, limit: 3, remaining: 2, resetEpochSeconds: NEXT_MIDNIGHT_S + 86_400, retryAfterSeconds: 86_400 });
+  assert.deepEqual(after, {
+    allowed: true,
+    limit: 3,
+    remaining: 2,
+    resetEpochSeconds: NEXT_MIDNIGHT_S + 86_400,
+    retryAfterSeconds: 86_400,
+  });
 });
 
 test('counts survive closing and reopening the store (a restart)', async (t) => {
@@ -183,7 +195,15 @@ test('the save timer runs only while there are unsaved changes, batching a burst
   quota.consume('usr_b', 'pro');
   quota.consume('usr_a', 'free');
   await until(() => saves.length > 0);
-  assert.deepEqual(saves, [['2026-11-20', new Map([['usr_a', 2], ['usr_b', 1]])]]);
+  assert.deepEqual(saves, [
+    [
+      '2026-11-20',
+      new Map([
+        ['usr_a', 2],
+        ['usr_b', 1],
+      ]),
+    ],
+  ]);
   await sleep(100);
   assert.equal(saves.length, 1, 'idle again: no periodic saves');
   quota.consume('usr_a', 'free');
@@ -199,7 +219,10 @@ test('a failed background save is reported and retried with the latest counts', 
     saveCounters: (day, entries) => (failures-- > 0 ? Promise.reject(new Error('disk full')) : real.saveCounters(day, entries)),
   });
   const errors: unknown[] = [];
-  const quota = DailyQuota.open(store, LIMITS, clockAt('2026-11-20T10:00:00.000Z').now, { flushDelayMs: 20, onFlushError: (e) => errors.push(e) });
+  const quota = DailyQuota.open(store, LIMITS, clockAt('2026-11-20T10:00:00.000Z').now, {
+    flushDelayMs: 20,
+    onFlushError: (e) => errors.push(e),
+  });
   defer(() => quota.close());
   quota.consume('usr_a', 'free');
   await until(() => errors.length > 0);
@@ -215,11 +238,18 @@ test('daily limits (serveConfig): defaults, overrides, and errors naming the var
   assert.deepEqual(DEFAULT_DAILY_LIMITS, { free: 100, pro: 10_000, enterprise: 100_000 });
   assert.deepEqual(dailyLimits({ HPD_QUOTA_ENTERPRISE: '250000', HPD_QUOTA_FREE: '' }), { free: 100, pro: 10_000, enterprise: 250_000 });
   for (const bad of ['0', '-1', '1.5', '1e3', 'abc', ' 5', '0x10', '99999999999999999999']) {
-    assert.throws(() => dailyLimits({ HPD_QUOTA_PRO: bad }), (err: Error) => err.message.includes('HPD_QUOTA_PRO') && err.message.includes(bad), bad);
+    assert.throws(
+      () => dailyLimits({ HPD_QUOTA_PRO: bad }),
+      (err: Error) => err.message.includes('HPD_QUOTA_PRO') && err.message.includes(bad),
+      bad,
+    );
   }
   assert.deepEqual(TIERS, ['free', 'pro', 'enterprise']);
   assert.ok(TIER_RANK.free < TIER_RANK.pro && TIER_RANK.pro < TIER_RANK.enterprise);
-  assert.deepEqual(TIERS.map((t) => TIER_RANK[t]), [0, 1, 2]);
+  assert.deepEqual(
+    TIERS.map((t) => TIER_RANK[t]),
+    [0, 1, 2],
+  );
 });
 
 test('rateLimitHeaders: the trio with an absolute reset, plus Retry-After only on refusal', () => {

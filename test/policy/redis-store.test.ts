@@ -22,7 +22,10 @@ const until = async (what: string, ok: () => boolean, ms = 2000): Promise<number
   return Date.now() - start;
 };
 
-async function twoStores(redis: TestRedis, graceMs?: number): Promise<{ a: StateStore; b: StateStore; links: RedisLink[]; close(): Promise<void> }> {
+async function twoStores(
+  redis: TestRedis,
+  graceMs?: number,
+): Promise<{ a: StateStore; b: StateStore; links: RedisLink[]; close(): Promise<void> }> {
   const links = [await connectRedis(redis.url, { log: () => {} }), await connectRedis(redis.url, { log: () => {} })];
   const a = await openRedisStateStore(links[0]!, { graceMs });
   const b = await openRedisStateStore(links[1]!, { graceMs });
@@ -38,7 +41,9 @@ async function twoStores(redis: TestRedis, graceMs?: number): Promise<{ a: State
   };
 }
 
-test('a key created and revoked through one instance is seen by the other at once; hashes only in Redis', { timeout: 60_000 }, async (t) => {
+test('a key created and revoked through one instance is seen by the other at once; hashes only in Redis', {
+  timeout: 60_000,
+}, async (t) => {
   const redis = await startTestRedis();
   t.after(() => redis.close());
   const s = await twoStores(redis);
@@ -50,7 +55,8 @@ test('a key created and revoked through one instance is seen by the other at onc
   assert.ok(seenIn < 1000, `visible after ${seenIn} ms`);
   assert.equal(authenticate(header, s.b, Date.now()).ok, true);
   // Nothing in Redis holds the plaintext.
-  const dump = JSON.stringify(await s.links[0]!.client.hgetall('hpd:keys')) + JSON.stringify(await s.links[0]!.client.hgetall('hpd:keys-by-hash'));
+  const dump =
+    JSON.stringify(await s.links[0]!.client.hgetall('hpd:keys')) + JSON.stringify(await s.links[0]!.client.hgetall('hpd:keys-by-hash'));
   assert.ok(!dump.includes(created.plaintext) && dump.includes(hashKey(created.plaintext)));
 
   const genBefore = s.a.generation();
@@ -79,7 +85,9 @@ test('updates are compare-and-set: a last-use touch racing a revocation never un
   }
 });
 
-test('Redis unreachable: known keys served within the grace, unknown ones degraded, then unavailable; back: caught up', { timeout: 60_000 }, async (t) => {
+test('Redis unreachable: known keys served within the grace, unknown ones degraded, then unavailable; back: caught up', {
+  timeout: 60_000,
+}, async (t) => {
   const redis = await startTestRedis();
   t.after(() => redis.close());
   const s = await twoStores(redis, 1500);

@@ -17,9 +17,18 @@ import { DEFAULT_DAILY_LIMITS } from '../../src/policy/tiers.ts';
 const HOOKS = new URL('../../bin/register-typescript.js', import.meta.url).href;
 const NOON = Date.parse('2026-11-20T12:00:00Z');
 
-function hammer(descriptor: unknown, userIds: string[], tier: string, count: number, now: number): Promise<{ allowed: number[]; refused: number }> {
+function hammer(
+  descriptor: unknown,
+  userIds: string[],
+  tier: string,
+  count: number,
+  now: number,
+): Promise<{ allowed: number[]; refused: number }> {
   return new Promise((resolve, reject) => {
-    const w = new Worker(new URL('../helpers/quota-worker.ts', import.meta.url), { workerData: { descriptor, userIds, tier, count, now }, execArgv: ['--import', HOOKS] });
+    const w = new Worker(new URL('../helpers/quota-worker.ts', import.meta.url), {
+      workerData: { descriptor, userIds, tier, count, now },
+      execArgv: ['--import', HOOKS],
+    });
     w.once('message', resolve);
     w.once('error', reject);
   });
@@ -38,8 +47,13 @@ function tempStore(t: { after(fn: () => unknown): void }) {
   return { dir, store, closeFirst: (q: SharedDailyQuota) => quotas.push(q) };
 }
 
-for (const [threads, limit, attempts] of [[4, 100, 400], [2, 10_000, 45_000]] as const) {
-  test(`${threads} worker threads and the owner, ${attempts} attempts on one user with a limit of ${limit}: exactly ${limit} allowed`, { timeout: 60_000 }, async (t) => {
+for (const [threads, limit, attempts] of [
+  [4, 100, 400],
+  [2, 10_000, 45_000],
+] as const) {
+  test(`${threads} worker threads and the owner, ${attempts} attempts on one user with a limit of ${limit}: exactly ${limit} allowed`, {
+    timeout: 60_000,
+  }, async (t) => {
     const { store, closeFirst } = tempStore(t);
     const q = SharedDailyQuota.open(store, { ...DEFAULT_DAILY_LIMITS, free: limit }, () => NOON);
     closeFirst(q);
@@ -67,7 +81,9 @@ test('10,000 distinct users across 2 threads: every user counted exactly', { tim
   for (const u of ['user-0', 'user-1', 'user-4242', 'user-9999']) assert.equal(q.peek(u, 'pro').remaining, DEFAULT_DAILY_LIMITS.pro - 6);
 });
 
-test('the owner saves counts within ~50 ms; a restarted owner continues from them; a new UTC day starts at 0', { timeout: 30_000 }, async (t) => {
+test('the owner saves counts within ~50 ms; a restarted owner continues from them; a new UTC day starts at 0', {
+  timeout: 30_000,
+}, async (t) => {
   const { store, closeFirst } = tempStore(t);
   let now = NOON;
   const q = SharedDailyQuota.open(store, { ...DEFAULT_DAILY_LIMITS, free: 5 }, () => now);

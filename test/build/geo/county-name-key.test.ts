@@ -87,8 +87,57 @@ describe('countyNameKey / splitTableKey', () => {
 });
 
 const STATES_AND_DC = new Set([
-  'AL', 'AK', 'AZ', 'AR', 'CA', 'CO', 'CT', 'DE', 'DC', 'FL', 'GA', 'HI', 'ID', 'IL', 'IN', 'IA', 'KS', 'KY', 'LA', 'ME', 'MD', 'MA', 'MI', 'MN', 'MS', 'MO',
-  'MT', 'NE', 'NV', 'NH', 'NJ', 'NM', 'NY', 'NC', 'ND', 'OH', 'OK', 'OR', 'PA', 'RI', 'SC', 'SD', 'TN', 'TX', 'UT', 'VT', 'VA', 'WA', 'WV', 'WI', 'WY',
+  'AL',
+  'AK',
+  'AZ',
+  'AR',
+  'CA',
+  'CO',
+  'CT',
+  'DE',
+  'DC',
+  'FL',
+  'GA',
+  'HI',
+  'ID',
+  'IL',
+  'IN',
+  'IA',
+  'KS',
+  'KY',
+  'LA',
+  'ME',
+  'MD',
+  'MA',
+  'MI',
+  'MN',
+  'MS',
+  'MO',
+  'MT',
+  'NE',
+  'NV',
+  'NH',
+  'NJ',
+  'NM',
+  'NY',
+  'NC',
+  'ND',
+  'OH',
+  'OK',
+  'OR',
+  'PA',
+  'RI',
+  'SC',
+  'SD',
+  'TN',
+  'TX',
+  'UT',
+  'VT',
+  'VA',
+  'WA',
+  'WV',
+  'WI',
+  'WY',
 ]);
 
 describe('loadGeography with the real shared data', () => {
@@ -219,7 +268,7 @@ describe('loadGeography with the real shared data', () => {
     assert.ok(geo.counties.has('46102'));
   });
 
-  it('name-key joins: Richmond city VA → 7, Richmond County VA → 12, Prince George\'s MD → 3, Doña Ana NM → 3', () => {
+  it("name-key joins: Richmond city VA → 7, Richmond County VA → 12, Prince George's MD → 3, Doña Ana NM → 3", () => {
     assert.deepEqual(areaOfCounty('51760'), [7]);
     assert.deepEqual(areaOfCounty('51159'), [12]);
     assert.deepEqual(areaOfCounty('24033'), [3]);
@@ -235,7 +284,10 @@ describe('loadGeography with the real shared data', () => {
       for (const n of a) assert.ok(n >= 1 && n <= 8, `${r.fips}: ${n}`);
     }
     // The hand mapping uses legacy areas 1–6 and 8 (no region is mostly former Tolland County, area 7).
-    assert.deepEqual([...geo.stateAreas.get('CT')!].sort((a, b) => a - b), [1, 2, 3, 4, 5, 6, 8]);
+    assert.deepEqual(
+      [...geo.stateAreas.get('CT')!].sort((a, b) => a - b),
+      [1, 2, 3, 4, 5, 6, 8],
+    );
   });
 
   it('distinct rating areas per state match domain.md §11: TX 27, FL 67 (incl. 22), AK 3, NE 4, MA 7', () => {
@@ -244,7 +296,11 @@ describe('loadGeography with the real shared data', () => {
       const areas = geo.stateAreas.get(st);
       assert.ok(areas, st);
       assert.equal(areas.size, n, st);
-      assert.deepEqual([...areas].sort((a, b) => a - b), Array.from({ length: n }, (_, i) => i + 1), st);
+      assert.deepEqual(
+        [...areas].sort((a, b) => a - b),
+        Array.from({ length: n }, (_, i) => i + 1),
+        st,
+      );
     }
     assert.ok(geo.stateAreas.get('FL')!.has(22));
   });

@@ -192,7 +192,10 @@ describe('loadBenefits', () => {
   });
 
   it('rejects rows of another BusinessYear', async () => {
-    const rows = [...Array.from({ length: 99 }, () => benefitRow(V1, OOP_BENEFITS.primary_care)), benefitRow(V1, OOP_BENEFITS.specialist, { BusinessYear: '2024' })];
+    const rows = [
+      ...Array.from({ length: 99 }, () => benefitRow(V1, OOP_BENEFITS.primary_care)),
+      benefitRow(V1, OOP_BENEFITS.specialist, { BusinessYear: '2024' }),
+    ];
     const { sink, counts, result } = await load(rows, new Set([V1]));
     assert.equal(counts.rowsRejected, 1);
     const d = sink.kept.find((k) => k.severity === 'error')!;

@@ -49,7 +49,21 @@ const PY2025_HEADER =
 type Row = Record<string, string>;
 
 /** A crosswalk row of the edition `s` → `s + 1`; short names (source, target...) are mapped to the year columns. */
-function xRow(s: number, v: { source: string; target: string; fips?: string; zip?: string; level?: string; reason?: string; state?: string; ageOff?: string; targetIssuer?: string; dental?: string }): Row {
+function xRow(
+  s: number,
+  v: {
+    source: string;
+    target: string;
+    fips?: string;
+    zip?: string;
+    level?: string;
+    reason?: string;
+    state?: string;
+    ageOff?: string;
+    targetIssuer?: string;
+    dental?: string;
+  },
+): Row {
   const t = s + 1;
   return {
     State: v.state ?? 'TX',
@@ -164,7 +178,9 @@ describe('loadCrosswalk', () => {
 
   it('maps the discontinued sentinel 00000XX0000000 (and issuer 00000) to null', async () => {
     const { result } = await load(
-      toCsv(header(2025), [xRow(2025, { source: '11111TX0010003', target: '00000XX0000000', targetIssuer: '00000', level: '4', reason: '6' })]),
+      toCsv(header(2025), [
+        xRow(2025, { source: '11111TX0010003', target: '00000XX0000000', targetIssuer: '00000', level: '4', reason: '6' }),
+      ]),
       2025,
     );
     const row = result.plans.get('11111TX0010003')!.rows[0]!;
@@ -195,7 +211,9 @@ describe('loadCrosswalk', () => {
 
   it('keeps reason codes 0, 1, 2, 3, 6, 7, 8, 10 as numbers', async () => {
     const codes = ['0', '1', '2', '3', '6', '7', '8', '10'];
-    const rows = codes.map((c, i) => xRow(2025, { source: `44444TX00400${String(i).padStart(2, '0')}`, target: '44444TX0049999', reason: c, level: '1' }));
+    const rows = codes.map((c, i) =>
+      xRow(2025, { source: `44444TX00400${String(i).padStart(2, '0')}`, target: '44444TX0049999', reason: c, level: '1' }),
+    );
     const { result, sink } = await load(toCsv(header(2025), rows), 2025);
     const got = codes.map((_, i) => result.plans.get(`44444TX00400${String(i).padStart(2, '0')}`)!.rows[0]!.reason_code);
     assert.deepEqual(got, [0, 1, 2, 3, 6, 7, 8, 10]);
@@ -231,7 +249,10 @@ describe('loadCrosswalk', () => {
 
   it('fails on a header without year-suffixed plan columns', async () => {
     const h = header(2025).map((c) => c.replace(/^PlanID_(\d{4})$/, 'PlanID'));
-    await assert.rejects(load(toCsv(h, []), 2025), (err: unknown) => err instanceof FatalBuildError && err.code === DIAGNOSTIC_CODES.missingColumn);
+    await assert.rejects(
+      load(toCsv(h, []), 2025),
+      (err: unknown) => err instanceof FatalBuildError && err.code === DIAGNOSTIC_CODES.missingColumn,
+    );
   });
 
   it('rejects a bad source plan id with its line and column', async () => {
@@ -266,17 +287,31 @@ describe('loadCrosswalk', () => {
   });
 
   it('rejects a blank CrosswalkLevel, as it rejects a blank ReasonForCrosswalk', async () => {
-    const blankReason = await load(toCsv(header(2025), [...filler(2025, 99), xRow(2025, { source: '11111TX0010001', target: '11111TX0010001', reason: '' })]), 2025);
+    const blankReason = await load(
+      toCsv(header(2025), [...filler(2025, 99), xRow(2025, { source: '11111TX0010001', target: '11111TX0010001', reason: '' })]),
+      2025,
+    );
     assert.equal(blankReason.counts.rowsRejected, 1);
     const rows = [...filler(2025, 99), xRow(2025, { source: '11111TX0010001', target: '11111TX0010001', level: '' })];
     const { sink, result, counts } = await load(toCsv(header(2025), rows), 2025);
-    assert.equal(result.plans.get('11111TX0010001')?.rows[0]?.crosswalk_level, undefined, 'blank CrosswalkLevel stored as level 0 (same plan id)');
+    assert.equal(
+      result.plans.get('11111TX0010001')?.rows[0]?.crosswalk_level,
+      undefined,
+      'blank CrosswalkLevel stored as level 0 (same plan id)',
+    );
     assert.equal(counts.rowsRejected, 1);
     assert.equal(sink.kept.find((k) => k.severity === 'error')?.columnName, 'CrosswalkLevel');
   });
 
   it('fails when more than 1 % of the rows are rejected', async () => {
-    const rows = [...filler(2025, 98), xRow(2025, { source: 'bad', target: '11111TX0010001' }), xRow(2025, { source: '11111TX0010001', target: '11111TX0010001', reason: 'x' })];
-    await assert.rejects(load(toCsv(header(2025), rows), 2025), (err: unknown) => err instanceof FatalBuildError && err.code === DIAGNOSTIC_CODES.tooManyRejected);
+    const rows = [
+      ...filler(2025, 98),
+      xRow(2025, { source: 'bad', target: '11111TX0010001' }),
+      xRow(2025, { source: '11111TX0010001', target: '11111TX0010001', reason: 'x' }),
+    ];
+    await assert.rejects(
+      load(toCsv(header(2025), rows), 2025),
+      (err: unknown) => err instanceof FatalBuildError && err.code === DIAGNOSTIC_CODES.tooManyRejected,
+    );
   });
 });

@@ -134,7 +134,10 @@ const col = (name: string): number => OFFICIAL_HEADER.indexOf(name) + 1;
 
 describe('loadPlanAttributes: file layout', () => {
   it('gives identical records whatever the column order', async () => {
-    const data = [...rows(5), planRow(6, { MedicalDrugDeductiblesIntegrated: 'No', MEHBDedInnTier1Individual: '$1,000', DEHBDedInnTier1Individual: '$250' })];
+    const data = [
+      ...rows(5),
+      planRow(6, { MedicalDrugDeductiblesIntegrated: 'No', MEHBDedInnTier1Individual: '$1,000', DEHBDedInnTier1Individual: '$250' }),
+    ];
     const shuffled = [...OFFICIAL_HEADER];
     // Deterministic shuffle (LCG), so a failure reproduces.
     let seed = 7;
@@ -276,7 +279,10 @@ describe('loadPlanAttributes: diagnostics', () => {
     const metals = ['Bronze', 'Expanded Bronze', 'SILVER', 'gold', 'Platinum', 'Catastrophic'];
     const data = metals.map((m, i) => planRow(i + 1, { MetalLevel: m }));
     const { result, sink } = await load(writeFile(toCsv(OFFICIAL_HEADER, data)));
-    assert.deepEqual([...result.variants.values()].map((v) => v.metal_level), ['bronze', 'expanded bronze', 'silver', 'gold', 'platinum', 'catastrophic']);
+    assert.deepEqual(
+      [...result.variants.values()].map((v) => v.metal_level),
+      ['bronze', 'expanded bronze', 'silver', 'gold', 'platinum', 'catastrophic'],
+    );
     assert.equal(sink.errorCount, 0);
   });
 

@@ -132,7 +132,10 @@ describe('loadRates', () => {
       assert.equal(a1[b], (200 + b) * 100, `band ${b}`);
       assert.equal(a10[b], (300 + b) * 100, `band ${b}`);
     }
-    assert.deepEqual([...r.rates.get(PLAN)!.keys()].sort((x, y) => x - y), [1, 10]);
+    assert.deepEqual(
+      [...r.rates.get(PLAN)!.keys()].sort((x, y) => x - y),
+      [1, 10],
+    );
     assert.deepEqual(r.counts, { rowsRead: 102, rowsRejected: 0, rowsIgnored: 0 });
     assert.deepEqual([...r.sourceNames], ['SERFF']);
     assert.equal(r.newestImport, '2024-10-01');

@@ -80,7 +80,11 @@ async function load(content: string, year = 2025) {
 
 describe('loadServiceAreas', () => {
   it('keeps a whole-state row as coverEntireState without counties', async () => {
-    const { areas, sink } = await load(toCsv([saRow({ StateCode: 'AK', IssuerId: '22222', ServiceAreaId: 'AKS001', CoverEntireState: 'Yes', County: '', PartialCounty: '' })]));
+    const { areas, sink } = await load(
+      toCsv([
+        saRow({ StateCode: 'AK', IssuerId: '22222', ServiceAreaId: 'AKS001', CoverEntireState: 'Yes', County: '', PartialCounty: '' }),
+      ]),
+    );
     const sa = areas.get(serviceAreaKey('22222', 'AKS001'));
     assert.ok(sa);
     assert.equal(sa.coverEntireState, true);
@@ -94,15 +98,22 @@ describe('loadServiceAreas', () => {
 
   it('gathers the county rows of one service area, each as a whole county', async () => {
     const { areas } = await load(
-      toCsv([saRow({ County: '26081' }), saRow({ County: '26139' }), saRow({ County: '2005', StateCode: 'AK', IssuerId: '22222', ServiceAreaId: 'AKS002' })]),
+      toCsv([
+        saRow({ County: '26081' }),
+        saRow({ County: '26139' }),
+        saRow({ County: '2005', StateCode: 'AK', IssuerId: '22222', ServiceAreaId: 'AKS002' }),
+      ]),
     );
     const sa = areas.get('11111|MIS001');
     assert.ok(sa);
     assert.equal(sa.coverEntireState, false);
-    assert.deepEqual([...sa.counties], [
-      ['26081', null],
-      ['26139', null],
-    ]);
+    assert.deepEqual(
+      [...sa.counties],
+      [
+        ['26081', null],
+        ['26139', null],
+      ],
+    );
     // County codes are zero-padded to 5 digits.
     assert.deepEqual([...areas.get('22222|AKS002')!.counties.keys()], ['02005']);
   });
@@ -114,7 +125,9 @@ describe('loadServiceAreas', () => {
   });
 
   it('keeps the ZIP list of a partial county ("49070, 49311")', async () => {
-    const { areas, sink } = await load(toCsv([saRow({ County: '26005', PartialCounty: 'Yes', ZipCodes: '49070, 49311', PartialCountyJustification: 'doc.pdf' })]));
+    const { areas, sink } = await load(
+      toCsv([saRow({ County: '26005', PartialCounty: 'Yes', ZipCodes: '49070, 49311', PartialCountyJustification: 'doc.pdf' })]),
+    );
     const zips = areas.get('11111|MIS001')!.counties.get('26005');
     assert.ok(zips instanceof Set);
     assert.deepEqual([...zips].sort(), ['49070', '49311']);
@@ -198,7 +211,10 @@ describe('loadServiceAreas', () => {
 
   it('fails when more than 1 % of the rows are rejected', async () => {
     const rows = [...filler(98), saRow({ County: '26X81' }), saRow({ IssuerId: '123' })];
-    await assert.rejects(load(toCsv(rows)), (err: unknown) => err instanceof FatalBuildError && err.code === DIAGNOSTIC_CODES.tooManyRejected);
+    await assert.rejects(
+      load(toCsv(rows)),
+      (err: unknown) => err instanceof FatalBuildError && err.code === DIAGNOSTIC_CODES.tooManyRejected,
+    );
   });
 
   it('fails on missing required columns, naming them all', async () => {

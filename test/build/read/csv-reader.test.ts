@@ -120,19 +120,38 @@ describe('csvRecords', () => {
     const lf = 'h1,h2\n"a\nb",c\nd,e\n';
     const crlf = 'h1,h2\r\n"a\r\nb",c\r\nd,e\r\n';
     const cr = 'h1,h2\r"a\rb",c\rd,e\r';
-    assert.deepEqual(await parseText(lf), [[1, ['h1', 'h2']], [2, ['a\nb', 'c']], [4, ['d', 'e']]]);
-    assert.deepEqual(await parseText(crlf), [[1, ['h1', 'h2']], [2, ['a\r\nb', 'c']], [4, ['d', 'e']]]);
-    assert.deepEqual(await parseText(cr), [[1, ['h1', 'h2']], [2, ['a\rb', 'c']], [4, ['d', 'e']]]);
+    assert.deepEqual(await parseText(lf), [
+      [1, ['h1', 'h2']],
+      [2, ['a\nb', 'c']],
+      [4, ['d', 'e']],
+    ]);
+    assert.deepEqual(await parseText(crlf), [
+      [1, ['h1', 'h2']],
+      [2, ['a\r\nb', 'c']],
+      [4, ['d', 'e']],
+    ]);
+    assert.deepEqual(await parseText(cr), [
+      [1, ['h1', 'h2']],
+      [2, ['a\rb', 'c']],
+      [4, ['d', 'e']],
+    ]);
   });
 
   it('skips blank lines but counts them', async () => {
     const csv = '\n\r\nh\r\n\r\n\nx\r\r\ny\n\n';
-    assert.deepEqual(await parseText(csv), [[3, ['h']], [6, ['x']], [8, ['y']]]);
+    assert.deepEqual(await parseText(csv), [
+      [3, ['h']],
+      [6, ['x']],
+      [8, ['y']],
+    ]);
   });
 
   it('strips a leading BOM from bytes and from strings, and only at the start', async () => {
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('Id,Name\r\n1,\uFEFFx\r\n')]);
-    assert.deepEqual(plain(await parse([bytes])), [[1, ['Id', 'Name']], [2, ['1', '\uFEFFx']]]);
+    assert.deepEqual(plain(await parse([bytes])), [
+      [1, ['Id', 'Name']],
+      [2, ['1', '\uFEFFx']],
+    ]);
     assert.deepEqual(plain(await parse(['\uFEFFId,Name\n'])), [[1, ['Id', 'Name']]]);
     // A BOM split over two byte chunks.
     assert.deepEqual(plain(await parse([bytes.subarray(0, 1), bytes.subarray(1, 2), bytes.subarray(2)])), [
@@ -142,14 +161,29 @@ describe('csvRecords', () => {
   });
 
   it('emits a last record without a final newline, including an empty last field', async () => {
-    assert.deepEqual(await parseText('a,b\r\n1,2'), [[1, ['a', 'b']], [2, ['1', '2']]]);
-    assert.deepEqual(await parseText('a,b\n1,'), [[1, ['a', 'b']], [2, ['1', '']]]);
-    assert.deepEqual(await parseText('a,b\n1,"q"'), [[1, ['a', 'b']], [2, ['1', 'q']]]);
-    assert.deepEqual(await parseText('a\n""'), [[1, ['a']], [2, ['']]]);
+    assert.deepEqual(await parseText('a,b\r\n1,2'), [
+      [1, ['a', 'b']],
+      [2, ['1', '2']],
+    ]);
+    assert.deepEqual(await parseText('a,b\n1,'), [
+      [1, ['a', 'b']],
+      [2, ['1', '']],
+    ]);
+    assert.deepEqual(await parseText('a,b\n1,"q"'), [
+      [1, ['a', 'b']],
+      [2, ['1', 'q']],
+    ]);
+    assert.deepEqual(await parseText('a\n""'), [
+      [1, ['a']],
+      [2, ['']],
+    ]);
   });
 
   it('returns fields raw, not trimmed', async () => {
-    assert.deepEqual(await parseText(' a , b \n"$9,100 ", x\n'), [[1, [' a ', ' b ']], [2, ['$9,100 ', ' x']]]);
+    assert.deepEqual(await parseText(' a , b \n"$9,100 ", x\n'), [
+      [1, [' a ', ' b ']],
+      [2, ['$9,100 ', ' x']],
+    ]);
   });
 
   it('is lenient with quotes inside unquoted fields and text after a closing quote', async () => {

@@ -128,10 +128,7 @@ describe('openZipCsv', () => {
     corrupt.fill(0xff, 35, 45);
     const file = path.join(dir, 'corrupt.zip');
     fs.writeFileSync(file, corrupt);
-    await assert.rejects(
-      (async () => readAll((await openZipCsv(file)).stream))(),
-      badFormat(/corrupt deflate data|inflate|CRC|bytes/),
-    );
+    await assert.rejects((async () => readAll((await openZipCsv(file)).stream))(), badFormat(/corrupt deflate data|inflate|CRC|bytes/));
 
     const truncated = path.join(dir, 'truncated.zip');
     fs.writeFileSync(truncated, good.subarray(0, good.length - 30));
