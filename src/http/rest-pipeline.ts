@@ -1,0 +1,224 @@
+/**
+ * @module The request pipeline of an operation's route, in the fixed order of api-contract §1.2:
+ * framing and negotiation → authentication → quota → response cache → execute → write.
+ *
+ * Every step is synchronous except the quota, which may have to ask Redis (leased-quota.ts); then the
+ * answer is written later, unless the client left meanwhile.
+ */
+import { OPERATIONS } from '../operations/index.ts';
+import { etagFor, execute, type Operation } from '../operations/operation.ts';
+import type { ProblemSpec } from '../operations/problems.ts';
+import { TIER_RANK, type Tier } from '../policy/tiers.ts';
+import { AuthCache } from '../policy/auth-cache.ts';
+import type { QuotaDecision } from '../policy/quota.ts';
+import { rateLimitHeaders } from '../policy/rate-limit-headers.ts';
+import { RequestMetrics } from '../observability/request-metrics.ts';
+import { acceptsJson, ifNoneMatchMatches, linkHeader } from './conditional.ts';
+import { BODY_NOT_ALLOWED, RATE_LIMITED, UNAUTHORIZED } from './front-problems.ts';
+import { queryPairs } from './query-string.ts';
+import { requestIdFrom } from './request-id.ts';
+import type { ResponseCache } from './response-cache.ts';
+import type { Label, RestFront, ServerConfig } from './rest-front.ts';
+import { toBytes, writeOk, type CachedResponse, type OkReply, type Reply } from './rest-writers.ts';
+import { compileSerializer, fragmentSerializer } from './serializers.ts';
+import type { HttpRequest, HttpResponse } from './uws.ts';
+
+const REALM = 'Bearer realm="health-api"';
+const INVALID_TOKEN = `${REALM}, error="invalid_token", error_description="The API key is missing, malformed, unknown or revoked"`;
+/** The shared state store lost its backend (Redis) and cannot vouch for this credential (state-store.ts). */
+const STATE_UNAVAILABLE: ProblemSpec = { kind: 'unavailable', detail: 'The service cannot verify this API key right now (its shared state store is unreachable). Retry shortly.' };
+const STATE_RETRY_AFTER = '5';
+
+export interface Route {
+  readonly pattern: string;
+  readonly op: Operation<never>;
+  readonly serializer: (body: Record<string, unknown>) => string | Buffer;
+  /** Whether finished 200s are kept in the response cache (the operation is `cacheable`). */
+  readonly cached: boolean;
+  /** The path template counted in /metrics and the access log. */
+  readonly label: Label;
+}
+
+/**
+ * One route per operation, plus the overview table's `/zip/{zip}` spelling of the ZIP lookup
+ * (api-contract §5.7). Collections of plan summaries (search, compare) are written from pre-serialized
+ * plan fragments: ~10× faster than either serializer on a 25-plan page (bench/search.bench.ts), same bytes.
+ */
+export function buildRoutes(): Route[] {
+  const serializerFor = (op: Operation<never>): Route['serializer'] =>
+    '_embedded' in ((op.responseSchema.properties ?? {}) as object) ? fragmentSerializer((b) => JSON.stringify(b)) : compileSerializer(op.responseSchema);
+  const routes: Route[] = OPERATIONS.map((op) => ({
+    pattern: op.path.replace(/\{(\w+)\}/g, ':$1'),
+    op,
+    serializer: serializerFor(op),
+    cached: op.cacheable === true,
+    label: { id: RequestMetrics.routeId('rest', op.path), template: op.path },
+  }));
+  const zipRoute = routes.find((r) => r.op.id === 'lookupZip');
+  if (zipRoute !== undefined) {
+    routes.push({ ...zipRoute, pattern: '/v1/health/zip/:zip', label: { id: RequestMetrics.routeId('rest', '/v1/health/zip/{zip}'), template: '/v1/health/zip/{zip}' } });
+  }
+  return routes;
+}
+
+/** Whether a GET or HEAD request announces a body (any Transfer-Encoding, a Content-Length other than 0). */
+function hasBody(req: HttpRequest): boolean {
+  const length = req.getHeader('content-length');
+  return req.getHeader('transfer-encoding') !== '' || (length !== '' && length !== '0');
+}
+
+/**
+ * Percent-decodes a path parameter. A malformed escape (`%ZZ`) is kept as sent, so validation answers
+ * it (400 for a ZIP, 404 for a plan id); decodeURIComponent would throw inside the uWS handler and
+ * take the whole process down.
+ */
+function decodePathParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** What a request carries past routing, copied out of uWS's request (valid only during the handler). */
+interface Incoming {
+  readonly route: Route;
+  readonly path: string;
+  readonly rawQuery: string;
+  readonly authorization: string;
+  readonly accept: string;
+  readonly ifNoneMatch: string;
+  readonly pathParams: Record<string, string>;
+}
+
+type Answer = Reply | OkReply;
+
+export class OperationPipeline {
+  readonly #front: RestFront;
+  readonly #config: ServerConfig;
+  readonly #auth: AuthCache;
+  readonly #cache: ResponseCache<CachedResponse>;
+  readonly #clock: () => number;
+
+  constructor(front: RestFront, config: ServerConfig, cache: ResponseCache<CachedResponse>) {
+    this.#front = front;
+    this.#config = config;
+    this.#cache = cache;
+    this.#auth = new AuthCache(config.store);
+    this.#clock = config.clock ?? Date.now;
+  }
+
+  /** The uWS handler of GET (`head` false) and HEAD on an operation's route. */
+  handle(route: Route, res: HttpResponse, req: HttpRequest, head: boolean): void {
+    const front = this.#front;
+    const t0 = performance.now();
+    const requestId = requestIdFrom(req.getHeader('x-request-id'));
+    const path = req.getUrl();
+    const method = head ? 'HEAD' : 'GET';
+    if (hasBody(req)) {
+      // Checked before authentication and quota: uWS runs the handler before it rejects a malformed
+      // Content-Length, so this is what keeps such a request from being charged. The connection is
+      // closed because the body's framing cannot be trusted.
+      front.write(res, front.problemReply(BODY_NOT_ALLOWED, path), head, requestId, true);
+      front.observe(route.label, 400, t0, requestId, method, path);
+      return;
+    }
+    const incoming: Incoming = {
+      route,
+      path,
+      rawQuery: req.getQuery() ?? '',
+      authorization: req.getHeader('authorization'),
+      accept: req.getHeader('accept'),
+      ifNoneMatch: req.getHeader('if-none-match'),
+      pathParams: {},
+    };
+    route.op.pathParams.forEach((name, i) => {
+      incoming.pathParams[name] = decodePathParam(req.getParameter(i) ?? '');
+    });
+    const internal = (err: unknown): Reply => {
+      front.onError(err, requestId);
+      return front.problemReply({ kind: 'internal', detail: 'An unexpected error occurred. Quote the X-Request-Id when contacting support.' }, path);
+    };
+    const send = (reply: Answer): void => {
+      if ('response' in reply) writeOk(res, reply, head, requestId, front.draining);
+      else front.write(res, reply, head, requestId);
+      front.observe(route.label, 'response' in reply ? (reply.notModified ? 304 : 200) : reply.status, t0, requestId, method, path);
+    };
+    let reply: Answer | Promise<Answer>;
+    try {
+      reply = this.#respond(incoming);
+    } catch (err) {
+      reply = internal(err);
+    }
+    if (!(reply instanceof Promise)) return send(reply);
+    // Writing to an aborted response would crash uWS.
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    reply.catch(internal).then((r) => {
+      if (!aborted) send(r);
+    });
+  }
+
+  /** Negotiation, authentication and counting, then {@link answer}. */
+  #respond(r: Incoming): Answer | Promise<Answer> {
+    const front = this.#front;
+    const metrics = this.#config.metrics;
+    if (!acceptsJson(r.accept)) return front.problemReply({ kind: 'notAcceptable', detail: 'This resource is available as application/json only.' }, r.path);
+    const who = this.#auth.authenticate(r.authorization, this.#clock());
+    if (!who.ok) {
+      metrics?.authFailed('rest', who.reason);
+      if (who.reason === 'unavailable') return front.problemReply(STATE_UNAVAILABLE, r.path, [['retry-after', STATE_RETRY_AFTER]]);
+      return front.problemReply(UNAUTHORIZED, r.path, [['www-authenticate', who.reason === 'missing' ? REALM : INVALID_TOKEN]]);
+    }
+    const counted = this.#config.quota.consume(who.userId, who.tier);
+    const proceed = (decision: QuotaDecision): Answer => this.#answer(r, who.tier, decision);
+    return counted instanceof Promise ? counted.then(proceed) : proceed(counted);
+  }
+
+  /** A request past authentication and counting: the operation's answer (from the cache when it can). */
+  #answer(r: Incoming, tier: Tier, decision: QuotaDecision): Answer {
+    const { route, path, rawQuery, ifNoneMatch, pathParams } = r;
+    const metrics = this.#config.metrics;
+    const cache = this.#cache;
+    if (!decision.allowed) {
+      metrics?.quotaRefused(tier);
+      return this.#front.problemReply(RATE_LIMITED, path, rateLimitHeaders(decision));
+    }
+    // A cacheable operation's request always gets the same 200 within a build; only the endpoint's
+    // tier depends on the caller, so it is checked before a hit is served. A request text seen before
+    // skips validation; any other is validated and then found by its canonical form.
+    const spelling = route.cached ? `${route.pattern}\u0000${rawQuery}\u0000${route.op.pathParams.length === 0 ? '' : Object.values(pathParams).join('\u0000')}` : '';
+    const hit = route.cached ? cache.bySpelling(spelling) : undefined;
+    if (hit !== undefined && TIER_RANK[tier] >= TIER_RANK[route.op.tier]) {
+      metrics?.cacheLookup(true);
+      return okReply(hit, ifNoneMatch, decision);
+    }
+    // One snapshot for the whole request (src/operations/live-registry.ts).
+    const c = this.#front.ctx;
+    const result = execute(route.op, c, tier, queryPairs(rawQuery), pathParams);
+    if (!result.ok) return this.#front.problemReply(result.problem, path, rateLimitHeaders(decision));
+    if (route.cached) {
+      const known = cache.get(result.canonical, spelling);
+      metrics?.cacheLookup(known !== undefined);
+      if (known !== undefined) return okReply(known, ifNoneMatch, decision);
+    }
+    const etag = etagFor(c.registry.version, result.canonical);
+    const link = linkHeader(result.body._links, this.#front.serviceDesc);
+    const body = toBytes(route.serializer(result.body));
+    const done: CachedResponse = {
+      etag,
+      etagValue: route.cached ? Buffer.from(etag, 'latin1') : etag,
+      linkValue: route.cached ? Buffer.from(link) : link,
+      body,
+      bytes: body.byteLength + etag.length + 2 * link.length,
+    };
+    if (route.cached) cache.set(result.canonical, spelling, done);
+    return okReply(done, ifNoneMatch, decision);
+  }
+}
+
+function okReply(response: CachedResponse, ifNoneMatch: string, quota: QuotaDecision): OkReply {
+  return { response, quota, notModified: ifNoneMatchMatches(ifNoneMatch, response.etag) };
+}

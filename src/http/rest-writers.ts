@@ -1,0 +1,145 @@
+/**
+ * @module The byte-level writers of the REST front: status line, the headers every response carries,
+ * and the body, written in one corked pass (src/http/server.ts describes the front).
+ *
+ * Header names and fixed values of the hot responses are encoded once: uWS copies bytes as they are but
+ * converts every string it is given to UTF-8, on every write.
+ */
+import type { QuotaDecision } from '../policy/quota.ts';
+import { forEachRateLimitHeader } from '../policy/rate-limit-headers.ts';
+import { endWithBody } from './response-writer.ts';
+import type { HttpResponse } from './uws.ts';
+
+export const EXPOSED = 'ETag, Link, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, WWW-Authenticate';
+const CACHE = 'private, no-cache';
+export const JSON_TYPE = 'application/json';
+export const PROBLEM_TYPE = 'application/problem+json';
+
+/** Any response but an operation's 200/304: status, its own headers and a body. */
+export interface Reply {
+  status: number;
+  headers: Array<[string, string]>;
+  body: string | Buffer;
+}
+
+/** A 200 (or 304) of an operation: written header by header, with no intermediate arrays. */
+export interface OkReply {
+  readonly response: CachedResponse;
+  readonly quota: QuotaDecision;
+  readonly notModified: boolean;
+}
+
+/** A finished 200 of an operation: everything but the per-caller headers. */
+export interface CachedResponse {
+  readonly etag: string;
+  /**
+   * ETag and Link as written: bytes for a response kept in a cache (uWS copies bytes as they are but
+   * converts every string it is given to UTF-8, on every hit), strings for one written once.
+   */
+  readonly etagValue: string | Buffer;
+  readonly linkValue: string | Buffer;
+  /** Encoded once: a hit hands uWS bytes, not a string to encode again. */
+  readonly body: Buffer;
+  /** What the response cache counts for it. */
+  readonly bytes: number;
+}
+
+export function toBytes(body: string | Buffer): Buffer {
+  return typeof body === 'string' ? Buffer.from(body) : body;
+}
+
+const STATUS_LINE_OK = '200 OK';
+const STATUS_LINE_NOT_MODIFIED = '304 Not Modified';
+
+const STATUS_LINE: Record<number, string> = {
+  200: STATUS_LINE_OK,
+  304: STATUS_LINE_NOT_MODIFIED,
+  400: '400 Bad Request',
+  401: '401 Unauthorized',
+  402: '402 Payment Required',
+  403: '403 Forbidden',
+  404: '404 Not Found',
+  405: '405 Method Not Allowed',
+  406: '406 Not Acceptable',
+  429: '429 Too Many Requests',
+  500: '500 Internal Server Error',
+  503: '503 Service Unavailable',
+};
+
+/** Header names and fixed values of every 200, encoded once (see {@link CachedResponse}). */
+const B = {
+  requestId: Buffer.from('x-request-id'),
+  allowOrigin: Buffer.from('access-control-allow-origin'),
+  any: Buffer.from('*'),
+  exposeHeaders: Buffer.from('access-control-expose-headers'),
+  exposed: Buffer.from(EXPOSED),
+  contentType: Buffer.from('content-type'),
+  json: Buffer.from(JSON_TYPE),
+  etag: Buffer.from('etag'),
+  cacheControl: Buffer.from('cache-control'),
+  cache: Buffer.from(CACHE),
+  vary: Buffer.from('vary'),
+  authorization: Buffer.from('Authorization'),
+  link: Buffer.from('link'),
+  ok: Buffer.from(STATUS_LINE_OK),
+  notModified: Buffer.from(STATUS_LINE_NOT_MODIFIED),
+} as const;
+
+/** Inside a cork: the status line and the headers every response carries. */
+function writeHead(res: HttpResponse, status: string | Buffer, requestId: string): void {
+  res.writeStatus(status);
+  res.writeHeader(B.requestId, requestId);
+  res.writeHeader(B.allowOrigin, B.any);
+  res.writeHeader(B.exposeHeaders, B.exposed);
+}
+
+/** Inside a cork, after the headers: the body, or none for a 304 and for HEAD (its length instead). */
+function writeBody(res: HttpResponse, status: number, head: boolean, body: string | Buffer, close: boolean): void {
+  // endWithoutBody takes no arguments here: an undefined length reaches the native side as 2^63.
+  if (status === 304) {
+    res.endWithoutBody();
+  } else if (head) {
+    res.writeHeader('content-length', String(Buffer.byteLength(body)));
+    res.endWithoutBody();
+  } else {
+    endWithBody(res, toBytes(body), close);
+  }
+}
+
+/** Writes a {@link Reply}; `close` (draining) adds `Connection: close`. */
+export function writeReply(res: HttpResponse, reply: Reply, head: boolean, requestId: string, close: boolean): void {
+  res.cork(() => {
+    writeHead(res, STATUS_LINE[reply.status] ?? `${reply.status} Unknown`, requestId);
+    for (const [k, v] of reply.headers) res.writeHeader(k, v);
+    writeBody(res, reply.status, head, reply.body, close);
+  });
+}
+
+/** Writes an operation's 200 or 304 from pre-encoded header values. */
+export function writeOk(res: HttpResponse, ok: OkReply, head: boolean, requestId: string, close: boolean): void {
+  const r = ok.response;
+  res.cork(() => {
+    writeHead(res, ok.notModified ? B.notModified : B.ok, requestId);
+    if (!ok.notModified) res.writeHeader(B.contentType, B.json);
+    res.writeHeader(B.etag, r.etagValue);
+    res.writeHeader(B.cacheControl, B.cache);
+    res.writeHeader(B.vary, B.authorization);
+    forEachRateLimitHeader(ok.quota, (k, v) => res.writeHeader(k, v));
+    res.writeHeader(B.link, r.linkValue);
+    writeBody(res, ok.notModified ? 304 : 200, head, r.body, close);
+  });
+}
+
+/** The 204 of a CORS preflight. */
+export function writePreflight(res: HttpResponse, requestId: string): void {
+  res.cork(() => {
+    res.writeStatus('204 No Content');
+    res.writeHeader('x-request-id', requestId);
+    res.writeHeader('access-control-allow-origin', '*');
+    res.writeHeader('access-control-allow-methods', 'GET, HEAD, OPTIONS');
+    res.writeHeader('access-control-allow-headers', 'Authorization, Accept, If-None-Match, Content-Type, X-Request-Id');
+    res.writeHeader('access-control-expose-headers', EXPOSED);
+    res.writeHeader('access-control-max-age', '86400');
+    res.endWithoutBody();
+  });
+}
