@@ -85,8 +85,12 @@ export function registerDocuments(front: RestFront, config: ServerConfig, routes
   plain(front, '/healthz', () => 200, JSON_TYPE, () => healthBody);
   // 'degraded' (Redis lost, known keys still served) stays ready: taking every instance out of a load
   // balancer would turn an outage of Redis into a total one (observability/health-probes.ts).
-  let readyz: ReturnType<typeof readyzAnswer> | undefined;
-  plain(front, '/readyz', () => (readyz = readyzAnswer(readinessOf(front.draining, config.store), front.ctx.registry)).status, JSON_TYPE, () => readyz!.body);
+  let readyz = readyzAnswer(readinessOf(front.draining, config.store), front.ctx.registry);
+  const readyStatus = (): number => {
+    readyz = readyzAnswer(readinessOf(front.draining, config.store), front.ctx.registry);
+    return readyz.status;
+  };
+  plain(front, '/readyz', readyStatus, JSON_TYPE, () => readyz.body);
   registerProblemPages(front);
   const otherLabel = RestFront.labelOf('/*');
   front.on('any', '/*', (res, req) => {

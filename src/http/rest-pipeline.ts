@@ -150,7 +150,10 @@ export class OperationPipeline {
     } catch (err) {
       reply = internal(err);
     }
-    if (!(reply instanceof Promise)) return send(reply);
+    if (!(reply instanceof Promise)) {
+      send(reply);
+      return;
+    }
     // Writing to an aborted response would crash uWS.
     let aborted = false;
     res.onAborted(() => {

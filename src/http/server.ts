@@ -51,6 +51,7 @@ export interface RestServer {
 function capConnections(app: TemplatedApp, name: string, maxConnections: number): void {
   const cap = createConnectionCap(name, maxConnections);
   let openConnections = 0;
+  // biome-ignore lint/suspicious/useIterableCallbackReturn: uWS's connection filter, not Array.prototype.filter
   app.filter((res, change) => {
     openConnections += Number(change);
     if (Number(change) > 0 && openConnections > maxConnections) {
