@@ -212,8 +212,7 @@ export class OperationPipeline {
     const body = toBytes(route.serializer(result.body));
     const done: CachedResponse = {
       etag,
-      etagValue: route.cached ? Buffer.from(etag, 'latin1') : etag,
-      linkValue: route.cached ? Buffer.from(link) : link,
+      link,
       body,
       bytes: body.byteLength + etag.length + 2 * link.length,
     };

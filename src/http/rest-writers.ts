@@ -32,12 +32,8 @@ export interface OkReply {
 /** A finished 200 of an operation: everything but the per-caller headers. */
 export interface CachedResponse {
   readonly etag: string;
-  /**
-   * ETag and Link as written: bytes for a response kept in a cache (uWS copies bytes as they are but
-   * converts every string it is given to UTF-8, on every hit), strings for one written once.
-   */
-  readonly etagValue: string | Buffer;
-  readonly linkValue: string | Buffer;
+  /** The Link header's value. */
+  readonly link: string;
   /** Encoded once: a hit hands uWS bytes, not a string to encode again. */
   readonly body: Buffer;
   /** What the response cache counts for it. */
@@ -73,14 +69,6 @@ const B = {
   any: Buffer.from('*'),
   exposeHeaders: Buffer.from('access-control-expose-headers'),
   exposed: Buffer.from(EXPOSED),
-  contentType: Buffer.from('content-type'),
-  json: Buffer.from(JSON_TYPE),
-  etag: Buffer.from('etag'),
-  cacheControl: Buffer.from('cache-control'),
-  cache: Buffer.from(CACHE),
-  vary: Buffer.from('vary'),
-  authorization: Buffer.from('Authorization'),
-  link: Buffer.from('link'),
   ok: Buffer.from(STATUS_LINE_OK),
   notModified: Buffer.from(STATUS_LINE_NOT_MODIFIED),
 } as const;
@@ -115,18 +103,34 @@ export function writeReply(res: HttpResponse, reply: Reply, head: boolean, reque
   });
 }
 
-/** Writes an operation's 200 or 304 from pre-encoded header values. */
+/**
+ * The fixed text between the per-response values of an operation's 200 (304: without content-type).
+ * uWS writes a header as `name: value\r\n` without looking at the value, so the whole block after
+ * the status line goes in as the value of one `writeHeader` call: the bytes on the wire are those of
+ * twelve calls, and each call it saves crossed into C++ and converted its arguments (the header writes
+ * were ~4.8 µs of a search request's ~114 µs in the load profile). Every value put in the block is
+ * ours and free of CR/LF: the request id (a safe token or a UUID), the ETag, numbers and the Link
+ * header (our base URL and percent-encoded echoes).
+ */
+const AFTER_ID_200 = `\r\naccess-control-allow-origin: *\r\naccess-control-expose-headers: ${EXPOSED}\r\ncontent-type: ${JSON_TYPE}\r\netag: `;
+const AFTER_ID_304 = `\r\naccess-control-allow-origin: *\r\naccess-control-expose-headers: ${EXPOSED}\r\netag: `;
+const AFTER_ETAG = `\r\ncache-control: ${CACHE}\r\nvary: Authorization`;
+
+/** The headers of an operation's 200 or 304 after `x-request-id: `, as one value. */
+function okHeaderBlock(ok: OkReply, requestId: string): string {
+  let block = `${requestId}${ok.notModified ? AFTER_ID_304 : AFTER_ID_200}${ok.response.etag}${AFTER_ETAG}`;
+  forEachRateLimitHeader(ok.quota, (k, v) => {
+    block += `\r\n${k}: ${v}`;
+  });
+  return `${block}\r\nlink: ${ok.response.link}`;
+}
+
+/** Writes an operation's 200 or 304: the status line, one header block, the body. */
 export function writeOk(res: HttpResponse, ok: OkReply, head: boolean, requestId: string, close: boolean): void {
-  const r = ok.response;
   res.cork(() => {
-    writeHead(res, ok.notModified ? B.notModified : B.ok, requestId);
-    if (!ok.notModified) res.writeHeader(B.contentType, B.json);
-    res.writeHeader(B.etag, r.etagValue);
-    res.writeHeader(B.cacheControl, B.cache);
-    res.writeHeader(B.vary, B.authorization);
-    forEachRateLimitHeader(ok.quota, (k, v) => res.writeHeader(k, v));
-    res.writeHeader(B.link, r.linkValue);
-    writeBody(res, ok.notModified ? 304 : 200, head, r.body, close);
+    res.writeStatus(ok.notModified ? B.notModified : B.ok);
+    res.writeHeader(B.requestId, okHeaderBlock(ok, requestId));
+    writeBody(res, ok.notModified ? 304 : 200, head, ok.response.body, close);
   });
 }
 
