@@ -103,6 +103,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     workers,
     watchBuilds: c.watchBuilds,
     responseCacheBytes: c.responseCacheBytes,
+    searchCacheBytes: c.searchCacheBytes,
     drainMs,
     redisUrl: c.redisUrl,
     redisGraceMs: c.redisGraceMs,

@@ -54,6 +54,8 @@ export interface ServicesConfig {
   readonly restMaxConnections?: number;
   /** Byte budget of the REST response cache (default DEFAULT_RESPONSE_CACHE_BYTES). */
   readonly responseCacheBytes?: number;
+  /** Byte budget of the REST search cache, per thread (default DEFAULT_SEARCH_CACHE_BYTES). */
+  readonly searchCacheBytes?: number;
   /** Watch the builds root and adopt newly published builds (default true). */
   readonly watchBuilds?: boolean;
   /** REST worker threads; 0 (the default here) serves REST from this thread. `hpd serve` defaults to the cores. */
@@ -159,6 +161,7 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
           upgradeUrl: c.upgradeUrl,
           limits: c.limits,
           responseCacheBytes: c.responseCacheBytes,
+          searchCacheBytes: c.searchCacheBytes,
           quota: shared?.descriptor() ?? null,
           redisUrl: c.redisUrl,
           redisGraceMs: c.redisGraceMs,
@@ -185,6 +188,7 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
         clock: c.clock,
         maxConnections: c.restMaxConnections,
         responseCacheBytes: c.responseCacheBytes,
+        searchCacheBytes: c.searchCacheBytes,
         metrics,
         accessLog,
         onError: (err, requestId) => {

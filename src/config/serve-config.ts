@@ -25,6 +25,7 @@ export interface ServeConfig {
   readonly maxConnections: number;
   readonly restMaxConnections: number;
   readonly responseCacheBytes: number;
+  readonly searchCacheBytes: number;
   readonly drainMs: number;
   readonly watchBuilds: boolean;
   readonly limits: Readonly<Record<Tier, number>>;
@@ -80,6 +81,7 @@ export function serveConfig(env: NodeJS.ProcessEnv = process.env, overrides: Ser
     maxConnections: v.maxConnections,
     restMaxConnections: v.restMaxConnections,
     responseCacheBytes: Math.round(v.responseCacheMb * 1024 * 1024),
+    searchCacheBytes: Math.round(v.searchCacheMb * 1024 * 1024),
     drainMs: Math.round(v.drainSeconds * 1000),
     watchBuilds: v.watchBuilds,
     limits: Object.freeze({ free: v.quotaFree, pro: v.quotaPro, enterprise: v.quotaEnterprise }),

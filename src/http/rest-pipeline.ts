@@ -19,7 +19,7 @@ import { queryPairs } from './query-string.ts';
 import { requestIdFrom } from './request-id.ts';
 import type { ResponseCache } from './response-cache.ts';
 import type { Label, RestFront, ServerConfig } from './rest-front.ts';
-import { toBytes, writeOk, type CachedResponse, type OkReply, type Reply } from './rest-writers.ts';
+import { writeOk, type CachedResponse, type OkReply, type Reply } from './rest-writers.ts';
 import { compileSerializer, fragmentSerializer } from './serializers.ts';
 import type { HttpRequest, HttpResponse } from './uws.ts';
 
@@ -29,12 +29,18 @@ const INVALID_TOKEN = `${REALM}, error="invalid_token", error_description="The A
 const STATE_UNAVAILABLE: ProblemSpec = { kind: 'unavailable', detail: 'The service cannot verify this API key right now (its shared state store is unreachable). Retry shortly.' };
 const STATE_RETRY_AFTER = '5';
 
+/** The route whose pages the search cache keeps. */
+const SEARCH_PATH = '/v1/health/plans';
+
 export interface Route {
   readonly pattern: string;
   readonly op: Operation<never>;
   readonly serializer: (body: Record<string, unknown>) => string | Buffer;
-  /** Whether finished 200s are kept in the response cache (the operation is `cacheable`). */
-  readonly cached: boolean;
+  /**
+   * Which cache keeps finished 200s: 'response' for `cacheable` operations, 'search' for plan search
+   * (its own budget, HPD_SEARCH_CACHE_MB), null for none.
+   */
+  readonly cache: 'response' | 'search' | null;
   /** The path template counted in /metrics and the access log. */
   readonly label: Label;
 }
@@ -51,7 +57,7 @@ export function buildRoutes(): Route[] {
     pattern: op.path.replace(/\{(\w+)\}/g, ':$1'),
     op,
     serializer: serializerFor(op),
-    cached: op.cacheable === true,
+    cache: op.cacheable === true ? 'response' : op.path === SEARCH_PATH ? 'search' : null,
     label: { id: RequestMetrics.routeId('rest', op.path), template: op.path },
   }));
   const zipRoute = routes.find((r) => r.op.id === 'lookupZip');
@@ -97,13 +103,13 @@ export class OperationPipeline {
   readonly #front: RestFront;
   readonly #config: ServerConfig;
   readonly #auth: AuthCache;
-  readonly #cache: ResponseCache<CachedResponse>;
+  readonly #caches: { readonly response: ResponseCache<CachedResponse>; readonly search: ResponseCache<CachedResponse> };
   readonly #clock: () => number;
 
-  constructor(front: RestFront, config: ServerConfig, cache: ResponseCache<CachedResponse>) {
+  constructor(front: RestFront, config: ServerConfig, caches: { readonly response: ResponseCache<CachedResponse>; readonly search: ResponseCache<CachedResponse> }) {
     this.#front = front;
     this.#config = config;
-    this.#cache = cache;
+    this.#caches = caches;
     this.#auth = new AuthCache(config.store);
     this.#clock = config.clock ?? Date.now;
   }
@@ -180,45 +186,57 @@ export class OperationPipeline {
     return counted instanceof Promise ? counted.then(proceed) : proceed(counted);
   }
 
-  /** A request past authentication and counting: the operation's answer (from the cache when it can). */
+  /** A request past authentication and counting: the operation's answer (from a cache when it can). */
   #answer(r: Incoming, tier: Tier, decision: QuotaDecision): Answer {
     const { route, path, rawQuery, ifNoneMatch, pathParams } = r;
-    const metrics = this.#config.metrics;
-    const cache = this.#cache;
     if (!decision.allowed) {
-      metrics?.quotaRefused(tier);
+      this.#config.metrics?.quotaRefused(tier);
       return this.#front.problemReply(RATE_LIMITED, path, rateLimitHeaders(decision));
     }
-    // A cacheable operation's request always gets the same 200 within a build; only the endpoint's
-    // tier depends on the caller, so it is checked before a hit is served. A request text seen before
-    // skips validation; any other is validated and then found by its canonical form.
-    const spelling = route.cached ? `${route.pattern}\u0000${rawQuery}\u0000${route.op.pathParams.length === 0 ? '' : Object.values(pathParams).join('\u0000')}` : '';
-    const hit = route.cached ? cache.bySpelling(spelling) : undefined;
-    if (hit !== undefined && TIER_RANK[tier] >= TIER_RANK[route.op.tier]) {
-      metrics?.cacheLookup(true);
+    const cache = route.cache === null ? null : this.#caches[route.cache];
+    const count = (hit: boolean): void => {
+      if (route.cache === 'search') this.#config.metrics?.searchCacheLookup(hit);
+      else this.#config.metrics?.cacheLookup(hit);
+    };
+    // Within a build a cached request always gets the same 200; what depends on the caller is the tier
+    // (the endpoint's, and search's Pro parameters), so an entry records the lowest tier that has been
+    // allowed to get it and serves no caller below. A request text seen before skips validation; any
+    // other is validated and then found by its canonical form.
+    const spelling = cache?.enabled === true ? `${route.pattern}\u0000${rawQuery}\u0000${route.op.pathParams.length === 0 ? '' : Object.values(pathParams).join('\u0000')}` : '';
+    const hit = cache?.enabled === true ? cache.bySpelling(spelling) : undefined;
+    if (hit !== undefined && TIER_RANK[tier] >= TIER_RANK[hit.tier]) {
+      count(true);
       return okReply(hit, ifNoneMatch, decision);
     }
     // One snapshot for the whole request (src/operations/live-registry.ts).
     const c = this.#front.ctx;
     const result = execute(route.op, c, tier, queryPairs(rawQuery), pathParams);
     if (!result.ok) return this.#front.problemReply(result.problem, path, rateLimitHeaders(decision));
-    if (route.cached) {
-      const known = cache.get(result.canonical, spelling);
-      metrics?.cacheLookup(known !== undefined);
-      if (known !== undefined) return okReply(known, ifNoneMatch, decision);
+    const known = cache?.enabled === true ? cache.get(result.canonical, spelling) : undefined;
+    if (cache?.enabled === true) count(known !== undefined);
+    if (known !== undefined) {
+      if (TIER_RANK[tier] < TIER_RANK[known.tier]) known.tier = tier;
+      return okReply(known, ifNoneMatch, decision);
     }
-    const etag = etagFor(c.registry.version, result.canonical);
-    const link = linkHeader(result.body._links, this.#front.serviceDesc);
-    const body = toBytes(route.serializer(result.body));
-    const done: CachedResponse = {
-      etag,
-      link,
-      body,
-      bytes: body.byteLength + etag.length + 2 * link.length,
-    };
-    if (route.cached) cache.set(result.canonical, spelling, done);
+    const done = finished(route, c.registry.version, result.canonical, result.body, this.#front.serviceDesc, tier, cache?.enabled === true);
+    if (cache?.enabled === true) cache.set(result.canonical, spelling, done);
     return okReply(done, ifNoneMatch, decision);
   }
+}
+
+/**
+ * The 200 of an executed request. `keep`: it goes into a cache, so the body must own its bytes (the
+ * search serializer returns a view of its scratch buffer, valid until its next call).
+ */
+function finished(route: Route, version: string, canonical: string, body: Record<string, unknown>, serviceDesc: string, tier: Tier, keep: boolean): CachedResponse {
+  const etag = etagFor(version, canonical);
+  const link = linkHeader(body._links, serviceDesc);
+  const serialized = route.serializer(body);
+  const bytes = typeof serialized === 'string' ? Buffer.from(serialized) : keep ? Buffer.from(serialized) : serialized;
+  // An endpoint without Pro parameters is open to every caller of its own tier; otherwise only to
+  // callers at least as high as the one who asked, until a lower tier is allowed the same request.
+  const needs = route.op.proParams === undefined ? route.op.tier : tier;
+  return { etag, link, body: bytes, bytes: bytes.byteLength + etag.length + 2 * link.length, tier: needs };
 }
 
 function okReply(response: CachedResponse, ifNoneMatch: string, quota: QuotaDecision): OkReply {

@@ -40,6 +40,7 @@ const server = createRestServer({
   maxConnections: data.maxConnections,
   name: `rest worker ${data.index}`,
   responseCacheBytes: data.responseCacheBytes,
+  searchCacheBytes: data.searchCacheBytes,
   metrics,
   accessLog: logger === undefined ? undefined : createAccessLog(logger, data.accessLog ?? 0),
   onError: (err, requestId) => {

@@ -6,6 +6,7 @@
  * converts every string it is given to UTF-8, on every write.
  */
 import type { QuotaDecision } from '../policy/quota.ts';
+import type { Tier } from '../policy/tiers.ts';
 import { forEachRateLimitHeader } from '../policy/rate-limit-headers.ts';
 import { endWithBody } from './response-writer.ts';
 import type { HttpResponse } from './uws.ts';
@@ -38,6 +39,8 @@ export interface CachedResponse {
   readonly body: Buffer;
   /** What the response cache counts for it. */
   readonly bytes: number;
+  /** The lowest tier allowed to get it (lowered when a lower tier is allowed the same request). */
+  tier: Tier;
 }
 
 export function toBytes(body: string | Buffer): Buffer {

@@ -27,6 +27,9 @@ export const DEFAULT_REST_MAX_CONNECTIONS = 10_000;
 
 export const DEFAULT_RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 
+/** Default budget of the search cache (HPD_SEARCH_CACHE_MB; its description gives the measurement). */
+export const DEFAULT_SEARCH_CACHE_BYTES = 32 * 1024 * 1024;
+
 export interface RestServer {
   /** Listens on `port` (0 = any free port) at `host`; resolves with the port. */
   listen(port: number, host?: string): Promise<number>;
@@ -41,6 +44,8 @@ export interface RestServer {
   close(): Promise<void>;
   /** What the response cache holds: canonical requests and the bytes counted for them. */
   responseCacheStats(): { readonly entries: number; readonly bytes: number };
+  /** The same for the search cache. */
+  searchCacheStats(): { readonly entries: number; readonly bytes: number };
 }
 
 /**
@@ -66,9 +71,11 @@ export function createRestServer(config: ServerConfig): RestServer {
   const app: TemplatedApp = uws.App();
   const front = new RestFront(config, app, live.current());
   const cache = new ResponseCache<CachedResponse>(config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES);
+  // Search requests are many and skewed (a few ZIPs and ages take most of them): least recently used goes first.
+  const searchCache = new ResponseCache<CachedResponse>(config.searchCacheBytes ?? DEFAULT_SEARCH_CACHE_BYTES, { lru: true });
   capConnections(app, config.name ?? 'rest', config.maxConnections ?? DEFAULT_REST_MAX_CONNECTIONS);
   const routes = buildRoutes();
-  const pipeline = new OperationPipeline(front, config, cache);
+  const pipeline = new OperationPipeline(front, config, { response: cache, search: searchCache });
   for (const route of routes) front.route(route.pattern, route.label, (res, req, head) => pipeline.handle(route, res, req, head));
   const documents = registerDocuments(front, config, routes);
   // A new build: new ETags, new bodies. Everything derived from the old snapshot goes with it.
@@ -76,6 +83,7 @@ export function createRestServer(config: ServerConfig): RestServer {
     front.ctx = { registry: next, baseUrl: config.baseUrl };
     documents.onSwap();
     cache.clear();
+    searchCache.clear();
   });
   let listenSocket: us_listen_socket | null = null;
   return {
@@ -90,6 +98,9 @@ export function createRestServer(config: ServerConfig): RestServer {
     },
     responseCacheStats() {
       return { entries: cache.size, bytes: cache.bytes };
+    },
+    searchCacheStats() {
+      return { entries: searchCache.size, bytes: searchCache.bytes };
     },
     drain() {
       front.draining = true;

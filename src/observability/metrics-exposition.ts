@@ -56,6 +56,7 @@ export function createMetricsExposition(s: ExpositionSources): MetricsExposition
         .family('hpd_quota_refusals_total', 'counter', 'Requests refused because the daily quota of the caller\'s tier was used up (REST 429 and MCP tool calls).', r.quotaRefusals)
         .family('hpd_auth_failures_total', 'counter', 'Requests refused by authentication: missing or invalid credential, or state store unavailable.', r.authFailures)
         .family('hpd_response_cache_lookups_total', 'counter', 'REST response-cache lookups of cacheable operations, by result.', r.cacheLookups)
+        .family('hpd_search_cache_lookups_total', 'counter', 'REST search-cache lookups (HPD_SEARCH_CACHE_MB), by result.', r.searchCacheLookups)
         .family('hpd_build_info', 'gauge', 'The build served for each plan year (value always 1).', info)
         .family('hpd_dataset_bytes', 'gauge', 'Shared memory held by each served year\'s data, by part.', bytes);
       const w = s.workers?.();

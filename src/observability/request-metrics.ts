@@ -52,7 +52,8 @@ const ROUTE_SLOTS: readonly RouteSlot[] = FRONTS.flatMap((front) => ROUTES[front
 const QUOTA_BASE = ROUTE_SLOTS.length * ROUTE_CELLS;
 const AUTH_BASE = QUOTA_BASE + TIERS.length;
 const CACHE_BASE = AUTH_BASE + AUTH_FRONTS.length * AUTH_REASONS.length;
-const CELLS = CACHE_BASE + 2;
+/** Response-cache hit and miss, then search-cache hit and miss. */
+const CELLS = CACHE_BASE + 4;
 
 const STATUS_INDEX = new Map<number, number>(STATUSES.map((s, i) => [s, i]));
 const ROUTE_ID = new Map<string, number>(ROUTE_SLOTS.map((r, i) => [`${r.front} ${r.route}`, i]));
@@ -77,6 +78,7 @@ export interface RequestSnapshot {
   readonly quotaRefusals: readonly Sample[];
   readonly authFailures: readonly Sample[];
   readonly cacheLookups: readonly Sample[];
+  readonly searchCacheLookups: readonly Sample[];
 }
 
 export class RequestMetrics {
@@ -127,6 +129,11 @@ export class RequestMetrics {
     this.#cells.add(CACHE_BASE + (hit ? 0 : 1));
   }
 
+  /** A lookup of the search cache (HPD_SEARCH_CACHE_MB), counted apart: its hit rate is a tuning figure. */
+  searchCacheLookup(hit: boolean): void {
+    this.#cells.add(CACHE_BASE + (hit ? 2 : 3));
+  }
+
   /** Every series summed over the threads. Series never used are left out, except the fixed small sets. */
   snapshot(): RequestSnapshot {
     const c = this.#cells;
@@ -157,6 +164,10 @@ export class RequestMetrics {
       cacheLookups: [
         { labels: { result: 'hit' }, value: c.sum(CACHE_BASE) },
         { labels: { result: 'miss' }, value: c.sum(CACHE_BASE + 1) },
+      ],
+      searchCacheLookups: [
+        { labels: { result: 'hit' }, value: c.sum(CACHE_BASE + 2) },
+        { labels: { result: 'miss' }, value: c.sum(CACHE_BASE + 3) },
       ],
     };
   }

@@ -13,7 +13,7 @@ import { serveConfig } from '../../src/config/serve-config.ts';
 import { environmentUsage, markdownTable, TABLE_END, TABLE_START } from '../../src/config/settings-docs.ts';
 import { BENCH_VARIABLES, readSetting, REPO_ROOT, SETTING_KEYS, SETTINGS } from '../../src/config/settings.ts';
 import { DEFAULT_DRAIN_MS, DEFAULT_LISTENER_LIMITS } from '../../src/http/node-listener.ts';
-import { DEFAULT_REST_MAX_CONNECTIONS, DEFAULT_RESPONSE_CACHE_BYTES } from '../../src/http/server.ts';
+import { DEFAULT_REST_MAX_CONNECTIONS, DEFAULT_RESPONSE_CACHE_BYTES, DEFAULT_SEARCH_CACHE_BYTES } from '../../src/http/server.ts';
 import { DEFAULT_REDIS_GRACE_MS } from '../../src/policy/state-backend.ts';
 import { runHpd, type HpdRun } from '../helpers/run-hpd.ts';
 
@@ -65,6 +65,7 @@ test('the declared defaults are the ones the server modules use', () => {
   const c = serveConfig(cleanEnv());
   assert.equal(c.restMaxConnections, DEFAULT_REST_MAX_CONNECTIONS);
   assert.equal(c.responseCacheBytes, DEFAULT_RESPONSE_CACHE_BYTES);
+  assert.equal(c.searchCacheBytes, DEFAULT_SEARCH_CACHE_BYTES);
   assert.equal(c.maxConnections, DEFAULT_LISTENER_LIMITS.maxConnections);
   assert.equal(c.drainMs, DEFAULT_DRAIN_MS);
   assert.equal(c.redisGraceMs, DEFAULT_REDIS_GRACE_MS);
