@@ -54,7 +54,8 @@ try {
   registry.close();
   const urls = join(work, 'urls');
   writeFileSync(urls, `${w.urls.join('\n')}\n`);
-  const env = childEnv({ HPD_DATA_DIR: root, HPD_STATE_DIR: join(work, 'state'), HPD_QUOTA_FREE: QUOTA, HPD_QUOTA_PRO: QUOTA, HPD_QUOTA_ENTERPRISE: QUOTA });
+  // Search pages computed for every request (the issue's uncached figure) unless HPD_SEARCH_CACHE_MB says otherwise.
+  const env = childEnv({ HPD_DATA_DIR: root, HPD_STATE_DIR: join(work, 'state'), HPD_QUOTA_FREE: QUOTA, HPD_QUOTA_PRO: QUOTA, HPD_QUOTA_ENTERPRISE: QUOTA, HPD_SEARCH_CACHE_MB: process.env.HPD_SEARCH_CACHE_MB ?? '0' });
   const made = spawnSync(process.execPath, [join(ROOT, 'bin/hpd.js'), 'keys', 'create', '--tier', 'enterprise'], { cwd: ROOT, env, encoding: 'utf8' });
   if (made.status !== 0) throw new Error(made.stderr);
   const key = made.stdout.trim();
