@@ -13,6 +13,7 @@ import { requestIdFrom } from './request-id.ts';
 import { RestFront, type ServerConfig } from './rest-front.ts';
 import type { Route } from './rest-pipeline.ts';
 import { JSON_TYPE } from './rest-writers.ts';
+import { chooseCoding, compressVariants, type Variants } from './compression.ts';
 import type { HttpRequest, HttpResponse } from './uws.ts';
 
 /** The OpenAPI document of a snapshot; its examples run each operation once (openapi-examples.ts). */
@@ -73,13 +74,38 @@ function registerProblemPages(front: RestFront): void {
 }
 
 /**
+ * `/v1/openapi.json`, identity or compressed (brotli q6 / gzip 9, once per build: compression.ts),
+ * with `Vary: Accept-Encoding`.
+ */
+function registerOpenApi(front: RestFront, document: () => { readonly body: Buffer; readonly variants: Variants }): void {
+  const label = RestFront.labelOf('/v1/openapi.json');
+  front.route('/v1/openapi.json', label, (res, req, head) => {
+    const t0 = performance.now();
+    const requestId = requestIdFrom(req.getHeader('x-request-id'));
+    const doc = document();
+    const coding = chooseCoding(req.getHeader('accept-encoding'), doc.variants);
+    const headers: Array<[string, string]> = [['content-type', JSON_TYPE], ['cache-control', 'no-cache']];
+    if (coding !== null) headers.push(['content-encoding', coding]);
+    headers.push(['vary', 'Accept-Encoding']);
+    front.write(res, { status: 200, headers, body: coding === null ? doc.body : doc.variants[coding]! }, head, requestId);
+    front.observe(label, 200, t0, requestId, head ? 'HEAD' : 'GET', req.getUrl());
+  });
+}
+
+/**
  * Registers every fixed document. Returns what must be forgotten when a new build is served (the
  * OpenAPI document is encoded once per build, when first asked for: a string body would be converted
  * to a fresh buffer on every request).
  */
 export function registerDocuments(front: RestFront, config: ServerConfig, routes: readonly Route[]): { readonly onSwap: () => void } {
-  let openapiBody: Buffer | null = null;
-  plain(front, '/v1/openapi.json', () => 200, JSON_TYPE, () => (openapiBody ??= openApiDocument(config, routes, front.ctx)));
+  let openapi: { readonly body: Buffer; readonly variants: Variants } | null = null;
+  registerOpenApi(front, () => {
+    if (openapi === null) {
+      const body = openApiDocument(config, routes, front.ctx);
+      openapi = { body, variants: compressVariants(body, true) };
+    }
+    return openapi;
+  });
   registerPages(front, config);
   const healthBody = Buffer.from(HEALTH_BODY);
   plain(front, '/healthz', () => 200, JSON_TYPE, () => healthBody);
@@ -102,7 +128,7 @@ export function registerDocuments(front: RestFront, config: ServerConfig, routes
   });
   return {
     onSwap: () => {
-      openapiBody = null;
+      openapi = null;
     },
   };
 }

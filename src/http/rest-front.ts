@@ -30,7 +30,7 @@ export interface ServerConfig {
   readonly onError?: (err: unknown, requestId: string) => void;
   /** Byte budget of the response cache of years, ZIPs, issuers and plan detail; default 64 MiB. */
   readonly responseCacheBytes?: number;
-  /** Byte budget of the search cache (plan search pages by canonical request); 0 turns it off. */
+  /** Byte budget of the search cache (plan search pages by request text); 0 turns it off. */
   readonly searchCacheBytes?: number;
   /** Concurrent connections; further ones are closed as soon as they open. Default 10,000. */
   readonly maxConnections?: number;

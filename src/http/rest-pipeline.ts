@@ -21,6 +21,7 @@ import type { ResponseCache } from './response-cache.ts';
 import type { Label, RestFront, ServerConfig } from './rest-front.ts';
 import { writeOk, type CachedResponse, type OkReply, type Reply } from './rest-writers.ts';
 import { compileSerializer, fragmentSerializer } from './serializers.ts';
+import { chooseCoding, compressVariants, variantBytes } from './compression.ts';
 import type { HttpRequest, HttpResponse } from './uws.ts';
 
 const REALM = 'Bearer realm="health-api"';
@@ -37,8 +38,8 @@ export interface Route {
   readonly op: Operation<never>;
   readonly serializer: (body: Record<string, unknown>) => string | Buffer;
   /**
-   * Which cache keeps finished 200s: 'response' for `cacheable` operations, 'search' for plan search
-   * (its own budget, HPD_SEARCH_CACHE_MB), null for none.
+   * Which cache keeps finished 200s: 'response' for `cacheable` operations (by canonical request),
+   * 'search' for plan search (by request text, its own budget HPD_SEARCH_CACHE_MB), null for none.
    */
   readonly cache: 'response' | 'search' | null;
   /** The path template counted in /metrics and the access log. */
@@ -94,6 +95,7 @@ interface Incoming {
   readonly authorization: string;
   readonly accept: string;
   readonly ifNoneMatch: string;
+  readonly acceptEncoding: string;
   readonly pathParams: Record<string, string>;
 }
 
@@ -136,6 +138,7 @@ export class OperationPipeline {
       authorization: req.getHeader('authorization'),
       accept: req.getHeader('accept'),
       ifNoneMatch: req.getHeader('if-none-match'),
+      acceptEncoding: req.getHeader('accept-encoding'),
       pathParams: {},
     };
     route.op.pathParams.forEach((name, i) => {
@@ -188,7 +191,7 @@ export class OperationPipeline {
 
   /** A request past authentication and counting: the operation's answer (from a cache when it can). */
   #answer(r: Incoming, tier: Tier, decision: QuotaDecision): Answer {
-    const { route, path, rawQuery, ifNoneMatch, pathParams } = r;
+    const { route, path, rawQuery, pathParams } = r;
     if (!decision.allowed) {
       this.#config.metrics?.quotaRefused(tier);
       return this.#front.problemReply(RATE_LIMITED, path, rateLimitHeaders(decision));
@@ -206,21 +209,24 @@ export class OperationPipeline {
     const hit = cache?.enabled === true ? cache.bySpelling(spelling) : undefined;
     if (hit !== undefined && TIER_RANK[tier] >= TIER_RANK[hit.tier]) {
       count(true);
-      return okReply(hit, ifNoneMatch, decision);
+      return okReply(hit, r, decision);
     }
     // One snapshot for the whole request (src/operations/live-registry.ts).
     const c = this.#front.ctx;
     const result = execute(route.op, c, tier, queryPairs(rawQuery), pathParams);
     if (!result.ok) return this.#front.problemReply(result.problem, path, rateLimitHeaders(decision));
-    const known = cache?.enabled === true ? cache.get(result.canonical, spelling) : undefined;
+    // A search page echoes the request as spelled (its self link, `page_size`), so two spellings of one
+    // canonical request can differ in bytes: search pages are kept by spelling alone.
+    const key = route.cache === 'search' ? spelling : result.canonical;
+    const known = cache?.enabled === true && route.cache !== 'search' ? cache.get(key, spelling) : undefined;
     if (cache?.enabled === true) count(known !== undefined);
     if (known !== undefined) {
       if (TIER_RANK[tier] < TIER_RANK[known.tier]) known.tier = tier;
-      return okReply(known, ifNoneMatch, decision);
+      return okReply(known, r, decision);
     }
     const done = finished(route, c.registry.version, result.canonical, result.body, this.#front.serviceDesc, tier, cache?.enabled === true);
-    if (cache?.enabled === true) cache.set(result.canonical, spelling, done);
-    return okReply(done, ifNoneMatch, decision);
+    if (cache?.enabled === true) cache.set(key, spelling, done);
+    return okReply(done, r, decision);
   }
 }
 
@@ -236,9 +242,15 @@ function finished(route: Route, version: string, canonical: string, body: Record
   // An endpoint without Pro parameters is open to every caller of its own tier; otherwise only to
   // callers at least as high as the one who asked, until a lower tier is allowed the same request.
   const needs = route.op.proParams === undefined ? route.op.tier : tier;
-  return { etag, link, body: bytes, bytes: bytes.byteLength + etag.length + 2 * link.length, tier: needs };
+  // Immutable responses kept in the response cache are compressed once, here (compression.ts); search
+  // pages never are.
+  const variants = keep && route.cache === 'response' ? compressVariants(bytes) : null;
+  const size = bytes.byteLength + etag.length + 2 * link.length + (variants === null ? 0 : variantBytes(variants));
+  return { etag, link, body: bytes, bytes: size, tier: needs, variants };
 }
 
-function okReply(response: CachedResponse, ifNoneMatch: string, quota: QuotaDecision): OkReply {
-  return { response, quota, notModified: ifNoneMatchMatches(ifNoneMatch, response.etag) };
+function okReply(response: CachedResponse, r: Incoming, quota: QuotaDecision): OkReply {
+  const notModified = ifNoneMatchMatches(r.ifNoneMatch, response.etag);
+  const coding = notModified || response.variants === null ? null : chooseCoding(r.acceptEncoding, response.variants);
+  return { response, quota, notModified, coding };
 }

@@ -7,6 +7,7 @@
  */
 import type { QuotaDecision } from '../policy/quota.ts';
 import type { Tier } from '../policy/tiers.ts';
+import type { Coding, Variants } from './compression.ts';
 import { forEachRateLimitHeader } from '../policy/rate-limit-headers.ts';
 import { endWithBody } from './response-writer.ts';
 import type { HttpResponse } from './uws.ts';
@@ -28,6 +29,8 @@ export interface OkReply {
   readonly response: CachedResponse;
   readonly quota: QuotaDecision;
   readonly notModified: boolean;
+  /** The coding of the body sent; null: identity. */
+  readonly coding: Coding | null;
 }
 
 /** A finished 200 of an operation: everything but the per-caller headers. */
@@ -41,6 +44,8 @@ export interface CachedResponse {
   readonly bytes: number;
   /** The lowest tier allowed to get it (lowered when a lower tier is allowed the same request). */
   tier: Tier;
+  /** Compressed bodies (compression.ts); null: the route has no codings (no `Vary: Accept-Encoding`). */
+  readonly variants: Variants | null;
 }
 
 export function toBytes(body: string | Buffer): Buffer {
@@ -118,10 +123,13 @@ export function writeReply(res: HttpResponse, reply: Reply, head: boolean, reque
 const AFTER_ID_200 = `\r\naccess-control-allow-origin: *\r\naccess-control-expose-headers: ${EXPOSED}\r\ncontent-type: ${JSON_TYPE}\r\netag: `;
 const AFTER_ID_304 = `\r\naccess-control-allow-origin: *\r\naccess-control-expose-headers: ${EXPOSED}\r\netag: `;
 const AFTER_ETAG = `\r\ncache-control: ${CACHE}\r\nvary: Authorization`;
+const AFTER_ETAG_VARIANTS = `${AFTER_ETAG}, Accept-Encoding`;
 
 /** The headers of an operation's 200 or 304 after `x-request-id: `, as one value. */
 function okHeaderBlock(ok: OkReply, requestId: string): string {
-  let block = `${requestId}${ok.notModified ? AFTER_ID_304 : AFTER_ID_200}${ok.response.etag}${AFTER_ETAG}`;
+  const coding = ok.coding === null ? '' : `\r\ncontent-encoding: ${ok.coding}`;
+  const vary = ok.response.variants === null ? AFTER_ETAG : AFTER_ETAG_VARIANTS;
+  let block = `${requestId}${ok.notModified ? AFTER_ID_304 : AFTER_ID_200}${ok.response.etag}${coding}${vary}`;
   forEachRateLimitHeader(ok.quota, (k, v) => {
     block += `\r\n${k}: ${v}`;
   });
@@ -133,7 +141,8 @@ export function writeOk(res: HttpResponse, ok: OkReply, head: boolean, requestId
   res.cork(() => {
     res.writeStatus(ok.notModified ? B.notModified : B.ok);
     res.writeHeader(B.requestId, okHeaderBlock(ok, requestId));
-    writeBody(res, ok.notModified ? 304 : 200, head, ok.response.body, close);
+    const r = ok.response;
+    writeBody(res, ok.notModified ? 304 : 200, head, ok.coding === null ? r.body : r.variants![ok.coding]!, close);
   });
 }
 
