@@ -10,7 +10,7 @@
  * CPU per request is the requests/s ratio a quiet machine would show. `--unique` makes ours' URL list
  * long (20,000 distinct requests) so that no response cache can help; the ceiling replays 2,000 of them.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -98,6 +98,17 @@ try {
     const after = cpu(s.pid);
     return { rps: run.rps, user: ((after.user - before.user) * 1e6) / run.requests, sys: ((after.sys - before.sys) * 1e6) / run.requests, errors: run.errors.total };
   };
+  // --strace: one extra run of each server under `strace -c -f` (syscall counts per request; slows it).
+  if (argv.includes('--strace')) {
+    for (const [s, port, file] of [[ours, rest, urls], [ceiling, ceilingPort, ceilingUrls]] as const) {
+      const tracer = spawn('strace', ['-c', '-f', '-p', String(s.pid), '-o', join(work, `strace-${s.name}`)], { stdio: 'ignore' });
+      await new Promise((r) => setTimeout(r, 500));
+      const run = await runWrk({ origin: `http://127.0.0.1:${port}`, urlsFile: file, headers: [`Authorization: Bearer ${key}`], connections: 64, durationS: seconds, paceMs: 0, cpu: pin?.generatorCpu ?? null });
+      tracer.kill('SIGINT');
+      await new Promise((r) => tracer.on('exit', r));
+      process.stdout.write(`strace ${s.name}: ${run.requests} requests\n${readFileSync(join(work, `strace-${s.name}`), 'utf8')}\n`);
+    }
+  }
   const rows: string[] = [];
   for (let r = 0; r < reps; r++) {
     const o = await measure(ours, rest, urls);
