@@ -141,9 +141,14 @@ export function writeOk(res: HttpResponse, ok: OkReply, head: boolean, requestId
   res.cork(() => {
     res.writeStatus(ok.notModified ? B.notModified : B.ok);
     res.writeHeader(B.requestId, okHeaderBlock(ok, requestId));
-    const r = ok.response;
-    writeBody(res, ok.notModified ? 304 : 200, head, ok.coding === null ? r.body : r.variants![ok.coding]!, close);
+    writeBody(res, ok.notModified ? 304 : 200, head, bodyOf(ok), close);
   });
+}
+
+/** The bytes of the coding chosen (chooseCoding only picks codings the response has). */
+function bodyOf(ok: OkReply): Buffer {
+  const encoded = ok.coding === null ? undefined : ok.response.variants?.[ok.coding];
+  return encoded ?? ok.response.body;
 }
 
 /** The 204 of a CORS preflight. */
