@@ -42,6 +42,38 @@ function cpu(pid: number): { user: number; sys: number } {
   return { user: Number(f[11]) / 100, sys: Number(f[12]) / 100 };
 }
 
+/**
+ * `--zipf S`: `draws` requests over the distinct URLs, the i-th (in the generator's random order) drawn
+ * with weight 1 / i^S, the realistic mix of a response cache's life (a few ZIPs and ages take most of
+ * it). ZIPs are drawn uniformly by the generator, not by county population (no population table here).
+ */
+function zipfSequence(distinct: readonly string[], s: number, draws: number): string[] {
+  const cdf = new Float64Array(distinct.length);
+  let sum = 0;
+  for (let i = 0; i < distinct.length; i++) cdf[i] = sum += 1 / (i + 1) ** s;
+  let seed = 12345;
+  const rand = (): number => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) / 2 ** 32;
+  };
+  const out: string[] = [];
+  for (let k = 0; k < draws; k++) {
+    const x = rand() * sum;
+    let lo = 0;
+    let hi = distinct.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cdf[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    out.push(distinct[lo]!);
+  }
+  process.stdout.write(`zipf s=${s}: ${draws} requests over ${distinct.length} distinct URLs, ${new Set(out).size} drawn\n`);
+  return out;
+}
+
 const source = await ensureBuild(year, opt('--builds') === undefined ? undefined : resolve(opt('--builds')!), (l) => process.stderr.write(`cpu: ${l}\n`));
 const work = mkdtempSync(join(tmpdir(), 'hpd-cpu-'));
 const root = join(work, 'builds');
@@ -50,22 +82,24 @@ symlinkSync(realpathSync(join(source, String(year), 'current')), join(root, Stri
 const servers: ServerProcess[] = [];
 try {
   const registry = openRegistry(root, BASE_URL, [year]);
-  const w = buildWorkloads(registry.get(year)!, { registry, baseUrl: BASE_URL }, argv.includes('--unique') ? 20_000 : 400).find((x) => x.name === workload)!;
+  const zipf = opt('--zipf') === undefined ? null : Number(opt('--zipf'));
+  const n = zipf !== null ? 120_000 : argv.includes('--unique') ? 20_000 : 400;
+  const w = buildWorkloads(registry.get(year)!, { registry, baseUrl: BASE_URL }, n).find((x) => x.name === workload)!;
   registry.close();
   const urls = join(work, 'urls');
-  writeFileSync(urls, `${w.urls.join('\n')}\n`);
+  writeFileSync(urls, `${(zipf === null ? w.urls : zipfSequence([...new Set(w.urls)], zipf, 400_000)).join('\n')}\n`);
   // Search pages computed for every request (the issue's uncached figure) unless HPD_SEARCH_CACHE_MB says otherwise.
   const env = childEnv({ HPD_DATA_DIR: root, HPD_STATE_DIR: join(work, 'state'), HPD_QUOTA_FREE: QUOTA, HPD_QUOTA_PRO: QUOTA, HPD_QUOTA_ENTERPRISE: QUOTA, HPD_SEARCH_CACHE_MB: process.env.HPD_SEARCH_CACHE_MB ?? '0' });
   const made = spawnSync(process.execPath, [join(ROOT, 'bin/hpd.js'), 'keys', 'create', '--tier', 'enterprise'], { cwd: ROOT, env, encoding: 'utf8' });
   if (made.status !== 0) throw new Error(made.stderr);
   const key = made.stdout.trim();
-  const [rest, mcp, auth, ceilingPort] = (await freePorts(4)) as [number, number, number, number];
+  const [rest, mcp, auth, ceilingPort, metricsPort] = (await freePorts(5)) as [number, number, number, number, number];
   const pin = detectPinning();
   const ours = await spawnServer({
     name: 'ours',
     command: process.execPath,
     args: [join(ROOT, 'bin/hpd.js'), 'serve', '--workers', '0'],
-    env: { ...env, HPD_PORT: String(rest), HPD_MCP_PORT: String(mcp), HPD_AUTH_PORT: String(auth), HPD_BASE_URL: BASE_URL },
+    env: { ...env, HPD_PORT: String(rest), HPD_MCP_PORT: String(mcp), HPD_AUTH_PORT: String(auth), HPD_BASE_URL: BASE_URL, HPD_METRICS_PORT: String(metricsPort) },
     cwd: ROOT,
     port: rest,
     cpu: pin?.serverCpu ?? null,
@@ -113,7 +147,11 @@ try {
   for (let r = 0; r < reps; r++) {
     const o = await measure(ours, rest, urls);
     const c = await measure(ceiling, ceilingPort, ceilingUrls);
-    const line = `rep ${r + 1}: ours ${o.rps.toFixed(0)} req/s, ${o.user.toFixed(1)}+${o.sys.toFixed(1)} µs user+sys/req (errors ${o.errors}); ceiling ${c.rps.toFixed(0)} req/s, ${c.user.toFixed(1)}+${c.sys.toFixed(1)} µs; ratio rps ${(o.rps / c.rps).toFixed(3)}, cpu ${((c.user + c.sys) / (o.user + o.sys)).toFixed(3)}`;
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const count = (result: string): number => Number(metrics.match(new RegExp(`hpd_search_cache_lookups_total\\{result="${result}"\\} (\\d+)`))?.[1] ?? 0);
+    const hits = count('hit');
+    const lookups = hits + count('miss');
+    const line = `rep ${r + 1}: search cache ${lookups === 0 ? 'off' : `hit rate ${((100 * hits) / lookups).toFixed(1)} % so far`}; ours ${o.rps.toFixed(0)} req/s, ${o.user.toFixed(1)}+${o.sys.toFixed(1)} µs user+sys/req (errors ${o.errors}); ceiling ${c.rps.toFixed(0)} req/s, ${c.user.toFixed(1)}+${c.sys.toFixed(1)} µs; ratio rps ${(o.rps / c.rps).toFixed(3)}, cpu ${((c.user + c.sys) / (o.user + o.sys)).toFixed(3)}`;
     rows.push(line);
     process.stdout.write(`${line}\n`);
   }

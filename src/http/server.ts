@@ -27,8 +27,8 @@ export const DEFAULT_REST_MAX_CONNECTIONS = 10_000;
 
 export const DEFAULT_RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 
-/** Default budget of the search cache (HPD_SEARCH_CACHE_MB; its description gives the measurement). */
-export const DEFAULT_SEARCH_CACHE_BYTES = 32 * 1024 * 1024;
+/** Default budget of the search cache: off (HPD_SEARCH_CACHE_MB's description gives the measurement). */
+export const DEFAULT_SEARCH_CACHE_BYTES = 0;
 
 export interface RestServer {
   /** Listens on `port` (0 = any free port) at `host`; resolves with the port. */

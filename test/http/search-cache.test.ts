@@ -25,7 +25,7 @@ describe('search cache', () => {
   let cached: FixtureServer;
   let uncached: FixtureServer;
   before(async () => {
-    cached = await startFixtureServer({ buildsRoot, stateDir: join(dir, 'state-a') });
+    cached = await startFixtureServer({ buildsRoot, stateDir: join(dir, 'state-a'), searchCacheBytes: 32 * 1024 * 1024 });
     uncached = await startFixtureServer({ buildsRoot, stateDir: join(dir, 'state-b'), searchCacheBytes: 0 });
   });
   after(async () => {
@@ -33,12 +33,12 @@ describe('search cache', () => {
     await uncached.close();
   });
 
-  test('a hit answers the computed page: body, ETag and headers, for every spelling', async () => {
+  test('a hit answers the computed page: body, ETag and headers, for every spelling (kept from the second sighting)', async () => {
     const path = '/v1/health/plans?zip=77002&age=40&per_page=2';
     // Spellings of one canonical request: one ETag, but the page echoes the request as spelled (self
     // link, page_size), so each is kept apart.
     const spellings = [path, '/v1/health/plans?per_page=2&age=40&zip=77002', '/v1/health/plans?zip=77002&age=040&page_size=2', `${path}&year=2025`];
-    for (const p of [...spellings, ...spellings]) {
+    for (const p of [...spellings, ...spellings, ...spellings]) {
       const reference = await uncached.get(p);
       const body = await reference.text();
       assert.equal(reference.status, 200);
@@ -69,11 +69,14 @@ describe('search cache', () => {
   test('a page cached for a Pro caller (Pro parameters) is not served to Free', async () => {
     const path = '/v1/health/plans?zip=77002&age=42&sort_by=deductible';
     assert.equal((await cached.get(path, { tier: 'enterprise' })).status, 200);
+    assert.equal((await cached.get(path, { tier: 'enterprise' })).status, 200, 'cached on its second sighting');
+    const before = cached.server.searchCacheStats().entries;
     const free = await cached.get(path, { tier: 'free' });
     assert.equal(free.status, 402);
     const pro = await cached.get(path, { tier: 'pro' });
     assert.equal(pro.status, 200);
     assert.equal((await cached.get(path, { tier: 'free' })).status, 402, 'still not after a Pro caller');
+    assert.ok(before > 0);
   });
 });
 
@@ -81,10 +84,13 @@ test('the search cache stays within its byte budget', { timeout: 60_000 }, async
   const budget = 40_000;
   const s = await startFixtureServer({ buildsRoot, stateDir: join(dir, 'state-c'), searchCacheBytes: budget });
   try {
+    // Each twice: a page is admitted on its second sighting.
     for (let age = 21; age <= 64; age++) {
-      const r = await s.get(`/v1/health/plans?zip=77002&age=${age}`);
-      assert.equal(r.status, 200);
-      await r.arrayBuffer();
+      for (let k = 0; k < 2; k++) {
+        const r = await s.get(`/v1/health/plans?zip=77002&age=${age}`);
+        assert.equal(r.status, 200);
+        await r.arrayBuffer();
+      }
       assert.ok(s.server.searchCacheStats().bytes <= budget, `over budget at age ${age}: ${s.server.searchCacheStats().bytes}`);
     }
     assert.ok(s.server.searchCacheStats().entries > 0);
