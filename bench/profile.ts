@@ -33,7 +33,9 @@ const year = Number(opt('--year') ?? 2025);
 const BASE_URL = 'https://api.bench.test';
 const QUOTA = '1000000000000';
 
-const source = await ensureBuild(year, opt('--builds') === undefined ? undefined : resolve(opt('--builds')!), (l) => process.stderr.write(`profile: ${l}\n`));
+const source = await ensureBuild(year, opt('--builds') === undefined ? undefined : resolve(opt('--builds')!), (l) =>
+  process.stderr.write(`profile: ${l}\n`),
+);
 const buildDir = realpathSync(join(source, String(year), 'current'));
 const work = mkdtempSync(join(tmpdir(), 'hpd-profile-'));
 const profDir = resolve(opt('--out') ?? join(tmpdir(), `hpd-profile-${workload}-${Date.now()}`));
@@ -49,8 +51,20 @@ try {
   registry.close();
   const urls = join(work, 'urls');
   writeFileSync(urls, `${w.urls.join('\n')}\n`);
-  const env = childEnv({ HPD_DATA_DIR: root, HPD_STATE_DIR: join(work, 'state'), HPD_QUOTA_FREE: QUOTA, HPD_QUOTA_PRO: QUOTA, HPD_QUOTA_ENTERPRISE: QUOTA });
-  const made = spawnSync(process.execPath, [join(ROOT, 'bin/hpd.js'), 'keys', 'create', '--tier', 'enterprise'], { cwd: ROOT, env, encoding: 'utf8' });
+  // Search pages computed for every request (the issue's uncached figure) unless HPD_SEARCH_CACHE_MB says otherwise.
+  const env = childEnv({
+    HPD_DATA_DIR: root,
+    HPD_STATE_DIR: join(work, 'state'),
+    HPD_QUOTA_FREE: QUOTA,
+    HPD_QUOTA_PRO: QUOTA,
+    HPD_QUOTA_ENTERPRISE: QUOTA,
+    HPD_SEARCH_CACHE_MB: process.env.HPD_SEARCH_CACHE_MB ?? '0',
+  });
+  const made = spawnSync(process.execPath, [join(ROOT, 'bin/hpd.js'), 'keys', 'create', '--tier', 'enterprise'], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+  });
   if (made.status !== 0) throw new Error(made.stderr);
   const key = made.stdout.trim();
   const [rest, mcp, auth] = (await freePorts(3)) as [number, number, number];
@@ -66,7 +80,15 @@ try {
     readyUrl: `http://127.0.0.1:${rest}/readyz`,
   });
   const load = (durationS: number) =>
-    runWrk({ origin: `http://127.0.0.1:${rest}`, urlsFile: urls, headers: [`Authorization: Bearer ${key}`], connections: 64, durationS, paceMs: 0, cpu: pin?.generatorCpu ?? null });
+    runWrk({
+      origin: `http://127.0.0.1:${rest}`,
+      urlsFile: urls,
+      headers: [`Authorization: Bearer ${key}`],
+      connections: 64,
+      durationS,
+      paceMs: 0,
+      cpu: pin?.generatorCpu ?? null,
+    });
   const warm = await load(2);
   const run = await load(seconds);
   await server.stop(15_000);

@@ -174,7 +174,14 @@ export interface SuiteResult {
     readonly loadavg_start: number[];
     readonly loadavg_end: number[];
   };
-  readonly dataset: { readonly year: number; readonly build_hash: string; readonly plans: number; readonly zips: number; readonly data_source: string; readonly dir: string };
+  readonly dataset: {
+    readonly year: number;
+    readonly build_hash: string;
+    readonly plans: number;
+    readonly zips: number;
+    readonly data_source: string;
+    readonly dir: string;
+  };
   readonly settings: {
     readonly duration_s: number;
     readonly reps: number;
@@ -191,7 +198,12 @@ export interface SuiteResult {
   };
   readonly workloads: WorkloadResult[];
   /** Per process: after start-up (before any load), the largest VmRSS seen after a run, and at the end. */
-  readonly memory: Partial<Record<TargetName, { readonly idle: Memory | null; readonly rss_max_bytes: number; readonly hwm_bytes: number; readonly end: Memory } | null>>;
+  readonly memory: Partial<
+    Record<
+      TargetName,
+      { readonly idle: Memory | null; readonly rss_max_bytes: number; readonly hwm_bytes: number; readonly end: Memory } | null
+    >
+  >;
   readonly ratios: Partial<Record<WorkloadName, { readonly ours_baseline: number | null; readonly ours_ceiling: number | null }>>;
   readonly search_cache: SearchCacheResult;
   readonly checks: Check[];
@@ -214,7 +226,14 @@ export async function ensureBuild(year: number, root: string | undefined, log: (
   const dir = defaultBuildsRoot();
   if (!yearsWithBuilds(dir).includes(year)) {
     log(`no PY${year} build under ${dir}: building the national dataset (about 15 s)`);
-    await buildDataset({ year, root: REPO_ROOT, buildsRoot: dir, cacheDir: cacheRoot(), offline: true, progress: createProgress({ tty: false, quiet: true }) });
+    await buildDataset({
+      year,
+      root: REPO_ROOT,
+      buildsRoot: dir,
+      cacheDir: cacheRoot(),
+      offline: true,
+      progress: createProgress({ tty: false, quiet: true }),
+    });
   }
   return dir;
 }
@@ -240,7 +259,12 @@ function summarizeOpen(runs: readonly WrkRun[]): OpenLoopResult['median'] {
     const of = (k: keyof OpenLoopPercentiles): number => m((r) => r.open_loop![which]![k]);
     return { p50: of('p50'), p99: of('p99'), p999: of('p999'), max: of('max') };
   };
-  return { achieved_rps: m((r) => r.rps), corrected: pick('corrected')!, uncorrected: pick('uncorrected'), errors: runs.reduce((s, r) => s + r.errors.total, 0) };
+  return {
+    achieved_rps: m((r) => r.rps),
+    corrected: pick('corrected')!,
+    uncorrected: pick('uncorrected'),
+    errors: runs.reduce((s, r) => s + r.errors.total, 0),
+  };
 }
 
 /** The search-cache setting as this build declares it (absent until the cache exists). */
@@ -272,12 +296,26 @@ async function prepare(o: SuiteOptions, work: string): Promise<Prepared> {
   try {
     const yd = registry.get(o.year)!;
     const ctx = { registry, baseUrl: BASE_URL };
-    log(`build ${yd.ds.buildHash.slice(0, 12)} (PY${o.year}, ${yd.ds.planCount} plans, ${yd.ds.zipCount} ZIPs, ${yd.ds.manifest.data_source}) from ${buildDir}`);
+    log(
+      `build ${yd.ds.buildHash.slice(0, 12)} (PY${o.year}, ${yd.ds.planCount} plans, ${yd.ds.zipCount} ZIPs, ${yd.ds.manifest.data_source}) from ${buildDir}`,
+    );
     if (o.microTimeMs > 0) log(`micro-benchmarks (tinybench, ${o.microTimeMs} ms per task)`);
     const micro = o.microTimeMs > 0 ? await runMicro(yd, ctx, o.microTimeMs) : [];
     const wanted = (n: WorkloadName): boolean => o.workloads === undefined || o.workloads.includes(n);
-    const workloads = buildWorkloads(yd, ctx, o.urlsPerWorkload, o.realistic !== null && wanted('realistic') ? o.realistic : undefined).filter((w) => wanted(w.name));
-    const dataset = { year: o.year, build_hash: yd.ds.buildHash, plans: yd.ds.planCount, zips: yd.ds.zipCount, data_source: yd.ds.manifest.data_source, dir: buildDir };
+    const workloads = buildWorkloads(
+      yd,
+      ctx,
+      o.urlsPerWorkload,
+      o.realistic !== null && wanted('realistic') ? o.realistic : undefined,
+    ).filter((w) => wanted(w.name));
+    const dataset = {
+      year: o.year,
+      build_hash: yd.ds.buildHash,
+      plans: yd.ds.planCount,
+      zips: yd.ds.zipCount,
+      data_source: yd.ds.manifest.data_source,
+      dir: buildDir,
+    };
     const urlFiles = new Map<WorkloadName, string>();
     for (const w of workloads) {
       const f = join(work, `${w.name}.urls`);
@@ -292,14 +330,26 @@ async function prepare(o: SuiteOptions, work: string): Promise<Prepared> {
 
 /** A key made the way an operator makes one, in the target's state directory. */
 function makeKey(env: NodeJS.ProcessEnv): string {
-  const made = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', 'enterprise', '--label', 'load benchmark'], { cwd: ROOT, env, encoding: 'utf8' });
+  const made = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', 'enterprise', '--label', 'load benchmark'], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+  });
   if (made.status !== 0) throw new Error(`hpd keys create failed: ${made.stderr.trim()}`);
   return made.stdout.trim();
 }
 
 /** The environment of one `hpd serve` target: its own state directory, quotas out of reach. */
 function hpdEnv(name: TargetName, work: string, root: string, extra: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
-  return childEnv({ HPD_DATA_DIR: root, HPD_STATE_DIR: join(work, `state-${name}`), HPD_CACHE_DIR: join(work, 'cache'), HPD_QUOTA_FREE: QUOTA, HPD_QUOTA_PRO: QUOTA, HPD_QUOTA_ENTERPRISE: QUOTA, ...extra });
+  return childEnv({
+    HPD_DATA_DIR: root,
+    HPD_STATE_DIR: join(work, `state-${name}`),
+    HPD_CACHE_DIR: join(work, 'cache'),
+    HPD_QUOTA_FREE: QUOTA,
+    HPD_QUOTA_PRO: QUOTA,
+    HPD_QUOTA_ENTERPRISE: QUOTA,
+    ...extra,
+  });
 }
 
 /**
@@ -308,13 +358,34 @@ function hpdEnv(name: TargetName, work: string, root: string, extra: Readonly<Re
  * configurations are measured by bench/workers.bench.ts. `ports`: REST, MCP, authorization, metrics
  * (the last used only `withMetrics`), found beforehand so that the child starts at once.
  */
-function spawnHpd(o: SuiteOptions, name: TargetName, env: NodeJS.ProcessEnv, ports: readonly number[], cpu: number | null, withMetrics: boolean): Promise<ServerProcess> {
+function spawnHpd(
+  o: SuiteOptions,
+  name: TargetName,
+  env: NodeJS.ProcessEnv,
+  ports: readonly number[],
+  cpu: number | null,
+  withMetrics: boolean,
+): Promise<ServerProcess> {
   const [rest, mcp, auth, metrics] = ports as [number, number, number, number];
   return spawnServer({
     name,
     command: process.execPath,
-    args: [...(o.profileDir !== undefined && name === 'ours' ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`] : []), HPD, 'serve', '--workers', '0'],
-    env: { ...env, HPD_HOST: '127.0.0.1', HPD_PORT: String(rest), HPD_MCP_PORT: String(mcp), HPD_AUTH_PORT: String(auth), HPD_BASE_URL: BASE_URL, ...(withMetrics ? { HPD_METRICS_PORT: String(metrics) } : {}) },
+    args: [
+      ...(o.profileDir !== undefined && name === 'ours' ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`] : []),
+      HPD,
+      'serve',
+      '--workers',
+      '0',
+    ],
+    env: {
+      ...env,
+      HPD_HOST: '127.0.0.1',
+      HPD_PORT: String(rest),
+      HPD_MCP_PORT: String(mcp),
+      HPD_AUTH_PORT: String(auth),
+      HPD_BASE_URL: BASE_URL,
+      ...(withMetrics ? { HPD_METRICS_PORT: String(metrics) } : {}),
+    },
     cwd: ROOT,
     port: rest,
     cpu,
@@ -330,7 +401,9 @@ function spawnHpd(o: SuiteOptions, name: TargetName, env: NodeJS.ProcessEnv, por
  */
 async function cacheLookups(metricsPort: number): Promise<{ hit: number; miss: number }> {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const series = [...text.matchAll(/^(hpd_search_cache_lookups_total|hpd_response_cache_lookups_total)\{([^}]*)\}\s+(\S+)$/gm)].map((m) => ({ family: m[1]!, labels: m[2]!, value: Number(m[3]) }));
+  const series = [...text.matchAll(/^(hpd_search_cache_lookups_total|hpd_response_cache_lookups_total)\{([^}]*)\}\s+(\S+)$/gm)].map(
+    (m) => ({ family: m[1]!, labels: m[2]!, value: Number(m[3]) }),
+  );
   const own = series.filter((x) => x.family === 'hpd_search_cache_lookups_total');
   const labelled = series.filter((x) => /search|"\/v1\/health\/plans"/.test(x.labels));
   const use = own.length > 0 ? own : labelled.length > 0 ? labelled : series;
@@ -358,7 +431,15 @@ export async function runSuite(o: SuiteOptions): Promise<SuiteResult> {
       mode: o.mode,
       started_at: startedAt,
       wall_seconds: (performance.now() - t0) / 1000,
-      machine: { node: process.version, cpus: cpus().length, cpu_model: cpu, pinning, load_generator: `${wrk} (Debian package), 1 thread${wrk2 === null ? '' : '; wrk2 (giltene/wrk2 44a94c1, built from source) for the open-loop runs, 1 thread'}`, loadavg_start: loadStart, loadavg_end: loadavg() },
+      machine: {
+        node: process.version,
+        cpus: cpus().length,
+        cpu_model: cpu,
+        pinning,
+        load_generator: `${wrk} (Debian package), 1 thread${wrk2 === null ? '' : '; wrk2 (giltene/wrk2 44a94c1, built from source) for the open-loop runs, 1 thread'}`,
+        loadavg_start: loadStart,
+        loadavg_end: loadavg(),
+      },
       dataset: prep.dataset,
       settings: {
         duration_s: o.durationS,
@@ -397,7 +478,9 @@ const origin = (port: number): string => `http://127.0.0.1:${port}`;
 /** Step 2: ours, the baseline (its database loaded while ours starts) and, for the realistic workload, ours_cached. */
 async function startTargets(o: SuiteOptions, prep: Prepared, work: string, servers: ServerProcess[], cpu: number | null): Promise<Targets> {
   const cached = prep.workloads.some((w) => w.targets.includes('ours_cached'));
-  o.log(`starting ours (hpd serve, ${SEARCH_CACHE}=0)${cached ? ', ours_cached (search cache at its default, /metrics on)' : ''} and loading the baseline database (SQLite)`);
+  o.log(
+    `starting ours (hpd serve, ${SEARCH_CACHE}=0)${cached ? ', ours_cached (search cache at its default, /metrics on)' : ''} and loading the baseline database (SQLite)`,
+  );
   const ports = await freePorts(9);
   const oursEnv = hpdEnv('ours', work, prep.root, { [SEARCH_CACHE]: '0' });
   const key = makeKey(oursEnv);
@@ -406,7 +489,12 @@ async function startTargets(o: SuiteOptions, prep: Prepared, work: string, serve
     spawnHpd(o, 'ours', oursEnv, ports.slice(0, 4), cpu, false),
     new Promise<{ rates: number; plans: number; load_ms: number }>((resolve, reject) => {
       const keyHash = createHash('sha256').update(key).digest('hex');
-      const r = spawnSync(process.execPath, [...tsHooks, join(ROOT, 'bench/baseline/load.ts'), prep.buildDir, dbPath, keyHash], { cwd: ROOT, env: childEnv({}), encoding: 'utf8', maxBuffer: 1 << 20 });
+      const r = spawnSync(process.execPath, [...tsHooks, join(ROOT, 'bench/baseline/load.ts'), prep.buildDir, dbPath, keyHash], {
+        cwd: ROOT,
+        env: childEnv({}),
+        encoding: 'utf8',
+        maxBuffer: 1 << 20,
+      });
       if (r.status !== 0) reject(new Error(`baseline load failed: ${r.stderr.trim()}`));
       else resolve(JSON.parse(r.stdout) as { rates: number; plans: number; load_ms: number });
     }),
@@ -443,7 +531,14 @@ async function startTargets(o: SuiteOptions, prep: Prepared, work: string, serve
  * realistic sample also twice from ours_cached (the second answer from its cache), which must send
  * ours' bytes. Then the ceiling starts with ours' recorded answers and must replay them.
  */
-async function verifyAndStartCeiling(o: SuiteOptions, prep: Prepared, t: Targets, work: string, servers: ServerProcess[], cpu: number | null): Promise<SuiteResult['verification']> {
+async function verifyAndStartCeiling(
+  o: SuiteOptions,
+  prep: Prepared,
+  t: Targets,
+  work: string,
+  servers: ServerProcess[],
+  cpu: number | null,
+): Promise<SuiteResult['verification']> {
   const at = (name: TargetName): string => origin(t.byName[name]!.port);
   const auth = (name: TargetName): Record<string, string> => ({ authorization: `Bearer ${t.keys[name]}` });
   const recorded: Record<string, { status: string; headers: Array<[string, string]>; body: string }> = {};
@@ -460,7 +555,12 @@ async function verifyAndStartCeiling(o: SuiteOptions, prep: Prepared, t: Targets
       if (w.targets.includes('ours_cached')) {
         for (let i = 0; i < 2; i++) {
           const c = await fetchResponse(at('ours_cached'), url, auth('ours_cached'));
-          if (c.status !== 200 || c.body !== r.body) mismatches.push({ url, target: 'ours_cached', diffs: [`fetch ${i + 1}: status ${c.status}, body ${c.body === r.body ? 'equal' : 'differs from ours'}`] });
+          if (c.status !== 200 || c.body !== r.body)
+            mismatches.push({
+              url,
+              target: 'ours_cached',
+              diffs: [`fetch ${i + 1}: status ${c.status}, body ${c.body === r.body ? 'equal' : 'differs from ours'}`],
+            });
         }
         count('ours_cached');
       }
@@ -474,7 +574,15 @@ async function verifyAndStartCeiling(o: SuiteOptions, prep: Prepared, t: Targets
   const responsesFile = join(work, 'ceiling.json');
   writeFileSync(responsesFile, JSON.stringify(recorded));
   const [port] = (await freePorts(1)) as [number];
-  const ceiling = await spawnServer({ name: 'ceiling', command: process.execPath, args: [...tsHooks, join(ROOT, 'bench/ceiling/server.ts'), responsesFile, String(port)], env: childEnv({}), cwd: ROOT, port, cpu });
+  const ceiling = await spawnServer({
+    name: 'ceiling',
+    command: process.execPath,
+    args: [...tsHooks, join(ROOT, 'bench/ceiling/server.ts'), responsesFile, String(port)],
+    env: childEnv({}),
+    cwd: ROOT,
+    port,
+    cpu,
+  });
   servers.push(ceiling);
   t.byName.ceiling = ceiling;
   t.idle.ceiling = memoryOf(ceiling.pid);
@@ -483,10 +591,16 @@ async function verifyAndStartCeiling(o: SuiteOptions, prep: Prepared, t: Targets
     if (c.body !== recorded[url]!.body) mismatches.push({ url, target: 'ceiling', diffs: ['body bytes differ from ours'] });
     count('ceiling');
   });
-  o.log(`verified: ${Object.entries(compared).map(([k, v]) => `${k} ${v}`).join(', ')} responses compared, ${mismatches.length} mismatches`);
+  o.log(
+    `verified: ${Object.entries(compared)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')} responses compared, ${mismatches.length} mismatches`,
+  );
   if (mismatches.length > 0) {
     for (const m of mismatches.slice(0, 10)) o.log(`  MISMATCH ${m.target} ${m.url}\n    ${m.diffs.join('\n    ')}`);
-    throw new Error(`${mismatches.length} responses differ between ours and ${[...new Set(mismatches.map((m) => m.target))].join(' and ')}; see above`);
+    throw new Error(
+      `${mismatches.length} responses differ between ours and ${[...new Set(mismatches.map((m) => m.target))].join(' and ')}; see above`,
+    );
   }
   return { compared, mismatches, ok: true };
 }
@@ -552,7 +666,9 @@ async function fullLoad(l: Loader): Promise<Map<string, WrkRun[]>> {
         const r = await l.run(t, w, o.durationS);
         const k = `${w.name}/${t}`;
         full.set(k, [...(full.get(k) ?? []), r]);
-        o.log(`full  ${rep + 1}/${o.reps} ${w.name.padEnd(9)} ${t.padEnd(11)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.latency_ms.p50.toFixed(2)} ms  p99 ${r.latency_ms.p99.toFixed(2)} ms  errors ${r.errors.total}`);
+        o.log(
+          `full  ${rep + 1}/${o.reps} ${w.name.padEnd(9)} ${t.padEnd(11)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.latency_ms.p50.toFixed(2)} ms  p99 ${r.latency_ms.p99.toFixed(2)} ms  errors ${r.errors.total}`,
+        );
       }
     }
   }
@@ -575,7 +691,9 @@ async function openLoop(l: Loader, full: Map<string, WrkRun[]>): Promise<Map<Wor
           const k = `${w.name}/${level}/${t}`;
           runs.set(k, [...(runs.get(k) ?? []), r]);
           const c = r.open_loop!.corrected;
-          o.log(`open  ${rep + 1}/${o.reps} ${w.name.padEnd(9)} ${`${Math.round(level * 100)} %`.padStart(4)} ${t.padEnd(8)} offered ${r.open_loop!.rate.toFixed(0).padStart(6)}/s  achieved ${r.rps.toFixed(0).padStart(6)}/s  p50 ${c.p50.toFixed(2)} ms  p99 ${c.p99.toFixed(2)} ms  p99.9 ${c.p999.toFixed(2)} ms  errors ${r.errors.total}`);
+          o.log(
+            `open  ${rep + 1}/${o.reps} ${w.name.padEnd(9)} ${`${Math.round(level * 100)} %`.padStart(4)} ${t.padEnd(8)} offered ${r.open_loop!.rate.toFixed(0).padStart(6)}/s  achieved ${r.rps.toFixed(0).padStart(6)}/s  p50 ${c.p50.toFixed(2)} ms  p99 ${c.p99.toFixed(2)} ms  p99.9 ${c.p999.toFixed(2)} ms  errors ${r.errors.total}`,
+          );
         }
       }
     }
@@ -585,7 +703,8 @@ async function openLoop(l: Loader, full: Map<string, WrkRun[]>): Promise<Map<Wor
       w.name,
       o.openLoopLevels.map((level) => {
         const targets: OpenLoopLevel['targets'] = {};
-        for (const t of ['ours', 'ceiling'] as const) targets[t] = { runs: runs.get(`${w.name}/${level}/${t}`)!, median: summarizeOpen(runs.get(`${w.name}/${level}/${t}`)!) };
+        for (const t of ['ours', 'ceiling'] as const)
+          targets[t] = { runs: runs.get(`${w.name}/${level}/${t}`)!, median: summarizeOpen(runs.get(`${w.name}/${level}/${t}`)!) };
         const ratio = targets.ours!.median.corrected.p99 / targets.ceiling!.median.corrected.p99;
         return { level, rate: rateOf(w, level), targets, p99_ratio: Number.isFinite(ratio) ? ratio : null };
       }),
@@ -594,7 +713,14 @@ async function openLoop(l: Loader, full: Map<string, WrkRun[]>): Promise<Map<Wor
   return out;
 }
 
-async function loadAndMeasure(o: SuiteOptions, prep: Prepared, work: string, servers: ServerProcess[], pinning: Pinning | null, wrk2: string | null) {
+async function loadAndMeasure(
+  o: SuiteOptions,
+  prep: Prepared,
+  work: string,
+  servers: ServerProcess[],
+  pinning: Pinning | null,
+  wrk2: string | null,
+) {
   const cpu = pinning?.serverCpu ?? null;
   const t = await startTargets(o, prep, work, servers, cpu);
   const verification = await verifyAndStartCeiling(o, prep, t, work, servers, cpu);
@@ -610,11 +736,20 @@ async function loadAndMeasure(o: SuiteOptions, prep: Prepared, work: string, ser
   const memory: SuiteResult['memory'] = {};
   for (const [name, server] of Object.entries(t.byName) as Array<[TargetName, ServerProcess]>) {
     const m = memoryOf(server.pid);
-    memory[name] = m === null ? null : { idle: t.idle[name] ?? null, rss_max_bytes: Math.max(l.memMax[name] ?? 0, m.rss_bytes), hwm_bytes: m.hwm_bytes, end: m };
+    memory[name] =
+      m === null
+        ? null
+        : { idle: t.idle[name] ?? null, rss_max_bytes: Math.max(l.memMax[name] ?? 0, m.rss_bytes), hwm_bytes: m.hwm_bytes, end: m };
   }
   const workloads = prep.workloads.map((w) => workloadResult(w, full, open.get(w.name) ?? []));
   const lookups = before === null || after === null ? null : { hit: after.hit - before.hit, miss: after.miss - before.miss };
-  const searchCache = searchCacheResult(prep.workloads.find((w) => w.name === 'realistic'), workloads, lookups, from, to);
+  const searchCache = searchCacheResult(
+    prep.workloads.find((w) => w.name === 'realistic'),
+    workloads,
+    lookups,
+    from,
+    to,
+  );
   const ratios: SuiteResult['ratios'] = {};
   for (const w of workloads) {
     const rps = (x: TargetName): number | null => w.targets[x]?.full.median.rps ?? null;
@@ -623,7 +758,15 @@ async function loadAndMeasure(o: SuiteOptions, prep: Prepared, work: string, ser
     const c = rps('ceiling');
     ratios[w.name] = { ours_baseline: b === null ? null : ours / b, ours_ceiling: c === null ? null : ours / c };
   }
-  return { verification, workloads, memory, ratios, searchCache, checks: checksOf(workloads, ratios, memory), baselineText: t.baselineText };
+  return {
+    verification,
+    workloads,
+    memory,
+    ratios,
+    searchCache,
+    checks: checksOf(workloads, ratios, memory),
+    baselineText: t.baselineText,
+  };
 }
 
 function workloadResult(w: Workload, full: Map<string, WrkRun[]>, open: OpenLoopLevel[]): WorkloadResult {
@@ -637,7 +780,13 @@ function workloadResult(w: Workload, full: Map<string, WrkRun[]>, open: OpenLoop
   return { name: w.name, title: w.title, urls: w.urls.length, distinct_urls: new Set(w.urls).size, targets, skipped, open_loop: open };
 }
 
-function searchCacheResult(w: Workload | undefined, workloads: readonly WorkloadResult[], lookups: { hit: number; miss: number } | null, from: number, to: number): SearchCacheResult {
+function searchCacheResult(
+  w: Workload | undefined,
+  workloads: readonly WorkloadResult[],
+  lookups: { hit: number; miss: number } | null,
+  from: number,
+  to: number,
+): SearchCacheResult {
   const { declared, defaultMb } = searchCacheSetting();
   const uncached_note = declared
     ? `ours ran with ${SEARCH_CACHE}=0 (search response cache off): every search response computed`
@@ -657,7 +806,8 @@ function searchCacheResult(w: Workload | undefined, workloads: readonly Workload
       requests_in_file: w.urls.length,
       distinct_in_file: w.realistic.distinctInSequence,
       zipf_exponent: w.realistic.zipfExponent,
-      weighting: 'each (ZIP, county) with plans weighted by its HUD residential ratio (no population file in ../shared/data: a county weighs its residential ZIP-equivalents; PO-box and business-only ZIPs are never drawn)',
+      weighting:
+        'each (ZIP, county) with plans weighted by its HUD residential ratio (no population file in ../shared/data: a county weighs its residential ZIP-equivalents; PO-box and business-only ZIPs are never drawn)',
       requests_measured: to - from,
       hit_rate_measured: n > 0 ? lookups!.hit / n : null,
       lookups_measured: n,
@@ -672,18 +822,45 @@ function searchCacheResult(w: Workload | undefined, workloads: readonly Workload
 
 function checksOf(workloads: readonly WorkloadResult[], ratios: SuiteResult['ratios'], memory: SuiteResult['memory']): Check[] {
   const checks: Check[] = [];
-  const check = (id: string, description: string, value: number | null | undefined, direction: '>=' | '<=', target: number, unit: string): void => {
+  const check = (
+    id: string,
+    description: string,
+    value: number | null | undefined,
+    direction: '>=' | '<=',
+    target: number,
+    unit: string,
+  ): void => {
     if (value === null || value === undefined || !Number.isFinite(value)) return;
     checks.push({ id, description, value, target, unit, direction, met: direction === '>=' ? value >= target : value <= target });
   };
   check('search_vs_baseline', 'search requests/s, ours ÷ baseline', ratios.search?.ours_baseline, '>=', 10, '×');
-  check('search_vs_ceiling', 'search requests/s with every response computed (search cache off), ours ÷ ceiling', ratios.search?.ours_ceiling, '>=', 0.5, '×');
+  check(
+    'search_vs_ceiling',
+    'search requests/s with every response computed (search cache off), ours ÷ ceiling',
+    ratios.search?.ours_ceiling,
+    '>=',
+    0.5,
+    '×',
+  );
   check('years_vs_ceiling', 'years requests/s, ours ÷ ceiling', ratios.years?.ours_ceiling, '>=', 0.8, '×');
   for (const w of workloads) {
     const at = w.open_loop.find((x) => x.level === P99_RATIO_LEVEL);
-    check(`open_loop_p99_${w.name}`, `${w.name} p99 at 80 % of our max rate (open loop), ours ÷ ceiling`, at?.p99_ratio, '<=', P99_RATIO_TARGET, '×');
+    check(
+      `open_loop_p99_${w.name}`,
+      `${w.name} p99 at 80 % of our max rate (open loop), ours ÷ ceiling`,
+      at?.p99_ratio,
+      '<=',
+      P99_RATIO_TARGET,
+      '×',
+    );
   }
-  const errors = workloads.reduce((s, w) => s + Object.values(w.targets).reduce((a, t) => a + t.full.median.errors, 0) + w.open_loop.reduce((a, x) => a + Object.values(x.targets).reduce((b, t) => b + t.median.errors, 0), 0), 0);
+  const errors = workloads.reduce(
+    (s, w) =>
+      s +
+      Object.values(w.targets).reduce((a, t) => a + t.full.median.errors, 0) +
+      w.open_loop.reduce((a, x) => a + Object.values(x.targets).reduce((b, t) => b + t.median.errors, 0), 0),
+    0,
+  );
   check('zero_errors', 'errors (non-2xx and socket errors), all targets and runs', errors, '<=', 0, '');
   check('rss', 'peak RSS of ours (VmHWM) serving the dataset', memory.ours == null ? null : memory.ours.hwm_bytes / MIB, '<=', 400, 'MiB');
   return checks;

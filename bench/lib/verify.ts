@@ -42,8 +42,8 @@ export interface FetchedResponse {
 const AUTOMATIC = new Set(['date', 'content-length', 'uwebsockets', 'connection', 'keep-alive', 'transfer-encoding']);
 
 export async function fetchResponse(origin: string, path: string, headers: Readonly<Record<string, string>>): Promise<FetchedResponse> {
-  // Identity, as wrk asks (it sends no Accept-Encoding): fetch would otherwise offer gzip and br, and
-  // record a decoded body beside a Content-Encoding header for the ceiling to replay.
+  // Identity, as wrk asks: a recorded Content-Encoding with fetch's decoded body would make the
+  // ceiling replay a header that does not match its bytes.
   const r = await fetch(`${origin}${path}`, { headers: { 'accept-encoding': 'identity', ...headers } });
   const body = await r.text();
   const list: Array<[string, string]> = [];

@@ -51,7 +51,8 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
   let workers: number | undefined;
   if (typeof raw === 'string') {
     workers = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-    if (!Number.isSafeInteger(workers) || workers > 256) throw new UsageError(`--workers must be a whole number of REST worker threads from 0 to 256, got "${raw}"`, 'see hpd serve --help');
+    if (!Number.isSafeInteger(workers) || workers > 256)
+      throw new UsageError(`--workers must be a whole number of REST worker threads from 0 to 256, got "${raw}"`, 'see hpd serve --help');
   }
   return { workers, buildIfMissing: values['build-if-missing'] === true };
 }
@@ -65,13 +66,22 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   const { workers, drainMs, host } = c;
   const logger = createLogger({ level: c.logLevel, thread: 'main' });
 
-  const budget = fdBudgetWarning({ HPD_REST_MAX_CONNECTIONS: c.restMaxConnections, 'HPD_MAX_CONNECTIONS (MCP)': c.maxConnections, 'HPD_MAX_CONNECTIONS (auth)': c.externalIssuer === undefined ? c.maxConnections : 0 }, openFileLimit());
+  const budget = fdBudgetWarning(
+    {
+      HPD_REST_MAX_CONNECTIONS: c.restMaxConnections,
+      'HPD_MAX_CONNECTIONS (MCP)': c.maxConnections,
+      'HPD_MAX_CONNECTIONS (auth)': c.externalIssuer === undefined ? c.maxConnections : 0,
+    },
+    openFileLimit(),
+  );
   if (budget !== null) process.stderr.write(`${budget}\n`);
 
   const root = c.dataDir;
   if (yearsWithBuilds(root).length === 0) {
     if (!c.dataDirIsDefault && !args.buildIfMissing) {
-      throw new CliError(`no build under ${root} (HPD_DATA_DIR): check the path, build one with HPD_DATA_DIR=${root} hpd build --year ${DEFAULT_YEAR}, or pass --build-if-missing to build the default PY${DEFAULT_YEAR} dataset there`);
+      throw new CliError(
+        `no build under ${root} (HPD_DATA_DIR): check the path, build one with HPD_DATA_DIR=${root} hpd build --year ${DEFAULT_YEAR}, or pass --build-if-missing to build the default PY${DEFAULT_YEAR} dataset there`,
+      );
     }
     process.stderr.write(`no build found under ${root}: building the embedded default dataset (PY${DEFAULT_YEAR})\n`);
     await buildDataset({
@@ -103,6 +113,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     workers,
     watchBuilds: c.watchBuilds,
     responseCacheBytes: c.responseCacheBytes,
+    searchCacheBytes: c.searchCacheBytes,
     drainMs,
     redisUrl: c.redisUrl,
     redisGraceMs: c.redisGraceMs,

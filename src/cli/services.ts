@@ -55,6 +55,8 @@ export interface ServicesConfig {
   readonly restMaxConnections?: number;
   /** Byte budget of the REST response cache (default DEFAULT_RESPONSE_CACHE_BYTES). */
   readonly responseCacheBytes?: number;
+  /** Byte budget of the REST search cache, per thread (default DEFAULT_SEARCH_CACHE_BYTES). */
+  readonly searchCacheBytes?: number;
   /** Watch the builds root and adopt newly published builds (default true). */
   readonly watchBuilds?: boolean;
   /** REST worker threads; 0 (the default here) serves REST from this thread. `hpd serve` defaults to the cores. */
@@ -106,7 +108,13 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
   const live = createLiveRegistry(c.buildsRoot, c.baseUrl);
   let backend: StateBackend;
   try {
-    backend = await openStateBackend({ stateDir: c.stateDir, redisUrl: c.redisUrl, redisGraceMs: c.redisGraceMs, clock: c.clock, name: 'main thread' });
+    backend = await openStateBackend({
+      stateDir: c.stateDir,
+      redisUrl: c.redisUrl,
+      redisGraceMs: c.redisGraceMs,
+      clock: c.clock,
+      name: 'main thread',
+    });
   } catch (err) {
     live.close();
     throw err;
@@ -122,8 +130,10 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
   const reload = (): ReloadResult => {
     const r = live.reload();
     // The human lines (stderr) come from the registry itself; these are the same events for log pipelines.
-    for (const a of r.adopted) logger?.info({ event: 'build.adopted', year: a.year, build: a.to, previous: a.from }, `serving ${a.year}/${a.to.slice(0, 12)}`);
-    for (const f of r.refused) logger?.warn({ event: 'build.refused', year: f.year, reason: f.reason }, `not adopting a build of ${f.year}: ${f.reason}`);
+    for (const a of r.adopted)
+      logger?.info({ event: 'build.adopted', year: a.year, build: a.to, previous: a.from }, `serving ${a.year}/${a.to.slice(0, 12)}`);
+    for (const f of r.refused)
+      logger?.warn({ event: 'build.refused', year: f.year, reason: f.reason }, `not adopting a build of ${f.year}: ${f.reason}`);
     if (r.adopted.length > 0) void pool?.follow(imagesOf(live.current()));
     return r;
   };
@@ -163,7 +173,17 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
     parts.opened.push(() => mcp.close());
     const metricsServer = await startMetrics(c, parts, rest.pool);
     logger?.info(
-      { event: 'started', restPort: rest.port, mcpPort, authPort: auth?.port ?? null, metricsPort: metricsServer?.port ?? null, workers, years: live.current().years, builds: live.current().builds, state: c.redisUrl === undefined ? 'embedded' : 'redis' },
+      {
+        event: 'started',
+        restPort: rest.port,
+        mcpPort,
+        authPort: auth?.port ?? null,
+        metricsPort: metricsServer?.port ?? null,
+        workers,
+        years: live.current().years,
+        builds: live.current().builds,
+        state: c.redisUrl === undefined ? 'embedded' : 'redis',
+      },
       'serving',
     );
     const drainMs = c.drainMs ?? DEFAULT_DRAIN_MS;
@@ -223,7 +243,11 @@ interface ServiceParts {
  * REST in worker threads (`workers` > 0) or on this thread, listening. `onPool` gets the pool before
  * it listens, so a build adopted meanwhile is already passed on to the workers.
  */
-async function startRest(c: ServicesConfig, parts: ServiceParts, onPool: (pool: RestPool) => void): Promise<{ front: { drain(): void }; port: number; pool: RestPool | null }> {
+async function startRest(
+  c: ServicesConfig,
+  parts: ServiceParts,
+  onPool: (pool: RestPool) => void,
+): Promise<{ front: { drain(): void }; port: number; pool: RestPool | null }> {
   const { live, metrics } = parts;
   const logger = c.logger;
   const workers = c.workers ?? 0;
@@ -238,6 +262,7 @@ async function startRest(c: ServicesConfig, parts: ServiceParts, onPool: (pool: 
         upgradeUrl: c.upgradeUrl,
         limits: c.limits,
         responseCacheBytes: c.responseCacheBytes,
+        searchCacheBytes: c.searchCacheBytes,
         quota: parts.shared?.descriptor() ?? null,
         redisUrl: c.redisUrl,
         redisGraceMs: c.redisGraceMs,
@@ -263,6 +288,7 @@ async function startRest(c: ServicesConfig, parts: ServiceParts, onPool: (pool: 
     clock: c.clock,
     maxConnections: c.restMaxConnections,
     responseCacheBytes: c.responseCacheBytes,
+    searchCacheBytes: c.searchCacheBytes,
     metrics,
     accessLog: parts.accessLog,
     onError: (err, requestId) => {
@@ -286,11 +312,25 @@ async function startMcpAndAuth(
   const mcpHealth = createHealthProbes({ store, registry: () => live.current() });
   const authHealth = createHealthProbes({ store, registry: () => live.current() });
   if (c.externalIssuer === undefined) {
-    if (URL.parse(c.authUrl)?.port === '0') throw new ConfigError(`HPD_AUTH_PORT=0 needs HPD_AUTH_URL: the issuer (${c.authUrl}) must name the port clients reach`);
+    if (URL.parse(c.authUrl)?.port === '0')
+      throw new ConfigError(`HPD_AUTH_PORT=0 needs HPD_AUTH_URL: the issuer (${c.authUrl}) must name the port clients reach`);
     // Loaded only when it starts: oidc-provider prints a runtime warning on Node 20 as it loads, which
     // `hpd serve --help` and an external issuer have no reason to show.
     const { startAuthServer } = await import('../auth-server/index.ts');
-    const started = await startAuthServer({ issuer: c.authUrl, port: c.authPort, host: c.host, mcpResource: c.mcpUrl, store, stateDir: c.stateDir, clock: c.clock, listenerLimits: c.listenerLimits, redis: parts.backend.redis?.client, health: authHealth, metrics, accessLog });
+    const started = await startAuthServer({
+      issuer: c.authUrl,
+      port: c.authPort,
+      host: c.host,
+      mcpResource: c.mcpUrl,
+      store,
+      stateDir: c.stateDir,
+      clock: c.clock,
+      listenerLimits: c.listenerLimits,
+      redis: parts.backend.redis?.client,
+      health: authHealth,
+      metrics,
+      accessLog,
+    });
     parts.opened.push(() => started.close());
     auth = started;
   }

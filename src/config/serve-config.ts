@@ -26,6 +26,7 @@ export interface ServeConfig {
   readonly maxConnections: number;
   readonly restMaxConnections: number;
   readonly responseCacheBytes: number;
+  readonly searchCacheBytes: number;
   readonly drainMs: number;
   readonly watchBuilds: boolean;
   readonly limits: Readonly<Record<Tier, number>>;
@@ -82,6 +83,7 @@ export function serveConfig(env: NodeJS.ProcessEnv = process.env, overrides: Ser
     maxConnections: v.maxConnections,
     restMaxConnections: v.restMaxConnections,
     responseCacheBytes: Math.round(v.responseCacheMb * 1024 * 1024),
+    searchCacheBytes: Math.round(v.searchCacheMb * 1024 * 1024),
     drainMs: Math.round(v.drainSeconds * 1000),
     watchBuilds: v.watchBuilds,
     limits: Object.freeze({ free: v.quotaFree, pro: v.quotaPro, enterprise: v.quotaEnterprise }),
@@ -100,7 +102,16 @@ export function serveConfig(env: NodeJS.ProcessEnv = process.env, overrides: Ser
   };
 }
 
-function effectiveText(v: Settings, derived: { readonly baseUrl: string; readonly upgradeUrl: string; readonly mcpUrl: string; readonly authUrl: string; readonly workers: number }): Record<SettingKey, string> {
+function effectiveText(
+  v: Settings,
+  derived: {
+    readonly baseUrl: string;
+    readonly upgradeUrl: string;
+    readonly mcpUrl: string;
+    readonly authUrl: string;
+    readonly workers: number;
+  },
+): Record<SettingKey, string> {
   const out = {} as Record<SettingKey, string>;
   for (const key of Object.keys(SETTINGS) as SettingKey[]) {
     const value: unknown = key in derived ? derived[key as keyof typeof derived] : v[key];
@@ -129,6 +140,7 @@ function checkOAuthUrls(derived: { readonly mcpUrl: string; readonly authUrl: st
   // commands, and a serve that stops earlier, do not care.
   if (v.authIssuer !== undefined || v.authUrl === undefined) return;
   const u = URL.parse(v.authUrl);
-  if (u === null || u.origin !== v.authUrl) throw new ConfigError(`HPD_AUTH_URL must be an http(s) origin without path, such as https://auth.example.com, got "${v.authUrl}"`);
+  if (u === null || u.origin !== v.authUrl)
+    throw new ConfigError(`HPD_AUTH_URL must be an http(s) origin without path, such as https://auth.example.com, got "${v.authUrl}"`);
   if (u.port === '0') throw new ConfigError(`HPD_AUTH_URL must name the port clients reach, not 0, got "${v.authUrl}"`);
 }

@@ -14,8 +14,13 @@ export interface ConnectionCap {
   refuse(): void;
 }
 
-export function createConnectionCap(name: string, max: number, log: (line: string) => void = (l) => process.stderr.write(l)): ConnectionCap {
-  if (!Number.isSafeInteger(max) || max <= 0) throw new InvariantError(`${name}: the connection cap must be a positive integer, got ${max}`);
+export function createConnectionCap(
+  name: string,
+  max: number,
+  log: (line: string) => void = (l) => process.stderr.write(l),
+): ConnectionCap {
+  if (!Number.isSafeInteger(max) || max <= 0)
+    throw new InvariantError(`${name}: the connection cap must be a positive integer, got ${max}`);
   let lastLog = Number.NEGATIVE_INFINITY;
   return {
     refuse() {

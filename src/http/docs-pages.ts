@@ -86,7 +86,11 @@ export function indexBody(cfg: PagesConfig): Record<string, unknown> {
     const href = hrefTemplate(b, op);
     links[op.id] = { href, ...(href.includes('{') ? { templated: true } : {}), type: 'application/json', title: op.summary };
   }
-  return { _links: links, title: 'Health Plan Data Service', description: 'ACA marketplace health plan data. Every link but docs, pricing and health needs an API key.' };
+  return {
+    _links: links,
+    title: 'Health Plan Data Service',
+    description: 'ACA marketplace health plan data. Every link but docs, pricing and health needs an API key.',
+  };
 }
 
 const DOCS_HTML = `<!doctype html>
@@ -149,12 +153,14 @@ ${rows}
 }
 
 export function pages(cfg: PagesConfig): Page[] {
-  const swagger = Object.entries(SWAGGER_FILES).map(([file, contentType]): Page => ({
-    pattern: `${SWAGGER_ASSETS}/${file}`,
-    contentType,
-    cacheControl: IMMUTABLE,
-    body: once(() => readFileSync(join(SWAGGER_DIR, file))),
-  }));
+  const swagger = Object.entries(SWAGGER_FILES).map(
+    ([file, contentType]): Page => ({
+      pattern: `${SWAGGER_ASSETS}/${file}`,
+      contentType,
+      cacheControl: IMMUTABLE,
+      body: once(() => readFileSync(join(SWAGGER_DIR, file))),
+    }),
+  );
   return [
     { pattern: '/', contentType: 'application/json', cacheControl: NO_CACHE, body: once(() => JSON.stringify(indexBody(cfg))) },
     { pattern: '/docs', contentType: HTML, cacheControl: NO_CACHE, csp: DOCS_CSP, body: once(() => DOCS_HTML) },

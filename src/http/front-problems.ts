@@ -6,7 +6,11 @@ import type { ProblemSpec } from '../operations/problems.ts';
 
 export const UNAUTHORIZED: ProblemSpec = { kind: 'unauthorized', detail: 'Missing or invalid API key.' };
 
-export const RATE_LIMITED: ProblemSpec = { kind: 'rateLimited', detail: 'Daily request limit reached. Resets at midnight UTC.', upgrade: true };
+export const RATE_LIMITED: ProblemSpec = {
+  kind: 'rateLimited',
+  detail: 'Daily request limit reached. Resets at midnight UTC.',
+  upgrade: true,
+};
 
 export const BODY_NOT_ALLOWED: ProblemSpec = {
   kind: 'validation',

@@ -10,7 +10,9 @@ import { createServer } from 'node:net';
 export class ListenError extends Error {
   readonly code: string;
   constructor(listener: string, host: string, port: number, code: string) {
-    super(`${listener}: cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${code} (${REASONS[code] ?? 'see the system error code'})`);
+    super(
+      `${listener}: cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${code} (${REASONS[code] ?? 'see the system error code'})`,
+    );
     this.name = 'ListenError';
     this.code = code;
   }

@@ -131,10 +131,13 @@ export function createNodeListener(name: string, handler: Handler, overrides: Pa
     close(graceMs) {
       closing ??= new Promise<void>((resolve) => {
         draining = true;
-        const force = setTimeout(() => {
-          server.closeAllConnections();
-          for (const socket of inFlight.keys()) socket.destroy();
-        }, Math.max(0, graceMs));
+        const force = setTimeout(
+          () => {
+            server.closeAllConnections();
+            for (const socket of inFlight.keys()) socket.destroy();
+          },
+          Math.max(0, graceMs),
+        );
         server.close(() => {
           clearTimeout(force);
           resolve();
@@ -197,5 +200,6 @@ function checkLimits(l: ListenerLimits): void {
   for (const [k, v] of Object.entries(l)) {
     if (!Number.isSafeInteger(v) || v <= 0) throw new InvariantError(`listener limit ${k} must be a positive integer, got ${v}`);
   }
-  if (l.headersTimeoutMs > l.requestTimeoutMs) throw new InvariantError(`headersTimeoutMs (${l.headersTimeoutMs}) must not exceed requestTimeoutMs (${l.requestTimeoutMs})`);
+  if (l.headersTimeoutMs > l.requestTimeoutMs)
+    throw new InvariantError(`headersTimeoutMs (${l.headersTimeoutMs}) must not exceed requestTimeoutMs (${l.requestTimeoutMs})`);
 }

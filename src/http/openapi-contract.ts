@@ -29,5 +29,7 @@ export function openApiContract(doc: Readonly<Record<string, unknown>>): Record<
 }
 
 export function contractSha256(doc: Readonly<Record<string, unknown>>): string {
-  return createHash('sha256').update(JSON.stringify(openApiContract(doc))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(openApiContract(doc)))
+    .digest('hex');
 }

@@ -77,7 +77,10 @@ export function collectExamples(src: ExampleSources): OpenApiExamples {
     for (const m of sample.missing) {
       const missing = run(op.id, m);
       if (missing?.ok === false && missing.problem.kind === 'notFound') {
-        examples['404'] = problem(missing.problem, op.path.replace(/\{(\w+)\}/g, (_, name: string) => m.path[name] ?? name));
+        examples['404'] = problem(
+          missing.problem,
+          op.path.replace(/\{(\w+)\}/g, (_, name: string) => m.path[name] ?? name),
+        );
         break;
       }
     }
@@ -102,24 +105,47 @@ function samples(id: string, f: Facts): OperationSamples {
   const where = q(['zip', f.zip], ['age', '40']);
   switch (id) {
     case 'searchPlans':
-      return { ok: { query: q(...where, ['per_page', '2']), path: {} }, freeOk: { query: q(...where, ['sort_by', 'deductible']), path: {} }, missing: [{ query: q(['zip', '00000'], ['age', '40']), path: {} }] };
+      return {
+        ok: { query: q(...where, ['per_page', '2']), path: {} },
+        freeOk: { query: q(...where, ['sort_by', 'deductible']), path: {} },
+        missing: [{ query: q(['zip', '00000'], ['age', '40']), path: {} }],
+      };
     case 'comparePlans':
-      return { ok: { query: q(['ids', `${first},${second}`], ...where), path: {} }, missing: [{ query: q(['ids', `${first},${NO_SUCH_PLAN}-01`], ...where), path: {} }] };
+      return {
+        ok: { query: q(['ids', `${first},${second}`], ...where), path: {} },
+        missing: [{ query: q(['ids', `${first},${NO_SUCH_PLAN}-01`], ...where), path: {} }],
+      };
     case 'calculateAptc':
-      return { ok: { query: q(['zip', f.zip], ['household_income', '40000'], ['household_size', '2'], ['ages', '40,38']), path: {} }, missing: [{ query: q(['zip', '00000'], ['household_income', '40000'], ['household_size', '2'], ['ages', '40,38']), path: {} }] };
+      return {
+        ok: { query: q(['zip', f.zip], ['household_income', '40000'], ['household_size', '2'], ['ages', '40,38']), path: {} },
+        missing: [{ query: q(['zip', '00000'], ['household_income', '40000'], ['household_size', '2'], ['ages', '40,38']), path: {} }],
+      };
     case 'getCrosswalk':
       return {
         ok: f.crosswalk,
-        missing: [{ query: (f.crosswalk?.query ?? q(['year', String(f.year - 1)], ['state', f.state])).filter(([k]) => k !== 'plan_id').concat([['plan_id', NO_SUCH_PLAN]]), path: {} }],
+        missing: [
+          {
+            query: (f.crosswalk?.query ?? q(['year', String(f.year - 1)], ['state', f.state]))
+              .filter(([k]) => k !== 'plan_id')
+              .concat([['plan_id', NO_SUCH_PLAN]]),
+            path: {},
+          },
+        ],
       };
     case 'estimateOop':
-      return { ok: { query: q(...where, ['scenario', 'medium']), path: { plan_id: first } }, missing: [{ query: q(...where, ['scenario', 'medium']), path: { plan_id: `${NO_SUCH_PLAN}-01` } }] };
+      return {
+        ok: { query: q(...where, ['scenario', 'medium']), path: { plan_id: first } },
+        missing: [{ query: q(...where, ['scenario', 'medium']), path: { plan_id: `${NO_SUCH_PLAN}-01` } }],
+      };
     case 'getPlanById':
       return { ok: { query: [], path: { plan_id: first } }, missing: [{ query: [], path: { plan_id: `${NO_SUCH_PLAN}-01` } }] };
     case 'lookupZip':
       return { ok: { query: [], path: { zip: f.zip } }, missing: [{ query: [], path: { zip: '00000' } }] };
     case 'listIssuers':
-      return { ok: { query: q(['state', f.state]), path: {} }, missing: ['DC', 'VT', 'RI', 'WY', 'AK', 'TX'].filter((st) => st !== f.state).map((st) => ({ query: q(['state', st]), path: {} })) };
+      return {
+        ok: { query: q(['state', f.state]), path: {} },
+        missing: ['DC', 'VT', 'RI', 'WY', 'AK', 'TX'].filter((st) => st !== f.state).map((st) => ({ query: q(['state', st]), path: {} })),
+      };
     default:
       return { ok: { query: [], path: {} }, missing: [] };
   }
@@ -130,7 +156,14 @@ function findFacts(registry: DataRegistry, run: (id: string, s: Sample) => Execu
   const yd = registry.get(registry.currentYear);
   if (yd === undefined) return null;
   const search = (zip: string): { plans: Array<{ id: string }>; state: string } | null => {
-    const r = run('searchPlans', { query: [['zip', zip], ['age', '40'], ['per_page', '2']], path: {} });
+    const r = run('searchPlans', {
+      query: [
+        ['zip', zip],
+        ['age', '40'],
+        ['per_page', '2'],
+      ],
+      path: {},
+    });
     if (r?.ok !== true) return null;
     const body = r.body as { _embedded: { plans: Array<{ id: string }> }; state: string };
     return body._embedded.plans.length > 0 ? { plans: body._embedded.plans, state: body.state } : null;
@@ -148,7 +181,13 @@ function findFacts(registry: DataRegistry, run: (id: string, s: Sample) => Execu
   for (const zip of candidates()) {
     const found = search(zip);
     if (found === null) continue;
-    return { year: registry.currentYear, zip, state: found.state, planIds: found.plans.map((p) => p.id), crosswalk: findCrosswalk(registry, run) };
+    return {
+      year: registry.currentYear,
+      zip,
+      state: found.state,
+      planIds: found.plans.map((p) => p.id),
+      crosswalk: findCrosswalk(registry, run),
+    };
   }
   return null;
 }
@@ -163,7 +202,14 @@ function findCrosswalk(registry: DataRegistry, run: (id: string, s: Sample) => E
     for (let i = 0; i < ids.length && i < 500; i++) {
       const planId = ids[i]!.slice(0, 14);
       const state = planId.slice(5, 7);
-      const s: Sample = { query: [['plan_id', planId], ['year', String(cw.source_year)], ['state', state]], path: {} };
+      const s: Sample = {
+        query: [
+          ['plan_id', planId],
+          ['year', String(cw.source_year)],
+          ['state', state],
+        ],
+        path: {},
+      };
       if (run('getCrosswalk', s)?.ok === true) return s;
     }
   }

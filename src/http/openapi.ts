@@ -21,13 +21,22 @@ const STATUS_TEXT: Record<string, string> = {
 
 /** Tag of each operation: how the docs page groups them. */
 const TAGS = [
-  { name: 'Plans', description: 'Plan search, detail, comparison, cost estimates and year-to-year crosswalk.', operations: ['searchPlans', 'getPlanById', 'comparePlans', 'estimateOop', 'getCrosswalk'] },
+  {
+    name: 'Plans',
+    description: 'Plan search, detail, comparison, cost estimates and year-to-year crosswalk.',
+    operations: ['searchPlans', 'getPlanById', 'comparePlans', 'estimateOop', 'getCrosswalk'],
+  },
   { name: 'Subsidies', description: 'Premium tax credit (APTC) estimates for a household.', operations: ['calculateAptc'] },
   { name: 'Geography', description: 'ZIP codes, counties and rating areas.', operations: ['lookupZip'] },
-  { name: 'Reference', description: 'Plan years and issuers loaded in the served data build.', operations: ['getAvailableYears', 'listIssuers'] },
+  {
+    name: 'Reference',
+    description: 'Plan years and issuers loaded in the served data build.',
+    operations: ['getAvailableYears', 'listIssuers'],
+  },
 ] as const;
 
-const LIST_HINT = 'Repeat the parameter (`name=a&name=b`, what generated clients send) or give a comma-separated list (`name=a,b`): both are the same request.';
+const LIST_HINT =
+  'Repeat the parameter (`name=a&name=b`, what generated clients send) or give a comma-separated list (`name=a,b`): both are the same request.';
 
 /** A 404 is answered only by operations that look something up by a value the caller gives. */
 const NO_NOT_FOUND = new Set(['getAvailableYears']);
@@ -48,7 +57,12 @@ export function buildOpenApi(operations: ReadonlyArray<Operation<never>>, option
     const required = new Set((op.query.spec.schema.required ?? []) as string[]);
     const examples = options.examples?.get(op.id) ?? {};
     const parameters = Object.entries(props).map(([name, schema]) => {
-      const { description, example, 'x-pro': pro, ...rest } = schema as JsonSchema & { description?: string; example?: unknown; 'x-pro'?: boolean };
+      const {
+        description,
+        example,
+        'x-pro': pro,
+        ...rest
+      } = schema as JsonSchema & { description?: string; example?: unknown; 'x-pro'?: boolean };
       const isPath = op.pathParams.includes(name);
       const list = op.query.spec.lists?.includes(name) === true;
       const text = list ? `${description ?? name}. ${LIST_HINT.replaceAll('name', name)}` : description;
@@ -64,7 +78,13 @@ export function buildOpenApi(operations: ReadonlyArray<Operation<never>>, option
       };
     });
     for (const [alias, canonical] of Object.entries(op.query.spec.aliases ?? {})) {
-      parameters.push({ name: alias, in: 'query', required: false, description: `Alias of ${canonical}`, schema: (props[canonical] ?? {}) as JsonSchema });
+      parameters.push({
+        name: alias,
+        in: 'query',
+        required: false,
+        description: `Alias of ${canonical}`,
+        schema: (props[canonical] ?? {}) as JsonSchema,
+      });
     }
     const content = (type: string, schema: unknown, status: string): Record<string, unknown> => ({
       [type]: { schema, ...(examples[status] !== undefined ? { example: examples[status] } : {}) },
@@ -75,8 +95,14 @@ export function buildOpenApi(operations: ReadonlyArray<Operation<never>>, option
         description: 'OK',
         headers: {
           ETag: { schema: { type: 'string' }, description: 'Weak ETag derived from the data build and the request' },
-          Link: { schema: { type: 'string' }, description: 'The `_links` of the body and the OpenAPI document (`service-desc`), as RFC 8288 links' },
-          'X-Request-Id': { schema: { type: 'string', format: 'uuid' }, description: 'Identifies the request in logs; quote it when reporting a problem' },
+          Link: {
+            schema: { type: 'string' },
+            description: 'The `_links` of the body and the OpenAPI document (`service-desc`), as RFC 8288 links',
+          },
+          'X-Request-Id': {
+            schema: { type: 'string', format: 'uuid' },
+            description: 'Identifies the request in logs; quote it when reporting a problem',
+          },
           'RateLimit-Limit': { schema: { type: 'integer' }, description: 'Requests per UTC day of the caller’s tier' },
           'RateLimit-Remaining': { schema: { type: 'integer' }, description: 'Requests left today' },
           'RateLimit-Reset': { schema: { type: 'integer' }, description: 'Unix time of the next 00:00 UTC' },
@@ -85,9 +111,17 @@ export function buildOpenApi(operations: ReadonlyArray<Operation<never>>, option
       },
       '304': { description: STATUS_TEXT['304'] },
       '400': { description: STATUS_TEXT['400'], content: problem('400') },
-      '401': { description: STATUS_TEXT['401'], content: problem('401'), headers: { 'WWW-Authenticate': { schema: { type: 'string' }, description: 'The Bearer challenge (RFC 6750)' } } },
+      '401': {
+        description: STATUS_TEXT['401'],
+        content: problem('401'),
+        headers: { 'WWW-Authenticate': { schema: { type: 'string' }, description: 'The Bearer challenge (RFC 6750)' } },
+      },
       ...(NO_NOT_FOUND.has(op.id) ? {} : { '404': { description: STATUS_TEXT['404'], content: problem('404') } }),
-      '429': { description: STATUS_TEXT['429'], content: problem('429'), headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds until the limit resets' } } },
+      '429': {
+        description: STATUS_TEXT['429'],
+        content: problem('429'),
+        headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds until the limit resets' } },
+      },
     };
     if (op.tier !== 'free' || op.proParams !== undefined) responses['402'] = { description: STATUS_TEXT['402'], content: problem('402') };
     paths[op.path] = {

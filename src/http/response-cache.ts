@@ -8,7 +8,8 @@
  * parsing on repeat requests, each entry also answers up to {@link MAX_SPELLINGS} raw request texts
  * seen for it; further spellings are still served, through validation and the canonical key. All bytes
  * (bodies, headers, keys, a per-entry overhead) count toward one budget; the oldest entries go first
- * when it is exceeded. Within a build the data are immutable, so an entry is never stale.
+ * when it is exceeded (or, with `lru`, the least recently used: search pages, whose requests are many
+ * and skewed). Within a build the data are immutable, so an entry is never stale.
  */
 import { InvariantError } from '../invariant.ts';
 
@@ -32,26 +33,44 @@ interface Slot<V> {
 
 export class ResponseCache<V extends Sized> {
   readonly #maxBytes: number;
+  readonly #lru: boolean;
   readonly #byKey = new Map<string, Slot<V>>();
   readonly #bySpelling = new Map<string, Slot<V>>();
   #bytes = 0;
 
-  constructor(maxBytes: number) {
+  /** `lru`: a hit makes its entry the newest (a Map delete and set, ~0.1 µs); otherwise oldest first. */
+  constructor(maxBytes: number, options: { readonly lru?: boolean } = {}) {
     if (!(maxBytes >= 0)) throw new InvariantError(`maxBytes must be >= 0, got ${maxBytes}`);
     this.#maxBytes = maxBytes;
+    this.#lru = options.lru === true;
+  }
+
+  /** Whether anything can be kept at all (a budget of 0 turns the cache off). */
+  get enabled(): boolean {
+    return this.#maxBytes > 0;
   }
 
   /** The entry a raw request text was already seen for. */
   bySpelling(spelling: string): V | undefined {
-    return this.#bySpelling.get(spelling)?.value;
+    const slot = this.#bySpelling.get(spelling);
+    if (slot === undefined) return undefined;
+    this.#touch(slot);
+    return slot.value;
   }
 
   /** The entry of a canonical request; remembers `spelling` for it while it has room. */
   get(key: string, spelling: string): V | undefined {
     const slot = this.#byKey.get(key);
     if (slot === undefined) return undefined;
+    this.#touch(slot);
     this.#remember(slot, spelling);
     return slot.value;
+  }
+
+  #touch(slot: Slot<V>): void {
+    if (!this.#lru) return;
+    this.#byKey.delete(slot.key);
+    this.#byKey.set(slot.key, slot);
   }
 
   set(key: string, spelling: string, value: V): void {

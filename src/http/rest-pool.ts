@@ -108,7 +108,11 @@ class WorkerPool implements RestPool {
   spawn(index: number): Promise<void> {
     return new Promise((resolve, reject) => {
       const data: RestWorkerData = { ...this.#c.worker, index, maxConnections: this.#perWorker, years: this.#c.years() };
-      const worker = new Worker(WORKER_URL, { workerData: data, execArgv: ['--import', HOOKS], resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
+      const worker = new Worker(WORKER_URL, {
+        workerData: data,
+        execArgv: ['--import', HOOKS],
+        resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+      });
       let ready = false;
       /** What the worker reported before it closed, if it failed. */
       let failure: string | null = null;
@@ -134,7 +138,9 @@ class WorkerPool implements RestPool {
         this.#log(`hpd: rest worker ${index} failed: ${err.message.split('\n')[0]}`);
         if (!ready) reject(err);
       });
-      worker.once('exit', (code) => this.#exited(index, worker, ready, failure === null ? `exited unexpectedly (code ${code})` : `failed: ${failure}`));
+      worker.once('exit', (code) =>
+        this.#exited(index, worker, ready, failure === null ? `exited unexpectedly (code ${code})` : `failed: ${failure}`),
+      );
     });
   }
 
@@ -151,7 +157,10 @@ class WorkerPool implements RestPool {
     const delay = this.#backoff;
     this.#backoff = Math.min(MAX_BACKOFF_MS, this.#backoff * 2);
     setTimeout(() => {
-      if (!this.#closing) this.spawn(index).catch((err: unknown) => this.#log(`hpd: rest worker ${index} could not be replaced: ${err instanceof Error ? err.message : String(err)}`));
+      if (!this.#closing)
+        this.spawn(index).catch((err: unknown) =>
+          this.#log(`hpd: rest worker ${index} could not be replaced: ${err instanceof Error ? err.message : String(err)}`),
+        );
     }, delay).unref();
   }
 

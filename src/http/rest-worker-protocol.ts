@@ -19,6 +19,7 @@ export interface RestWorkerData {
   /** This worker's share of the REST connection cap. */
   readonly maxConnections: number;
   readonly responseCacheBytes?: number;
+  readonly searchCacheBytes?: number;
   /** The shared quota table (SharedArrayBuffers travel by reference); null when the state is on Redis. */
   readonly quota: unknown;
   /** Shared state on Redis: the worker opens its own link, replica and leased quota. */

@@ -26,7 +26,12 @@ const post = (m: FromWorker): void => port.postMessage(m);
 
 const log = (line: string): void => void process.stderr.write(`${line} [worker ${data.index}]\n`);
 const live = createFollowerRegistry(data.years, log);
-const backend = await openStateBackend({ stateDir: data.stateDir, redisUrl: data.redisUrl, redisGraceMs: data.redisGraceMs, name: `rest worker ${data.index}` });
+const backend = await openStateBackend({
+  stateDir: data.stateDir,
+  redisUrl: data.redisUrl,
+  redisGraceMs: data.redisGraceMs,
+  name: `rest worker ${data.index}`,
+});
 const store = backend.store;
 const logger = data.logLevel === undefined ? undefined : createLogger({ level: data.logLevel, thread: `rest worker ${data.index}` });
 // Row 0 is the main thread's; a replacement worker takes over its predecessor's row.
@@ -41,6 +46,7 @@ const server = createRestServer({
   maxConnections: data.maxConnections,
   name: `rest worker ${data.index}`,
   responseCacheBytes: data.responseCacheBytes,
+  searchCacheBytes: data.searchCacheBytes,
   metrics,
   accessLog: logger === undefined ? undefined : createAccessLog(logger, data.accessLog ?? 0),
   onError: (err, requestId) => {
@@ -66,8 +72,7 @@ port.on('message', (m: ToWorker) => {
   if (m.type === 'follow') {
     live.follow(m.years);
     post({ type: 'followed' });
-  }
-  else if (m.type === 'drain') server.drain();
+  } else if (m.type === 'drain') server.drain();
   else if (m.type === 'close') void shutdown(0);
   else if (m.type === 'fail')
     setImmediate(() => {

@@ -15,7 +15,8 @@ import { UnsupportedRuntimeError } from './unsupported-runtime-error.ts';
 
 const require = createRequire(import.meta.url);
 const major = Number(process.versions.node.split('.')[0]);
-const PACKAGE = major === 22 || major === 24 || major === 26 ? 'uws-current' : major === 18 || major === 20 || major === 23 ? 'uws-legacy' : undefined;
+const PACKAGE =
+  major === 22 || major === 24 || major === 26 ? 'uws-current' : major === 18 || major === 20 || major === 23 ? 'uws-legacy' : undefined;
 if (PACKAGE === undefined) {
   throw new UnsupportedRuntimeError(`uWebSockets.js has no build for Node ${process.version}: use Node 20, 22, 23, 24 or 26`);
 }
@@ -65,10 +66,15 @@ export type us_listen_socket = Uws.us_listen_socket;
  */
 export function listenExclusive(app: TemplatedApp, listener: string, host: string, port: number): Promise<us_listen_socket> {
   return new Promise((resolve, reject) => {
-    (app as unknown as { listen(host: string, port: number, options: number, cb: (token: us_listen_socket | false) => void): void }).listen(host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, (token) => {
-      if (token === false) void probeListenError(host, port).then((code) => reject(new ListenError(listener, host, port, code)));
-      else resolve(token);
-    });
+    (app as unknown as { listen(host: string, port: number, options: number, cb: (token: us_listen_socket | false) => void): void }).listen(
+      host,
+      port,
+      LIBUS_LISTEN_EXCLUSIVE_PORT,
+      (token) => {
+        if (token === false) void probeListenError(host, port).then((code) => reject(new ListenError(listener, host, port, code)));
+        else resolve(token);
+      },
+    );
   });
 }
 

@@ -43,7 +43,10 @@ export function createMetricsExposition(s: ExpositionSources): MetricsExposition
         bytes.push(
           { labels: { ...labels, part: 'tables' }, value: y.image.dataset.tables.byteLength },
           { labels: { ...labels, part: 'derived' }, value: y.image.dataset.derived.byteLength },
-          { labels: { ...labels, part: 'catalog' }, value: c.bytes.byteLength + c.offsets.byteLength + c.money.byteLength + c.metal.byteLength },
+          {
+            labels: { ...labels, part: 'catalog' },
+            value: c.bytes.byteLength + c.offsets.byteLength + c.money.byteLength + c.metal.byteLength,
+          },
         );
       }
       const cpu = process.cpuUsage();
@@ -51,27 +54,70 @@ export function createMetricsExposition(s: ExpositionSources): MetricsExposition
       const lag = { p99: delay.percentile(99) / 1e9, max: delay.max / 1e9, mean: Number.isNaN(delay.mean) ? 0 : delay.mean / 1e9 };
       delay.reset();
       const text = new PrometheusText()
-        .family('hpd_http_requests_total', 'counter', 'Requests answered, by front, route (path template) and status, summed over every thread.', r.requests)
-        .histogram('hpd_http_request_duration_seconds', 'Time from routing a request to writing its response, in the process (network excluded).', r.latency)
-        .family('hpd_quota_refusals_total', 'counter', 'Requests refused because the daily quota of the caller\'s tier was used up (REST 429 and MCP tool calls).', r.quotaRefusals)
-        .family('hpd_auth_failures_total', 'counter', 'Requests refused by authentication: missing or invalid credential, or state store unavailable.', r.authFailures)
-        .family('hpd_response_cache_lookups_total', 'counter', 'REST response-cache lookups of cacheable operations, by result.', r.cacheLookups)
+        .family(
+          'hpd_http_requests_total',
+          'counter',
+          'Requests answered, by front, route (path template) and status, summed over every thread.',
+          r.requests,
+        )
+        .histogram(
+          'hpd_http_request_duration_seconds',
+          'Time from routing a request to writing its response, in the process (network excluded).',
+          r.latency,
+        )
+        .family(
+          'hpd_quota_refusals_total',
+          'counter',
+          "Requests refused because the daily quota of the caller's tier was used up (REST 429 and MCP tool calls).",
+          r.quotaRefusals,
+        )
+        .family(
+          'hpd_auth_failures_total',
+          'counter',
+          'Requests refused by authentication: missing or invalid credential, or state store unavailable.',
+          r.authFailures,
+        )
+        .family(
+          'hpd_response_cache_lookups_total',
+          'counter',
+          'REST response-cache lookups of cacheable operations, by result.',
+          r.cacheLookups,
+        )
+        .family(
+          'hpd_search_cache_lookups_total',
+          'counter',
+          'REST search-cache lookups (HPD_SEARCH_CACHE_MB), by result.',
+          r.searchCacheLookups,
+        )
         .family('hpd_build_info', 'gauge', 'The build served for each plan year (value always 1).', info)
-        .family('hpd_dataset_bytes', 'gauge', 'Shared memory held by each served year\'s data, by part.', bytes);
+        .family('hpd_dataset_bytes', 'gauge', "Shared memory held by each served year's data, by part.", bytes);
       const w = s.workers?.();
       if (w !== undefined) {
         text
           .family('hpd_rest_workers', 'gauge', 'REST worker threads serving now.', [{ labels: {}, value: w.serving }])
-          .family('hpd_rest_worker_replacements_total', 'counter', 'REST worker threads started to replace one that died.', [{ labels: {}, value: w.replaced }]);
+          .family('hpd_rest_worker_replacements_total', 'counter', 'REST worker threads started to replace one that died.', [
+            { labels: {}, value: w.replaced },
+          ]);
       }
       return text
-        .family('process_cpu_user_seconds_total', 'counter', 'User CPU time of the process (every thread).', [{ labels: {}, value: cpu.user / 1e6 }])
-        .family('process_cpu_system_seconds_total', 'counter', 'System CPU time of the process (every thread).', [{ labels: {}, value: cpu.system / 1e6 }])
+        .family('process_cpu_user_seconds_total', 'counter', 'User CPU time of the process (every thread).', [
+          { labels: {}, value: cpu.user / 1e6 },
+        ])
+        .family('process_cpu_system_seconds_total', 'counter', 'System CPU time of the process (every thread).', [
+          { labels: {}, value: cpu.system / 1e6 },
+        ])
         .family('process_resident_memory_bytes', 'gauge', 'Resident set size of the process.', [{ labels: {}, value: mem.rss }])
-        .family('process_start_time_seconds', 'gauge', 'Start time of the process since the Unix epoch.', [{ labels: {}, value: Math.round(START_SECONDS) }])
+        .family('process_start_time_seconds', 'gauge', 'Start time of the process since the Unix epoch.', [
+          { labels: {}, value: Math.round(START_SECONDS) },
+        ])
         .family('nodejs_heap_used_bytes', 'gauge', 'V8 heap in use in the main thread.', [{ labels: {}, value: mem.heapUsed }])
         .family('nodejs_heap_total_bytes', 'gauge', 'V8 heap reserved in the main thread.', [{ labels: {}, value: mem.heapTotal }])
-        .family('nodejs_external_memory_bytes', 'gauge', 'Memory of C++ objects bound to JavaScript (Buffers, SharedArrayBuffers) in the main thread.', [{ labels: {}, value: mem.external }])
+        .family(
+          'nodejs_external_memory_bytes',
+          'gauge',
+          'Memory of C++ objects bound to JavaScript (Buffers, SharedArrayBuffers) in the main thread.',
+          [{ labels: {}, value: mem.external }],
+        )
         .family('nodejs_eventloop_delay_seconds', 'gauge', 'Event-loop delay of the main thread since the previous scrape, by statistic.', [
           { labels: { stat: 'mean' }, value: lag.mean },
           { labels: { stat: 'p99' }, value: lag.p99 },

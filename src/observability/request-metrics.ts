@@ -19,7 +19,19 @@ export const OTHER_ROUTE = 'other';
 
 /** Route labels of each front, in cell order. */
 export const ROUTES: Readonly<Record<Front, readonly string[]>> = {
-  rest: [...OPERATIONS.map((op) => op.path), '/v1/health/zip/{zip}', '/v1/openapi.json', '/healthz', '/readyz', '/problems/{slug}', '/', '/docs', '/docs/init.js', '/pricing', OTHER_ROUTE],
+  rest: [
+    ...OPERATIONS.map((op) => op.path),
+    '/v1/health/zip/{zip}',
+    '/v1/openapi.json',
+    '/healthz',
+    '/readyz',
+    '/problems/{slug}',
+    '/',
+    '/docs',
+    '/docs/init.js',
+    '/pricing',
+    OTHER_ROUTE,
+  ],
   mcp: ['/mcp', '/.well-known/oauth-protected-resource', '/healthz', '/readyz', OTHER_ROUTE],
   auth: ['/healthz', '/readyz', OTHER_ROUTE],
 };
@@ -47,12 +59,15 @@ interface RouteSlot {
   readonly base: number;
 }
 
-const ROUTE_SLOTS: readonly RouteSlot[] = FRONTS.flatMap((front) => ROUTES[front].map((route) => ({ front, route })))
-  .map((r, i) => ({ ...r, base: i * ROUTE_CELLS }));
+const ROUTE_SLOTS: readonly RouteSlot[] = FRONTS.flatMap((front) => ROUTES[front].map((route) => ({ front, route }))).map((r, i) => ({
+  ...r,
+  base: i * ROUTE_CELLS,
+}));
 const QUOTA_BASE = ROUTE_SLOTS.length * ROUTE_CELLS;
 const AUTH_BASE = QUOTA_BASE + TIERS.length;
 const CACHE_BASE = AUTH_BASE + AUTH_FRONTS.length * AUTH_REASONS.length;
-const CELLS = CACHE_BASE + 2;
+/** Response-cache hit and miss, then search-cache hit and miss. */
+const CELLS = CACHE_BASE + 4;
 
 const STATUS_INDEX = new Map<number, number>(STATUSES.map((s, i) => [s, i]));
 const ROUTE_ID = new Map<string, number>(ROUTE_SLOTS.map((r, i) => [`${r.front} ${r.route}`, i]));
@@ -77,6 +92,7 @@ export interface RequestSnapshot {
   readonly quotaRefusals: readonly Sample[];
   readonly authFailures: readonly Sample[];
   readonly cacheLookups: readonly Sample[];
+  readonly searchCacheLookups: readonly Sample[];
 }
 
 export class RequestMetrics {
@@ -127,6 +143,11 @@ export class RequestMetrics {
     this.#cells.add(CACHE_BASE + (hit ? 0 : 1));
   }
 
+  /** A lookup of the search cache (HPD_SEARCH_CACHE_MB), counted apart: its hit rate is a tuning figure. */
+  searchCacheLookup(hit: boolean): void {
+    this.#cells.add(CACHE_BASE + (hit ? 2 : 3));
+  }
+
   /** Every series summed over the threads. Series never used are left out, except the fixed small sets. */
   snapshot(): RequestSnapshot {
     const c = this.#cells;
@@ -138,7 +159,10 @@ export class RequestMetrics {
         const v = c.sum(r.base + s);
         if (v === 0) continue;
         count += v;
-        requests.push({ labels: { front: r.front, route: r.route, status: s < STATUSES.length ? String(STATUSES[s]) : OTHER_STATUS }, value: v });
+        requests.push({
+          labels: { front: r.front, route: r.route, status: s < STATUSES.length ? String(STATUSES[s]) : OTHER_STATUS },
+          value: v,
+        });
       }
       if (count === 0) continue;
       let cumulative = 0;
@@ -147,16 +171,27 @@ export class RequestMetrics {
         cumulative += c.sum(r.base + STATUS_CELLS + b);
         buckets.push([b < LATENCY_BUCKETS.length ? String(LATENCY_BUCKETS[b]) : '+Inf', cumulative]);
       }
-      latency.push({ labels: { front: r.front, route: r.route }, buckets, sum: c.sum(r.base + STATUS_CELLS + BUCKET_CELLS), count: cumulative });
+      latency.push({
+        labels: { front: r.front, route: r.route },
+        buckets,
+        sum: c.sum(r.base + STATUS_CELLS + BUCKET_CELLS),
+        count: cumulative,
+      });
     }
     return {
       requests,
       latency,
       quotaRefusals: TIERS.map((tier, i) => ({ labels: { tier }, value: c.sum(QUOTA_BASE + i) })),
-      authFailures: AUTH_FRONTS.flatMap((front, f) => AUTH_REASONS.map((reason, i) => ({ labels: { front, reason }, value: c.sum(AUTH_BASE + f * AUTH_REASONS.length + i) }))),
+      authFailures: AUTH_FRONTS.flatMap((front, f) =>
+        AUTH_REASONS.map((reason, i) => ({ labels: { front, reason }, value: c.sum(AUTH_BASE + f * AUTH_REASONS.length + i) })),
+      ),
       cacheLookups: [
         { labels: { result: 'hit' }, value: c.sum(CACHE_BASE) },
         { labels: { result: 'miss' }, value: c.sum(CACHE_BASE + 1) },
+      ],
+      searchCacheLookups: [
+        { labels: { result: 'hit' }, value: c.sum(CACHE_BASE + 2) },
+        { labels: { result: 'miss' }, value: c.sum(CACHE_BASE + 3) },
       ],
     };
   }

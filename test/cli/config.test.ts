@@ -13,7 +13,7 @@ import { serveConfig } from '../../src/config/serve-config.ts';
 import { environmentUsage, markdownTable, TABLE_END, TABLE_START } from '../../src/config/settings-docs.ts';
 import { BENCH_VARIABLES, readSetting, REPO_ROOT, SETTING_KEYS, SETTINGS } from '../../src/config/settings.ts';
 import { DEFAULT_DRAIN_MS, DEFAULT_LISTENER_LIMITS } from '../../src/http/node-listener.ts';
-import { DEFAULT_REST_MAX_CONNECTIONS, DEFAULT_RESPONSE_CACHE_BYTES } from '../../src/http/server.ts';
+import { DEFAULT_REST_MAX_CONNECTIONS, DEFAULT_RESPONSE_CACHE_BYTES, DEFAULT_SEARCH_CACHE_BYTES } from '../../src/http/server.ts';
 import { DEFAULT_REDIS_GRACE_MS } from '../../src/policy/state-backend.ts';
 import { runHpd, type HpdRun } from '../helpers/run-hpd.ts';
 
@@ -54,7 +54,9 @@ test('every HPD_ name in src/ is declared in settings.ts (HPD_BUILD_* are diagno
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       if (statSync(path).isDirectory()) walk(path);
-      else if (path.endsWith('.ts')) for (const m of readFileSync(path, 'utf8').matchAll(/\bHPD_[A-Z0-9_]*[A-Z0-9]\b/g)) if (!m[0].startsWith('HPD_BUILD_') && !declared.has(m[0])) undeclared.add(`${m[0]} (${path.slice(REPO_ROOT.length)})`);
+      else if (path.endsWith('.ts'))
+        for (const m of readFileSync(path, 'utf8').matchAll(/\bHPD_[A-Z0-9_]*[A-Z0-9]\b/g))
+          if (!m[0].startsWith('HPD_BUILD_') && !declared.has(m[0])) undeclared.add(`${m[0]} (${path.slice(REPO_ROOT.length)})`);
     }
   };
   walk(join(REPO_ROOT, 'src'));
@@ -65,6 +67,7 @@ test('the declared defaults are the ones the server modules use', () => {
   const c = serveConfig(cleanEnv());
   assert.equal(c.restMaxConnections, DEFAULT_REST_MAX_CONNECTIONS);
   assert.equal(c.responseCacheBytes, DEFAULT_RESPONSE_CACHE_BYTES);
+  assert.equal(c.searchCacheBytes, DEFAULT_SEARCH_CACHE_BYTES);
   assert.equal(c.maxConnections, DEFAULT_LISTENER_LIMITS.maxConnections);
   assert.equal(c.drainMs, DEFAULT_DRAIN_MS);
   assert.equal(c.redisGraceMs, DEFAULT_REDIS_GRACE_MS);
@@ -74,27 +77,55 @@ test('the declared defaults are the ones the server modules use', () => {
   assert.equal(c.metricsHost, '127.0.0.1');
   assert.equal(c.accessLogRate, 0);
   assert.equal(c.dataDirIsDefault, true);
-  const set = serveConfig(cleanEnv({ HPD_HOST: '0.0.0.0', HPD_PORT: '9000', HPD_BASE_URL: 'https://api.example.com/', HPD_ACCESS_LOG: '0.25', HPD_DATA_DIR: '/tmp/elsewhere' }));
+  const set = serveConfig(
+    cleanEnv({
+      HPD_HOST: '0.0.0.0',
+      HPD_PORT: '9000',
+      HPD_BASE_URL: 'https://api.example.com/',
+      HPD_ACCESS_LOG: '0.25',
+      HPD_DATA_DIR: '/tmp/elsewhere',
+    }),
+  );
   assert.equal(set.baseUrl, 'https://api.example.com', 'trailing slash dropped');
   assert.equal(set.upgradeUrl, 'https://api.example.com/pricing');
   assert.equal(set.mcpUrl, 'http://127.0.0.1:8081/mcp', 'a wildcard bind is linked through loopback');
   assert.equal(set.accessLogRate, 0.25);
   assert.equal(set.dataDirIsDefault, false);
   assert.equal(readSetting('accessLog', { HPD_ACCESS_LOG: 'full' }), 1);
-  for (const [key, bad] of [['port', '1e3'], ['port', ' 80'], ['port', '65536'], ['accessLog', '0'], ['accessLog', '1.5'], ['watchBuilds', 'yes'], ['mcpAllowedOrigins', 'https://a.example/path'], ['host', 'http://x']] as const) {
+  for (const [key, bad] of [
+    ['port', '1e3'],
+    ['port', ' 80'],
+    ['port', '65536'],
+    ['accessLog', '0'],
+    ['accessLog', '1.5'],
+    ['watchBuilds', 'yes'],
+    ['mcpAllowedOrigins', 'https://a.example/path'],
+    ['host', 'http://x'],
+  ] as const) {
     const pattern = new RegExp(`^${SETTINGS[key].name} must be .*, got "${bad.replace('.', '\\.')}"$`);
-    assert.throws(() => readSetting(key, { [SETTINGS[key].name]: bad }), (err: Error) => err.name === 'ConfigError' && pattern.test(err.message), `${key}=${bad}`);
+    assert.throws(
+      () => readSetting(key, { [SETTINGS[key].name]: bad }),
+      (err: Error) => err.name === 'ConfigError' && pattern.test(err.message),
+      `${key}=${bad}`,
+    );
   }
 });
 
 test('the OAuth URLs are refused as settings, not by the servers: an issuer with a path or port 0, an MCP URL with a fragment', () => {
   const refused = (extra: NodeJS.ProcessEnv, pattern: RegExp): void =>
-    assert.throws(() => serveConfig(cleanEnv(extra)), (err: Error) => err.name === 'ConfigError' && pattern.test(err.message), JSON.stringify(extra));
+    assert.throws(
+      () => serveConfig(cleanEnv(extra)),
+      (err: Error) => err.name === 'ConfigError' && pattern.test(err.message),
+      JSON.stringify(extra),
+    );
   refused({ HPD_AUTH_URL: 'https://auth.example.com/oauth' }, /^HPD_AUTH_URL must be an http\(s\) origin without path/);
   refused({ HPD_AUTH_URL: 'http://auth.example.com:0' }, /^HPD_AUTH_URL must name the port clients reach/);
   refused({ HPD_MCP_URL: 'https://mcp.example.com/mcp#x' }, /^HPD_MCP_URL must be a URL without fragment/);
   // An external issuer replaces the embedded one: its port setting is then unused.
-  assert.equal(serveConfig(cleanEnv({ HPD_AUTH_PORT: '0', HPD_AUTH_ISSUER: 'https://idp.example.com' })).externalIssuer, 'https://idp.example.com');
+  assert.equal(
+    serveConfig(cleanEnv({ HPD_AUTH_PORT: '0', HPD_AUTH_ISSUER: 'https://idp.example.com' })).externalIssuer,
+    'https://idp.example.com',
+  );
   assert.equal(serveConfig(cleanEnv({ HPD_AUTH_URL: 'https://auth.example.com/' })).authUrl, 'https://auth.example.com');
 });
 
@@ -103,10 +134,22 @@ test('hpd serve refuses a bad value before starting: exit 2, one line naming the
   const missing = join(tmpdir(), `hpd-no-such-dir-${process.pid}`);
   const cases: [string, string, RegExp][] = [
     ['HPD_QUOTA_PRO', '-5', /^hpd: HPD_QUOTA_PRO must be a positive integer \(requests per day\), got "-5"$/],
-    ['HPD_BASE_URL', 'not-a-url', /^hpd: HPD_BASE_URL must be an absolute http\(s\) URL such as https:\/\/api\.example\.com, got "not-a-url"$/],
+    [
+      'HPD_BASE_URL',
+      'not-a-url',
+      /^hpd: HPD_BASE_URL must be an absolute http\(s\) URL such as https:\/\/api\.example\.com, got "not-a-url"$/,
+    ],
     ['HPD_PORT', 'abc', /^hpd: HPD_PORT must be a port number from 0 to 65535, got "abc"$/],
-    ['HPD_ACCESS_LOG', 'sometimes', /^hpd: HPD_ACCESS_LOG must be off, full or a sampling rate greater than 0 and at most 1, such as 0\.01, got "sometimes"$/],
-    ['HPD_REDIS_URL', 'http://user:s3cret@db:6379', /^hpd: HPD_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL .*, got "http:\/\/user:\*\*\*\*@db:6379\/?"$/],
+    [
+      'HPD_ACCESS_LOG',
+      'sometimes',
+      /^hpd: HPD_ACCESS_LOG must be off, full or a sampling rate greater than 0 and at most 1, such as 0\.01, got "sometimes"$/,
+    ],
+    [
+      'HPD_REDIS_URL',
+      'http://user:s3cret@db:6379',
+      /^hpd: HPD_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL .*, got "http:\/\/user:\*\*\*\*@db:6379\/?"$/,
+    ],
   ];
   for (const [name, value, expected] of cases) {
     const r = await runHpd(['serve'], { env: cleanEnv({ [name]: value, HPD_DATA_DIR: missing }), cwd: REPO_ROOT });
@@ -123,10 +166,17 @@ test('a mistyped HPD_DATA_DIR is not built into: exit 1, one line saying there i
   const dir = mkdtempSync(join(tmpdir(), 'hpd-datadir-'));
   try {
     const typo = join(dir, 'bulids');
-    const r = await runHpd(['serve'], { env: cleanEnv({ HPD_DATA_DIR: typo, HPD_STATE_DIR: join(dir, 'state'), HPD_PORT: '0', HPD_MCP_PORT: '0', HPD_AUTH_PORT: '0' }), cwd: REPO_ROOT, timeoutMs: 30_000 });
+    const r = await runHpd(['serve'], {
+      env: cleanEnv({ HPD_DATA_DIR: typo, HPD_STATE_DIR: join(dir, 'state'), HPD_PORT: '0', HPD_MCP_PORT: '0', HPD_AUTH_PORT: '0' }),
+      cwd: REPO_ROOT,
+      timeoutMs: 30_000,
+    });
     assert.equal(r.code, 1, show(r));
     assert.equal(ownLines(r).length, 1, show(r));
-    assert.match(ownLines(r)[0]!, new RegExp(`^hpd: no build under ${typo} \\(HPD_DATA_DIR\\): .*hpd build --year 2025.*--build-if-missing`));
+    assert.match(
+      ownLines(r)[0]!,
+      new RegExp(`^hpd: no build under ${typo} \\(HPD_DATA_DIR\\): .*hpd build --year 2025.*--build-if-missing`),
+    );
     assert.doesNotMatch(r.stderr, /building the embedded default dataset/);
     assert.equal(existsSync(typo), false, 'no build was started there');
   } finally {
@@ -149,9 +199,18 @@ test('hpd config prints each effective value and its source, the Redis password 
   const json = await runHpd(['config', '--json'], { env, cwd: REPO_ROOT });
   assert.equal(json.code, 0, show(json));
   const rows = JSON.parse(json.stdout) as { name: string; value: string; source: string }[];
-  assert.deepEqual(rows.map((r) => r.name), NAMES);
-  assert.deepEqual(rows.find((r) => r.name === 'HPD_PORT'), { name: 'HPD_PORT', value: '9000', source: 'environment' });
-  assert.deepEqual(rows.find((r) => r.name === 'HPD_UPGRADE_URL'), { name: 'HPD_UPGRADE_URL', value: 'http://127.0.0.1:9000/pricing', source: 'default' });
+  assert.deepEqual(
+    rows.map((r) => r.name),
+    NAMES,
+  );
+  assert.deepEqual(
+    rows.find((r) => r.name === 'HPD_PORT'),
+    { name: 'HPD_PORT', value: '9000', source: 'environment' },
+  );
+  assert.deepEqual(
+    rows.find((r) => r.name === 'HPD_UPGRADE_URL'),
+    { name: 'HPD_UPGRADE_URL', value: 'http://127.0.0.1:9000/pricing', source: 'default' },
+  );
   assert.ok(!json.stdout.includes('s3cret'));
 
   const bad = await runHpd(['config'], { env: cleanEnv({ HPD_PORT: 'abc' }), cwd: REPO_ROOT });

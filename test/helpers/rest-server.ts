@@ -14,7 +14,6 @@ import type { StateStore } from '../../src/policy/state-store.ts';
 import { DEFAULT_DAILY_LIMITS, type Tier } from '../../src/policy/tiers.ts';
 import { buildFixture } from './fixture-build.ts';
 
-
 export interface FixtureServer {
   readonly url: string;
   readonly keys: Readonly<Record<Tier, string>>;
@@ -33,7 +32,14 @@ export interface FixtureServer {
 export { buildFixture };
 
 export async function startFixtureServer(
-  opts: { limits?: Partial<Record<Tier, number>>; buildsRoot?: string; stateDir?: string; startAt?: number; responseCacheBytes?: number } = {},
+  opts: {
+    limits?: Partial<Record<Tier, number>>;
+    buildsRoot?: string;
+    stateDir?: string;
+    startAt?: number;
+    responseCacheBytes?: number;
+    searchCacheBytes?: number;
+  } = {},
 ): Promise<FixtureServer> {
   const dir = mkdtempSync(join(tmpdir(), 'hpd-rest-'));
   const buildsRoot = opts.buildsRoot ?? (await buildFixture(dir));
@@ -45,7 +51,17 @@ export async function startFixtureServer(
   // The base URL is fixed before the port is known: links are checked against it.
   const baseUrl = 'http://api.test';
   const registry = openRegistry(buildsRoot, baseUrl);
-  const server = createRestServer({ registry, store, quota, baseUrl, upgradeUrl: 'https://hpd.test/pricing', clock, onError: () => {}, responseCacheBytes: opts.responseCacheBytes });
+  const server = createRestServer({
+    registry,
+    store,
+    quota,
+    baseUrl,
+    upgradeUrl: 'https://hpd.test/pricing',
+    clock,
+    onError: () => {},
+    responseCacheBytes: opts.responseCacheBytes,
+    searchCacheBytes: opts.searchCacheBytes,
+  });
   const port = await server.listen(0);
   const keys = {
     free: (await createKey(store, { tier: 'free', userId: 'user-free', label: 'test', now: state.now })).plaintext,

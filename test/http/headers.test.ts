@@ -25,12 +25,17 @@ after(async () => {
 
 const SEARCH = '/v1/health/plans?zip=77002&age=35';
 const preflight = (path: string) =>
-  s.get(path, { method: 'OPTIONS', tier: null, headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+  s.get(path, {
+    method: 'OPTIONS',
+    tier: null,
+    headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+  });
 
 describe('X-Request-Id', () => {
   /** One response of every kind, each request carrying `inbound` as X-Request-Id when given. */
   const everyKind = async (inbound?: string): Promise<Array<[string, Response]>> => {
-    const h = (headers: Record<string, string> = {}): Record<string, string> => (inbound === undefined ? headers : { ...headers, 'x-request-id': inbound });
+    const h = (headers: Record<string, string> = {}): Record<string, string> =>
+      inbound === undefined ? headers : { ...headers, 'x-request-id': inbound };
     return [
       ['200', await s.get(SEARCH, { headers: h() })],
       ['304', await s.get('/v1/health/years', { headers: h({ 'if-none-match': '*' }) })],
@@ -46,7 +51,18 @@ describe('X-Request-Id', () => {
       ['healthz', await s.get('/healthz', { tier: null, headers: h() })],
       ['readyz', await s.get('/readyz', { tier: null, headers: h() })],
       ['problem page', await s.get('/problems/validation-error', { tier: null, headers: h() })],
-      ['preflight', await s.get('/v1/health/plans', { method: 'OPTIONS', tier: null, headers: h({ origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' }) })],
+      [
+        'preflight',
+        await s.get('/v1/health/plans', {
+          method: 'OPTIONS',
+          tier: null,
+          headers: h({
+            origin: 'https://app.example',
+            'access-control-request-method': 'GET',
+            'access-control-request-headers': 'authorization',
+          }),
+        }),
+      ],
     ];
   };
 
@@ -109,11 +125,15 @@ describe('ETag and If-None-Match', () => {
     await expectProblem(await s.get('/v1/health/zips/00000', { headers: { 'if-none-match': '*' } }), 404, '/v1/health/zips/00000');
   });
 
-  test('200 carries Cache-Control private, no-cache and Vary: Authorization', async () => {
+  test('200 carries Cache-Control private, no-cache and Vary: Authorization (and Accept-Encoding where codings exist)', async () => {
     const res = await s.get('/v1/health/years');
     assert.equal(res.headers.get('cache-control'), 'private, no-cache');
-    assert.equal(res.headers.get('vary'), 'Authorization');
+    // Cached immutable responses have compressed variants (src/http/compression.ts).
+    assert.equal(res.headers.get('vary'), 'Authorization, Accept-Encoding');
     await res.arrayBuffer();
+    const search = await s.get(SEARCH);
+    assert.equal(search.headers.get('vary'), 'Authorization', 'search pages are never compressed');
+    await search.arrayBuffer();
   });
 });
 
@@ -142,9 +162,12 @@ describe('HEAD', () => {
   const VARYING = new Set(['date', 'x-request-id', 'ratelimit-remaining']);
   for (const [path, tier] of ROUTES) {
     test(`HEAD ${path} (${tier ?? 'no key'}) = GET without the body`, async () => {
-      const get = await s.get(path, { tier });
+      // Identity asked for: fetch would decode a compressed body, whose content-length is the encoded one
+      // (compressed HEAD: test/http/compression.test.ts).
+      const identity = { 'accept-encoding': 'identity' };
+      const get = await s.get(path, { tier, headers: identity });
       const body = Buffer.from(await get.arrayBuffer());
-      const head = await s.get(path, { tier, method: 'HEAD' });
+      const head = await s.get(path, { tier, method: 'HEAD', headers: identity });
       assert.equal(head.status, get.status);
       assert.equal((await head.arrayBuffer()).byteLength, 0, 'no body');
       assert.equal(head.headers.get('content-length'), String(body.byteLength), 'content-length of the GET body');
@@ -164,10 +187,17 @@ describe('CORS', () => {
       assert.equal(res.headers.get('access-control-allow-origin'), '*');
       const methods = (res.headers.get('access-control-allow-methods') ?? '').split(',').map((x) => x.trim());
       assert.ok(methods.includes('GET') && methods.includes('HEAD'), `allow-methods ${methods.join()}`);
-      const allowHeaders = (res.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(',').map((x) => x.trim());
+      const allowHeaders = (res.headers.get('access-control-allow-headers') ?? '')
+        .toLowerCase()
+        .split(',')
+        .map((x) => x.trim());
       for (const h of ['authorization', 'if-none-match']) assert.ok(allowHeaders.includes(h), `allow-headers has ${h}`);
-      const exposed = (res.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(',').map((x) => x.trim());
-      for (const h of ['etag', 'link', 'x-request-id', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after']) assert.ok(exposed.includes(h), `exposes ${h}`);
+      const exposed = (res.headers.get('access-control-expose-headers') ?? '')
+        .toLowerCase()
+        .split(',')
+        .map((x) => x.trim());
+      for (const h of ['etag', 'link', 'x-request-id', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after'])
+        assert.ok(exposed.includes(h), `exposes ${h}`);
       assert.equal(res.headers.get('ratelimit-limit'), null, 'a preflight is not authenticated');
     });
   }
@@ -195,14 +225,28 @@ describe('Link', () => {
 
   test('mirrors the non-templated _links and ends with service-desc', async () => {
     const first = await expectMirrors('/v1/health/plans?zip=77002&age=35&per_page=2');
-    assert.deepEqual(first.map(([, rel]) => rel), ['self', 'first', 'next', 'last', 'service-desc']);
+    assert.deepEqual(
+      first.map(([, rel]) => rel),
+      ['self', 'first', 'next', 'last', 'service-desc'],
+    );
     const second = await expectMirrors('/v1/health/plans?zip=77002&age=35&per_page=2&page=2');
-    assert.deepEqual(second.map(([, rel]) => rel), ['self', 'first', 'next', 'prev', 'last', 'service-desc']);
+    assert.deepEqual(
+      second.map(([, rel]) => rel),
+      ['self', 'first', 'next', 'prev', 'last', 'service-desc'],
+    );
     const detail = await expectMirrors('/v1/health/plans/11111TX0010001-01');
     assert.ok(!detail.some(([, rel]) => rel === 'collection'), 'templated collection link left out');
     const oop = await expectMirrors('/v1/health/plans/11111TX0010001-01/oop-estimate?zip=77002&age=40&scenario=low');
-    assert.deepEqual(oop.map(([, rel]) => rel), ['self', 'plan', 'service-desc']);
-    for (const p of ['/v1/health/zips/77002', '/v1/health/years', '/v1/health/issuers?state=TX', '/v1/health/plans/aptc-estimate?zip=77002&household_income=30000&household_size=1&ages=40']) {
+    assert.deepEqual(
+      oop.map(([, rel]) => rel),
+      ['self', 'plan', 'service-desc'],
+    );
+    for (const p of [
+      '/v1/health/zips/77002',
+      '/v1/health/years',
+      '/v1/health/issuers?state=TX',
+      '/v1/health/plans/aptc-estimate?zip=77002&household_income=30000&household_size=1&ages=40',
+    ]) {
       const l = await expectMirrors(p);
       assert.equal(l.at(-1)![1], 'service-desc');
     }

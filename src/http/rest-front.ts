@@ -1,0 +1,142 @@
+/**
+ * @module What every route of the REST front shares: the snapshot being served, draining, problem
+ * replies, counting, and the registration of handlers (src/http/server.ts assembles the front).
+ */
+import type { OperationContext } from '../operations/operation.ts';
+import { toProblemBody, PROBLEM_TYPES, type ProblemSpec } from '../operations/problems.ts';
+import type { DataRegistry } from '../operations/data-registry.ts';
+import type { LiveRegistry } from '../operations/live-registry.ts';
+import type { Quota } from '../policy/quota.ts';
+import type { StateStore } from '../policy/state-store.ts';
+import type { AccessLog } from '../observability/access-log.ts';
+import { OTHER_ROUTE, RequestMetrics } from '../observability/request-metrics.ts';
+import { requestIdFrom } from './request-id.ts';
+import { ignoreAbort } from './response-writer.ts';
+import { PROBLEM_TYPE, writePreflight, writeReply, type Reply } from './rest-writers.ts';
+import { serializeProblem } from './serializers.ts';
+import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.ts';
+
+export interface ServerConfig {
+  /** A live registry follows newly published builds; a plain one is served as it is. */
+  readonly registry: DataRegistry | LiveRegistry;
+  readonly store: StateStore;
+  readonly quota: Quota;
+  /** Origin for absolute links, e.g. `http://127.0.0.1:8080`. */
+  readonly baseUrl: string;
+  /** Pricing page named in 402 and 429 problems. */
+  readonly upgradeUrl: string;
+  readonly clock?: () => number;
+  /** Called with unexpected errors (500s); defaults to stderr. */
+  readonly onError?: (err: unknown, requestId: string) => void;
+  /** Byte budget of the response cache of years, ZIPs, issuers and plan detail; default 64 MiB. */
+  readonly responseCacheBytes?: number;
+  /** Byte budget of the search cache (plan search pages by request text); 0 turns it off. */
+  readonly searchCacheBytes?: number;
+  /** Concurrent connections; further ones are closed as soon as they open. Default 10,000. */
+  readonly maxConnections?: number;
+  /** Names this server in log lines ('rest', or 'rest worker N'). */
+  readonly name?: string;
+  /** This thread's request counters (/metrics); absent: nothing is counted. */
+  readonly metrics?: RequestMetrics;
+  /** Absent: no access log. */
+  readonly accessLog?: AccessLog;
+}
+
+/** A route's label in /metrics and the access log (never the raw path: bounded labels). */
+export interface Label {
+  readonly id: number;
+  readonly template: string;
+}
+
+type Handler = (res: HttpResponse, req: HttpRequest) => void;
+
+export class RestFront {
+  /** The context of the snapshot being served, made once per snapshot. */
+  ctx: OperationContext;
+  draining = false;
+  readonly serviceDesc: string;
+  readonly onError: (err: unknown, requestId: string) => void;
+  readonly #config: ServerConfig;
+  readonly #app: TemplatedApp;
+
+  constructor(config: ServerConfig, app: TemplatedApp, registry: DataRegistry) {
+    this.#config = config;
+    this.#app = app;
+    this.ctx = { registry, baseUrl: config.baseUrl };
+    this.serviceDesc = `${config.baseUrl}/v1/openapi.json`;
+    this.onError =
+      config.onError ??
+      ((err, id) => process.stderr.write(`request ${id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`));
+  }
+
+  /** Counts one answered request (and logs it when sampled); `t0` is performance.now() at routing. */
+  observe(label: Label, status: number, t0: number, requestId: string, method: string, path: string): void {
+    const seconds = (performance.now() - t0) / 1000;
+    this.#config.metrics?.request(label.id, status, seconds);
+    const log = this.#config.accessLog;
+    if (log?.sampled() === true) log.write({ requestId, method, route: label.template, path, status, seconds });
+  }
+
+  /** The metric id and label of a non-operation pattern (`/healthz`, `/problems/:slug`, `/*`). */
+  static labelOf(pattern: string): Label {
+    const template = pattern === '/*' ? OTHER_ROUTE : pattern.replace(/:(\w+)/g, '{$1}');
+    return { id: RequestMetrics.routeId('rest', template), template };
+  }
+
+  problemReply(spec: ProblemSpec, instance: string, extra: Array<[string, string]> = []): Reply {
+    const c = this.#config;
+    return {
+      status: PROBLEM_TYPES[spec.kind].status,
+      headers: [['content-type', PROBLEM_TYPE], ...extra],
+      body: serializeProblem(toProblemBody(spec, c.baseUrl, instance, c.upgradeUrl) as unknown as Record<string, unknown>),
+    };
+  }
+
+  /** Writes a reply; `Connection: close` while draining unless told otherwise. */
+  write(res: HttpResponse, reply: Reply, head: boolean, requestId: string, close = this.draining): void {
+    writeReply(res, reply, head, requestId, close);
+  }
+
+  /**
+   * Registers a handler with the abort handler attached first: uWS terminates the process when a
+   * handler returns with its response pending and none attached (response-writer.ts).
+   */
+  on(method: 'get' | 'head' | 'options' | 'any', pattern: string, handler: Handler): void {
+    this.#app[method](pattern, (res, req) => {
+      res.onAborted(ignoreAbort);
+      handler(res, req);
+    });
+  }
+
+  /** GET and HEAD through `handle`, OPTIONS as a CORS preflight (unless `preflight` is false), 405 for the rest. */
+  route(pattern: string, label: Label, handle: (res: HttpResponse, req: HttpRequest, head: boolean) => void, preflight = true): void {
+    this.on('get', pattern, (res, req) => handle(res, req, false));
+    this.on('head', pattern, (res, req) => handle(res, req, true));
+    if (preflight) this.on('options', pattern, (res, req) => this.preflight(res, req, label));
+    this.on('any', pattern, (res, req) => this.methodNotAllowed(res, req, label));
+  }
+
+  methodNotAllowed(res: HttpResponse, req: HttpRequest, label: Label): void {
+    const t0 = performance.now();
+    const method = req.getCaseSensitiveMethod();
+    const path = req.getUrl();
+    const requestId = requestIdFrom(req.getHeader('x-request-id'));
+    this.write(
+      res,
+      this.problemReply({ kind: 'methodNotAllowed', detail: `Method ${method} is not allowed. Allowed: GET, HEAD.` }, path, [
+        ['allow', 'GET, HEAD'],
+      ]),
+      false,
+      requestId,
+    );
+    this.observe(label, 405, t0, requestId, method, path);
+  }
+
+  preflight(res: HttpResponse, req: HttpRequest, label: Label): void {
+    const t0 = performance.now();
+    const requestId = requestIdFrom(req.getHeader('x-request-id'));
+    const path = req.getUrl();
+    writePreflight(res, requestId);
+    this.observe(label, 204, t0, requestId, 'OPTIONS', path);
+  }
+}

@@ -1,0 +1,308 @@
+/**
+ * @module The request pipeline of an operation's route, in the fixed order of api-contract §1.2:
+ * framing and negotiation → authentication → quota → response cache → execute → write.
+ *
+ * Every step is synchronous except the quota, which may have to ask Redis (leased-quota.ts); then the
+ * answer is written later, unless the client left meanwhile.
+ */
+import { OPERATIONS } from '../operations/index.ts';
+import { etagFor, execute, type Operation } from '../operations/operation.ts';
+import type { ProblemSpec } from '../operations/problems.ts';
+import { TIER_RANK, type Tier } from '../policy/tiers.ts';
+import { AuthCache } from '../policy/auth-cache.ts';
+import type { QuotaDecision } from '../policy/quota.ts';
+import { rateLimitHeaders } from '../policy/rate-limit-headers.ts';
+import { RequestMetrics } from '../observability/request-metrics.ts';
+import { acceptsJson, ifNoneMatchMatches, linkHeader } from './conditional.ts';
+import { BODY_NOT_ALLOWED, RATE_LIMITED, UNAUTHORIZED } from './front-problems.ts';
+import { queryPairs } from './query-string.ts';
+import { requestIdFrom } from './request-id.ts';
+import type { ResponseCache } from './response-cache.ts';
+import type { Label, RestFront, ServerConfig } from './rest-front.ts';
+import { writeOk, type CachedResponse, type OkReply, type Reply } from './rest-writers.ts';
+import { compileSerializer, fragmentSerializer } from './serializers.ts';
+import { chooseCoding, compressVariants, variantBytes } from './compression.ts';
+import type { HttpRequest, HttpResponse } from './uws.ts';
+
+const REALM = 'Bearer realm="health-api"';
+const INVALID_TOKEN = `${REALM}, error="invalid_token", error_description="The API key is missing, malformed, unknown or revoked"`;
+/** The shared state store lost its backend (Redis) and cannot vouch for this credential (state-store.ts). */
+const STATE_UNAVAILABLE: ProblemSpec = {
+  kind: 'unavailable',
+  detail: 'The service cannot verify this API key right now (its shared state store is unreachable). Retry shortly.',
+};
+const STATE_RETRY_AFTER = '5';
+
+/** The route whose pages the search cache keeps. */
+const SEARCH_PATH = '/v1/health/plans';
+
+export interface Route {
+  readonly pattern: string;
+  readonly op: Operation<never>;
+  readonly serializer: (body: Record<string, unknown>) => string | Buffer;
+  /**
+   * Which cache keeps finished 200s: 'response' for `cacheable` operations (by canonical request),
+   * 'search' for plan search (by request text, its own budget HPD_SEARCH_CACHE_MB), null for none.
+   */
+  readonly cache: 'response' | 'search' | null;
+  /** The path template counted in /metrics and the access log. */
+  readonly label: Label;
+}
+
+/**
+ * One route per operation, plus the overview table's `/zip/{zip}` spelling of the ZIP lookup
+ * (api-contract §5.7). Collections of plan summaries (search, compare) are written from pre-serialized
+ * plan fragments: ~10× faster than either serializer on a 25-plan page (bench/search.bench.ts), same bytes.
+ */
+export function buildRoutes(): Route[] {
+  const serializerFor = (op: Operation<never>): Route['serializer'] =>
+    '_embedded' in ((op.responseSchema.properties ?? {}) as object)
+      ? fragmentSerializer((b) => JSON.stringify(b))
+      : compileSerializer(op.responseSchema);
+  const routes: Route[] = OPERATIONS.map((op) => ({
+    pattern: op.path.replace(/\{(\w+)\}/g, ':$1'),
+    op,
+    serializer: serializerFor(op),
+    cache: op.cacheable === true ? 'response' : op.path === SEARCH_PATH ? 'search' : null,
+    label: { id: RequestMetrics.routeId('rest', op.path), template: op.path },
+  }));
+  const zipRoute = routes.find((r) => r.op.id === 'lookupZip');
+  if (zipRoute !== undefined) {
+    routes.push({
+      ...zipRoute,
+      pattern: '/v1/health/zip/:zip',
+      label: { id: RequestMetrics.routeId('rest', '/v1/health/zip/{zip}'), template: '/v1/health/zip/{zip}' },
+    });
+  }
+  return routes;
+}
+
+/** Whether a GET or HEAD request announces a body (any Transfer-Encoding, a Content-Length other than 0). */
+function hasBody(req: HttpRequest): boolean {
+  const length = req.getHeader('content-length');
+  return req.getHeader('transfer-encoding') !== '' || (length !== '' && length !== '0');
+}
+
+/**
+ * Percent-decodes a path parameter. A malformed escape (`%ZZ`) is kept as sent, so validation answers
+ * it (400 for a ZIP, 404 for a plan id); decodeURIComponent would throw inside the uWS handler and
+ * take the whole process down.
+ */
+function decodePathParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** What a request carries past routing, copied out of uWS's request (valid only during the handler). */
+interface Incoming {
+  readonly route: Route;
+  readonly path: string;
+  readonly rawQuery: string;
+  readonly authorization: string;
+  readonly accept: string;
+  readonly ifNoneMatch: string;
+  readonly acceptEncoding: string;
+  readonly pathParams: Record<string, string>;
+}
+
+type Answer = Reply | OkReply;
+
+/**
+ * Admits a search page to the cache on its second sighting only. Under a Zipf mix most distinct
+ * searches come once; caching them copied every page (17 KB), evicted a useful one, and left old-space
+ * garbage: measured (bench/cpu-per-request.ts --zipf 1, 119k distinct URLs, 32 MiB) 52 % hits saved
+ * only ~3 % CPU per request before this filter. 65,536 remembered 32-bit hashes of request texts (256 KiB
+ * a thread, fixed); a collision only admits a page early or forgets a sighting.
+ */
+class Doorkeeper {
+  readonly #slots = new Uint32Array(1 << 16);
+
+  /** True when `text` was seen before (and so is worth keeping); remembers it otherwise. */
+  admit(text: string): boolean {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+    h >>>= 0;
+    const slot = h & 0xffff;
+    if (this.#slots[slot] === h) return true;
+    this.#slots[slot] = h;
+    return false;
+  }
+}
+
+export class OperationPipeline {
+  readonly #front: RestFront;
+  readonly #config: ServerConfig;
+  readonly #auth: AuthCache;
+  readonly #caches: { readonly response: ResponseCache<CachedResponse>; readonly search: ResponseCache<CachedResponse> };
+  readonly #clock: () => number;
+  readonly #searchSeen = new Doorkeeper();
+
+  constructor(
+    front: RestFront,
+    config: ServerConfig,
+    caches: { readonly response: ResponseCache<CachedResponse>; readonly search: ResponseCache<CachedResponse> },
+  ) {
+    this.#front = front;
+    this.#config = config;
+    this.#caches = caches;
+    this.#auth = new AuthCache(config.store);
+    this.#clock = config.clock ?? Date.now;
+  }
+
+  /** The uWS handler of GET (`head` false) and HEAD on an operation's route. */
+  handle(route: Route, res: HttpResponse, req: HttpRequest, head: boolean): void {
+    const front = this.#front;
+    const t0 = performance.now();
+    const requestId = requestIdFrom(req.getHeader('x-request-id'));
+    const path = req.getUrl();
+    const method = head ? 'HEAD' : 'GET';
+    if (hasBody(req)) {
+      // Checked before authentication and quota: uWS runs the handler before it rejects a malformed
+      // Content-Length, so this is what keeps such a request from being charged. The connection is
+      // closed because the body's framing cannot be trusted.
+      front.write(res, front.problemReply(BODY_NOT_ALLOWED, path), head, requestId, true);
+      front.observe(route.label, 400, t0, requestId, method, path);
+      return;
+    }
+    const incoming: Incoming = {
+      route,
+      path,
+      rawQuery: req.getQuery() ?? '',
+      authorization: req.getHeader('authorization'),
+      accept: req.getHeader('accept'),
+      ifNoneMatch: req.getHeader('if-none-match'),
+      acceptEncoding: req.getHeader('accept-encoding'),
+      pathParams: {},
+    };
+    route.op.pathParams.forEach((name, i) => {
+      incoming.pathParams[name] = decodePathParam(req.getParameter(i) ?? '');
+    });
+    const internal = (err: unknown): Reply => {
+      front.onError(err, requestId);
+      return front.problemReply(
+        { kind: 'internal', detail: 'An unexpected error occurred. Quote the X-Request-Id when contacting support.' },
+        path,
+      );
+    };
+    const send = (reply: Answer): void => {
+      if ('response' in reply) writeOk(res, reply, head, requestId, front.draining);
+      else front.write(res, reply, head, requestId);
+      front.observe(route.label, 'response' in reply ? (reply.notModified ? 304 : 200) : reply.status, t0, requestId, method, path);
+    };
+    let reply: Answer | Promise<Answer>;
+    try {
+      reply = this.#respond(incoming);
+    } catch (err) {
+      reply = internal(err);
+    }
+    if (!(reply instanceof Promise)) {
+      send(reply);
+      return;
+    }
+    // Writing to an aborted response would crash uWS.
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    reply.catch(internal).then((r) => {
+      if (!aborted) send(r);
+    });
+  }
+
+  /** Negotiation, authentication and counting, then {@link answer}. */
+  #respond(r: Incoming): Answer | Promise<Answer> {
+    const front = this.#front;
+    const metrics = this.#config.metrics;
+    if (!acceptsJson(r.accept))
+      return front.problemReply({ kind: 'notAcceptable', detail: 'This resource is available as application/json only.' }, r.path);
+    const who = this.#auth.authenticate(r.authorization, this.#clock());
+    if (!who.ok) {
+      metrics?.authFailed('rest', who.reason);
+      if (who.reason === 'unavailable') return front.problemReply(STATE_UNAVAILABLE, r.path, [['retry-after', STATE_RETRY_AFTER]]);
+      return front.problemReply(UNAUTHORIZED, r.path, [['www-authenticate', who.reason === 'missing' ? REALM : INVALID_TOKEN]]);
+    }
+    const counted = this.#config.quota.consume(who.userId, who.tier);
+    const proceed = (decision: QuotaDecision): Answer => this.#answer(r, who.tier, decision);
+    return counted instanceof Promise ? counted.then(proceed) : proceed(counted);
+  }
+
+  /** A request past authentication and counting: the operation's answer (from a cache when it can). */
+  #answer(r: Incoming, tier: Tier, decision: QuotaDecision): Answer {
+    const { route, path, rawQuery, pathParams } = r;
+    if (!decision.allowed) {
+      this.#config.metrics?.quotaRefused(tier);
+      return this.#front.problemReply(RATE_LIMITED, path, rateLimitHeaders(decision));
+    }
+    const cache = route.cache === null ? null : this.#caches[route.cache];
+    const count = (hit: boolean): void => {
+      if (route.cache === 'search') this.#config.metrics?.searchCacheLookup(hit);
+      else this.#config.metrics?.cacheLookup(hit);
+    };
+    // Within a build a cached request always gets the same 200; what depends on the caller is the tier
+    // (the endpoint's, and search's Pro parameters), so an entry records the lowest tier that has been
+    // allowed to get it and serves no caller below. A request text seen before skips validation; any
+    // other is validated and then found by its canonical form.
+    const spelling =
+      cache?.enabled === true
+        ? `${route.pattern}\u0000${rawQuery}\u0000${route.op.pathParams.length === 0 ? '' : Object.values(pathParams).join('\u0000')}`
+        : '';
+    const hit = cache?.enabled === true ? cache.bySpelling(spelling) : undefined;
+    if (hit !== undefined && TIER_RANK[tier] >= TIER_RANK[hit.tier]) {
+      count(true);
+      return okReply(hit, r, decision);
+    }
+    // One snapshot for the whole request (src/operations/live-registry.ts).
+    const c = this.#front.ctx;
+    const result = execute(route.op, c, tier, queryPairs(rawQuery), pathParams);
+    if (!result.ok) return this.#front.problemReply(result.problem, path, rateLimitHeaders(decision));
+    // A search page echoes the request as spelled (its self link, `page_size`), so two spellings of one
+    // canonical request can differ in bytes: search pages are kept by spelling alone.
+    const key = route.cache === 'search' ? spelling : result.canonical;
+    const known = cache?.enabled === true && route.cache !== 'search' ? cache.get(key, spelling) : undefined;
+    if (cache?.enabled === true) count(known !== undefined);
+    if (known !== undefined) {
+      if (TIER_RANK[tier] < TIER_RANK[known.tier]) known.tier = tier;
+      return okReply(known, r, decision);
+    }
+    const keep = cache?.enabled === true && (route.cache !== 'search' || this.#searchSeen.admit(spelling));
+    const done = finished(route, c.registry.version, result.canonical, result.body, this.#front.serviceDesc, tier, keep);
+    if (keep) cache?.set(key, spelling, done);
+    return okReply(done, r, decision);
+  }
+}
+
+/**
+ * The 200 of an executed request. `keep`: it goes into a cache, so the body must own its bytes (the
+ * search serializer returns a view of its scratch buffer, valid until its next call).
+ */
+function finished(
+  route: Route,
+  version: string,
+  canonical: string,
+  body: Record<string, unknown>,
+  serviceDesc: string,
+  tier: Tier,
+  keep: boolean,
+): CachedResponse {
+  const etag = etagFor(version, canonical);
+  const link = linkHeader(body._links, serviceDesc);
+  const serialized = route.serializer(body);
+  const bytes = typeof serialized === 'string' ? Buffer.from(serialized) : keep ? Buffer.from(serialized) : serialized;
+  // An endpoint without Pro parameters is open to every caller of its own tier; otherwise only to
+  // callers at least as high as the one who asked, until a lower tier is allowed the same request.
+  const needs = route.op.proParams === undefined ? route.op.tier : tier;
+  // Immutable responses kept in the response cache are compressed once, here (compression.ts); search
+  // pages never are.
+  const variants = keep && route.cache === 'response' ? compressVariants(bytes) : null;
+  const size = bytes.byteLength + etag.length + 2 * link.length + (variants === null ? 0 : variantBytes(variants));
+  return { etag, link, body: bytes, bytes: size, tier: needs, variants };
+}
+
+function okReply(response: CachedResponse, r: Incoming, quota: QuotaDecision): OkReply {
+  const notModified = ifNoneMatchMatches(r.ifNoneMatch, response.etag);
+  const coding = notModified || response.variants === null ? null : chooseCoding(r.acceptEncoding, response.variants);
+  return { response, quota, notModified, coding };
+}
