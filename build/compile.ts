@@ -196,15 +196,10 @@ function need(inputs: Map<string, ResolvedInput>, name: string): string {
   return i.path;
 }
 
-async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManifest> {
-  const { year, inputs, sink, progress, rules } = ctx;
-  const displayName = (name: string): string => {
-    const p = inputs.get(name)!.path;
-    return p.split('/').at(-1)!;
-  };
-
-  // Geography first: coverage of every plan is expressed in its counties and rating areas.
-  const geo = await loadGeography(
+/** The geography inputs, joined into ZIP → county → rating area. */
+function readGeography(ctx: CompileContext): ReturnType<typeof loadGeography> {
+  const { inputs } = ctx;
+  return loadGeography(
     {
       hud: need(inputs, 'hud_zip_county'),
       countyNames: need(inputs, 'county_names'),
@@ -215,9 +210,41 @@ async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManif
       laZip3: need(inputs, 'la_county_zip3'),
     },
     ctx.geoConfig,
-    sink,
-    progress,
+    ctx.sink,
+    ctx.progress,
   );
+}
+
+/** The inputs a build may go without: the crosswalk and the benefits PUF. */
+async function readOptionalInputs(
+  ctx: CompileContext,
+  variantIds: ReadonlySet<string>,
+  displayName: (name: string) => string,
+): Promise<{ crosswalk: CrosswalkTable | null; benefits: BenefitsByVariant | null }> {
+  const { inputs, year, sink, progress } = ctx;
+  const crosswalkInput = inputs.get('crosswalk');
+  const benefitsInput = inputs.get('benefits');
+  return {
+    crosswalk:
+      crosswalkInput === undefined
+        ? null
+        : await loadCrosswalk(await openTable(crosswalkInput.path, displayName('crosswalk')), year, sink, progress),
+    benefits:
+      benefitsInput === undefined
+        ? null
+        : await loadBenefits(await openTable(benefitsInput.path, displayName('benefits')), year, variantIds, sink, progress),
+  };
+}
+
+async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManifest> {
+  const { year, inputs, sink, progress, rules } = ctx;
+  const displayName = (name: string): string => {
+    const p = inputs.get(name)!.path;
+    return p.split('/').at(-1)!;
+  };
+
+  // Geography first: coverage of every plan is expressed in its counties and rating areas.
+  const geo = await readGeography(ctx);
   for (const f of sink.files.keys()) sink.checkRejectedShare(f);
 
   const pa = await loadPlanAttributes(
@@ -260,22 +287,7 @@ async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManif
     progress,
   );
 
-  const crosswalkInput = inputs.get('crosswalk');
-  let crosswalk: CrosswalkTable | null = null;
-  if (crosswalkInput !== undefined) {
-    crosswalk = await loadCrosswalk(await openTable(crosswalkInput.path, displayName('crosswalk')), year, sink, progress);
-  }
-  const benefitsInput = inputs.get('benefits');
-  let benefits: BenefitsByVariant | null = null;
-  if (benefitsInput !== undefined) {
-    benefits = await loadBenefits(
-      await openTable(benefitsInput.path, displayName('benefits')),
-      year,
-      new Set(pa.variants.keys()),
-      sink,
-      progress,
-    );
-  }
+  const { crosswalk, benefits } = await readOptionalInputs(ctx, new Set(pa.variants.keys()), displayName);
 
   const tablesStage = progress.stage('tables');
   const assembled = assembleTables({

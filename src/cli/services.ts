@@ -101,14 +101,10 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export async function startServices(c: ServicesConfig): Promise<Services> {
-  // The data first: a damaged build is refused before the state store and the quota's timers exist,
-  // so the process exits with the integrity error instead of lingering on open handles.
-  const logger = c.logger;
-  const live = createLiveRegistry(c.buildsRoot, c.baseUrl);
-  let backend: StateBackend;
+/** The state store; the registry opened before it is closed again when the store cannot be opened. */
+async function openBackend(c: ServicesConfig, live: LiveRegistry): Promise<StateBackend> {
   try {
-    backend = await openStateBackend({
+    return await openStateBackend({
       stateDir: c.stateDir,
       redisUrl: c.redisUrl,
       redisGraceMs: c.redisGraceMs,
@@ -119,6 +115,28 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
     live.close();
     throw err;
   }
+}
+
+/** Adopts newly published builds: the main thread opens and verifies each once; REST workers attach to it. */
+function reloader(live: LiveRegistry, logger: Logger | undefined, pool: () => RestPool | null): () => ReloadResult {
+  return () => {
+    const r = live.reload();
+    // The human lines (stderr) come from the registry itself; these are the same events for log pipelines.
+    for (const a of r.adopted)
+      logger?.info({ event: 'build.adopted', year: a.year, build: a.to, previous: a.from }, `serving ${a.year}/${a.to.slice(0, 12)}`);
+    for (const f of r.refused)
+      logger?.warn({ event: 'build.refused', year: f.year, reason: f.reason }, `not adopting a build of ${f.year}: ${f.reason}`);
+    if (r.adopted.length > 0) void pool()?.follow(imagesOf(live.current()));
+    return r;
+  };
+}
+
+export async function startServices(c: ServicesConfig): Promise<Services> {
+  // The data first: a damaged build is refused before the state store and the quota's timers exist,
+  // so the process exits with the integrity error instead of lingering on open handles.
+  const logger = c.logger;
+  const live = createLiveRegistry(c.buildsRoot, c.baseUrl);
+  const backend = await openBackend(c, live);
   const store = backend.store;
   const workers = c.workers ?? 0;
   // On Redis, every thread (this one, each REST worker) leases its own blocks of each user's allowance.
@@ -126,17 +144,7 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
   const shared = backend.redis === null && workers > 0 ? SharedDailyQuota.open(store, c.limits, c.clock) : null;
   const quota: Quota = backend.leasedQuota(c.limits, c.clock) ?? shared ?? DailyQuota.open(store, c.limits, c.clock);
   let pool: RestPool | null = null;
-  // The main thread opens and verifies a new build once; REST workers attach to what it opened.
-  const reload = (): ReloadResult => {
-    const r = live.reload();
-    // The human lines (stderr) come from the registry itself; these are the same events for log pipelines.
-    for (const a of r.adopted)
-      logger?.info({ event: 'build.adopted', year: a.year, build: a.to, previous: a.from }, `serving ${a.year}/${a.to.slice(0, 12)}`);
-    for (const f of r.refused)
-      logger?.warn({ event: 'build.refused', year: f.year, reason: f.reason }, `not adopting a build of ${f.year}: ${f.reason}`);
-    if (r.adopted.length > 0) void pool?.follow(imagesOf(live.current()));
-    return r;
-  };
+  const reload = reloader(live, logger, () => pool);
   // Newly published builds are adopted within about a second (tests that publish may turn it off).
   const watcher = c.watchBuilds === false ? null : watchBuilds(c.buildsRoot, () => reload());
   // Row 0 of the counters is this thread's (MCP, authorization server, REST without workers); one row per worker.

@@ -45,6 +45,25 @@ interface Outcome {
   readonly seconds: number;
 }
 
+/** Verifies one build with its checksums; a damaged build is an outcome, not an error. */
+function checkTarget(root: string, t: Target): Outcome {
+  const started = performance.now();
+  const outcome = { year: t.year, hash: t.name, current: t.current };
+  try {
+    const check = checkBuild(join(root, String(t.year), t.name), { checksums: true });
+    return {
+      ...outcome,
+      ok: check.legacy === null,
+      error: check.legacy,
+      bytes: check.bytes,
+      seconds: (performance.now() - started) / 1000,
+    };
+  } catch (err) {
+    if (!(err instanceof BuildIntegrityError)) throw err;
+    return { ...outcome, ok: false, error: err.message, bytes: 0, seconds: (performance.now() - started) / 1000 };
+  }
+}
+
 export async function verifyCommand(argv: readonly string[]): Promise<number> {
   const parsed = parseCommandArgs('verify', argv, {
     year: { type: 'string' },
@@ -105,33 +124,7 @@ export async function verifyCommand(argv: readonly string[]): Promise<number> {
   }
 
   const outcomes: Outcome[] = [...dangling];
-  for (const t of targets) {
-    const started = performance.now();
-    try {
-      const check = checkBuild(join(root, String(t.year), t.name), { checksums: true });
-      const seconds = (performance.now() - started) / 1000;
-      outcomes.push({
-        year: t.year,
-        hash: t.name,
-        current: t.current,
-        ok: check.legacy === null,
-        error: check.legacy,
-        bytes: check.bytes,
-        seconds,
-      });
-    } catch (err) {
-      if (!(err instanceof BuildIntegrityError)) throw err;
-      outcomes.push({
-        year: t.year,
-        hash: t.name,
-        current: t.current,
-        ok: false,
-        error: err.message,
-        bytes: 0,
-        seconds: (performance.now() - started) / 1000,
-      });
-    }
-  }
+  for (const t of targets) outcomes.push(checkTarget(root, t));
   outcomes.sort((a, b) => a.year - b.year || Number(b.current) - Number(a.current) || a.hash.localeCompare(b.hash));
 
   if (values.json === true) {

@@ -175,7 +175,7 @@ function findFacts(registry: DataRegistry, run: (id: string, s: Sample) => Execu
     for (let z = 0; z < 100_000; z++) {
       const zip = String(z).padStart(5, '0');
       const locations = yd.ds.resolveZip(zip);
-      if (locations !== null && locations.some((l) => yd.statesWithPlans.has(l.state))) yield zip;
+      if (locations?.some((l) => yd.statesWithPlans.has(l.state))) yield zip;
     }
   };
   for (const zip of candidates()) {

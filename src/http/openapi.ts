@@ -50,42 +50,48 @@ export interface OpenApiOptions {
   readonly examples?: OpenApiExamples;
 }
 
+/** The operation's query and path parameters, then its aliases, as OpenAPI parameter objects. */
+function parametersOf(op: Operation<never>): Array<Record<string, unknown>> {
+  const props = (op.query.spec.schema.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((op.query.spec.schema.required ?? []) as string[]);
+  const parameters = Object.entries(props).map(([name, schema]) => {
+    const {
+      description,
+      example,
+      'x-pro': pro,
+      ...rest
+    } = schema as JsonSchema & { description?: string; example?: unknown; 'x-pro'?: boolean };
+    const isPath = op.pathParams.includes(name);
+    const list = op.query.spec.lists?.includes(name) === true;
+    const text = list ? `${description ?? name}. ${LIST_HINT.replaceAll('name', name)}` : description;
+    return {
+      name,
+      in: isPath ? 'path' : 'query',
+      required: isPath || required.has(name),
+      ...(text !== undefined ? { description: text } : {}),
+      ...(pro === true ? { 'x-required-tier': 'pro' } : {}),
+      ...(example !== undefined ? { example } : {}),
+      ...(list ? { style: 'form', explode: true } : {}),
+      schema: rest,
+    };
+  });
+  for (const [alias, canonical] of Object.entries(op.query.spec.aliases ?? {})) {
+    parameters.push({
+      name: alias,
+      in: 'query',
+      required: false,
+      description: `Alias of ${canonical}`,
+      schema: (props[canonical] ?? {}) as JsonSchema,
+    });
+  }
+  return parameters;
+}
+
 export function buildOpenApi(operations: ReadonlyArray<Operation<never>>, options: OpenApiOptions): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
-    const props = (op.query.spec.schema.properties ?? {}) as Record<string, JsonSchema>;
-    const required = new Set((op.query.spec.schema.required ?? []) as string[]);
     const examples = options.examples?.get(op.id) ?? {};
-    const parameters = Object.entries(props).map(([name, schema]) => {
-      const {
-        description,
-        example,
-        'x-pro': pro,
-        ...rest
-      } = schema as JsonSchema & { description?: string; example?: unknown; 'x-pro'?: boolean };
-      const isPath = op.pathParams.includes(name);
-      const list = op.query.spec.lists?.includes(name) === true;
-      const text = list ? `${description ?? name}. ${LIST_HINT.replaceAll('name', name)}` : description;
-      return {
-        name,
-        in: isPath ? 'path' : 'query',
-        required: isPath || required.has(name),
-        ...(text !== undefined ? { description: text } : {}),
-        ...(pro === true ? { 'x-required-tier': 'pro' } : {}),
-        ...(example !== undefined ? { example } : {}),
-        ...(list ? { style: 'form', explode: true } : {}),
-        schema: rest,
-      };
-    });
-    for (const [alias, canonical] of Object.entries(op.query.spec.aliases ?? {})) {
-      parameters.push({
-        name: alias,
-        in: 'query',
-        required: false,
-        description: `Alias of ${canonical}`,
-        schema: (props[canonical] ?? {}) as JsonSchema,
-      });
-    }
+    const parameters = parametersOf(op);
     const content = (type: string, schema: unknown, status: string): Record<string, unknown> => ({
       [type]: { schema, ...(examples[status] !== undefined ? { example: examples[status] } : {}) },
     });

@@ -23,6 +23,28 @@ export interface MetricsExposition {
 
 const START_SECONDS = Date.now() / 1000;
 
+/** `hpd_build_info` and `hpd_dataset_bytes`: the build served per year and the shared memory it holds. */
+function datasetSamples(reg: ReturnType<ExpositionSources['registry']>): { info: Sample[]; bytes: Sample[] } {
+  const info: Sample[] = [];
+  const bytes: Sample[] = [];
+  for (const year of reg.years) {
+    const y = reg.get(year);
+    if (y === undefined) continue;
+    const labels = { year: String(year) };
+    info.push({ labels: { ...labels, build: y.ds.buildHash }, value: 1 });
+    const c = y.image.catalog;
+    bytes.push(
+      { labels: { ...labels, part: 'tables' }, value: y.image.dataset.tables.byteLength },
+      { labels: { ...labels, part: 'derived' }, value: y.image.dataset.derived.byteLength },
+      {
+        labels: { ...labels, part: 'catalog' },
+        value: c.bytes.byteLength + c.offsets.byteLength + c.money.byteLength + c.metal.byteLength,
+      },
+    );
+  }
+  return { info, bytes };
+}
+
 export function createMetricsExposition(s: ExpositionSources): MetricsExposition {
   // Delay of this (main) thread's event loop, which runs MCP, the authorization server, the quota's
   // persistence and, without workers, REST. Reset at each scrape: the figures cover the interval.
@@ -32,23 +54,7 @@ export function createMetricsExposition(s: ExpositionSources): MetricsExposition
     render() {
       const r = s.requests.snapshot();
       const reg = s.registry();
-      const info: Sample[] = [];
-      const bytes: Sample[] = [];
-      for (const year of reg.years) {
-        const y = reg.get(year);
-        if (y === undefined) continue;
-        const labels = { year: String(year) };
-        info.push({ labels: { ...labels, build: y.ds.buildHash }, value: 1 });
-        const c = y.image.catalog;
-        bytes.push(
-          { labels: { ...labels, part: 'tables' }, value: y.image.dataset.tables.byteLength },
-          { labels: { ...labels, part: 'derived' }, value: y.image.dataset.derived.byteLength },
-          {
-            labels: { ...labels, part: 'catalog' },
-            value: c.bytes.byteLength + c.offsets.byteLength + c.money.byteLength + c.metal.byteLength,
-          },
-        );
-      }
+      const { info, bytes } = datasetSamples(reg);
       const cpu = process.cpuUsage();
       const mem = process.memoryUsage();
       const lag = { p99: delay.percentile(99) / 1e9, max: delay.max / 1e9, mean: Number.isNaN(delay.mean) ? 0 : delay.mean / 1e9 };
