@@ -34,11 +34,7 @@ export async function readCountyAreaTables(
     const area = Number(row.get('rating_area'));
     if (split === null || !Number.isInteger(area) || area < 1) {
       sink.reject({
-        file: current.file,
-        line: row.line,
-        column: row.col('county'),
-        columnName: 'county',
-        value: row.get('county'),
+        ...row.at('county'),
         reason: 'not a <NAME>_<ST> key with a positive rating area',
       });
       return;
@@ -57,11 +53,7 @@ export async function readCountyAreaTables(
     const fips = padCode(row.get('countyfip'), 5);
     if (fips === null || !/^\d+$/.test(area)) {
       sink.reject({
-        file: old.file,
-        line: row.line,
-        column: row.col('countyfip'),
-        columnName: 'countyfip',
-        value: `${row.get('countyfip')}/${area}`,
+        ...row.at('countyfip', `${row.get('countyfip')}/${area}`),
         reason: 'not a county FIPS code with a rating area number',
       });
       return;

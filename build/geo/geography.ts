@@ -116,11 +116,7 @@ async function readCounties(
       const state = row.get('state_code');
       if (fips === null) {
         sink.reject({
-          file: census.file,
-          line: row.line,
-          column: row.col('full_fips'),
-          columnName: 'full_fips',
-          value: row.get('full_fips'),
+          ...row.at('full_fips'),
           reason: 'not a 5-digit county FIPS code',
         });
         return;
@@ -134,11 +130,7 @@ async function readCounties(
     const fips = padCode(row.get('county_fips'), 5);
     if (fips === null) {
       sink.reject({
-        file: ct.file,
-        line: row.line,
-        column: row.col('county_fips'),
-        columnName: 'county_fips',
-        value: row.get('county_fips'),
+        ...row.at('county_fips'),
         reason: 'not a 5-digit county FIPS code',
       });
       return;
@@ -174,11 +166,7 @@ async function readZipLocations(path: string, j: ZipJoin, sink: DiagnosticSink, 
     if (zip === null || fips === null) {
       const bad = zip === null ? 'ZIP' : 'COUNTY';
       sink.reject({
-        file: hud.file,
-        line: row.line,
-        column: row.col(bad),
-        columnName: bad,
-        value: row.get(bad),
+        ...row.at(bad),
         reason: 'must be a 5-digit code',
       });
       return;
@@ -191,11 +179,7 @@ async function readZipLocations(path: string, j: ZipJoin, sink: DiagnosticSink, 
     const county = j.counties.get(fips);
     if (county === undefined) {
       sink.reject({
-        file: hud.file,
-        line: row.line,
-        column: row.col('COUNTY'),
-        columnName: 'COUNTY',
-        value: fips,
+        ...row.at('COUNTY', fips),
         reason: 'county FIPS not in the Census county list',
       });
       return;
@@ -204,11 +188,7 @@ async function readZipLocations(path: string, j: ZipJoin, sink: DiagnosticSink, 
     const tot = Number(row.get('TOT_RATIO'));
     if (!Number.isFinite(res) || !Number.isFinite(tot)) {
       sink.reject({
-        file: hud.file,
-        line: row.line,
-        column: row.col('RES_RATIO'),
-        columnName: 'RES_RATIO',
-        value: row.get('RES_RATIO'),
+        ...row.at('RES_RATIO'),
         reason: 'ratio is not a number',
       });
       return;
@@ -218,11 +198,7 @@ async function readZipLocations(path: string, j: ZipJoin, sink: DiagnosticSink, 
     if (area === null && !warnedZip3.has(`${fips}:${z3}`)) {
       warnedZip3.add(`${fips}:${z3}`);
       sink.warn({
-        file: hud.file,
-        line: row.line,
-        column: row.col('ZIP'),
-        columnName: 'ZIP',
-        value: zip,
+        ...row.at('ZIP', zip),
         code: DIAGNOSTIC_CODES.geography,
         reason: `ZIP3 ${z3} has no rating area in the ZIP3 table; using the county's area`,
       });
@@ -230,11 +206,7 @@ async function readZipLocations(path: string, j: ZipJoin, sink: DiagnosticSink, 
     area ??= j.areaOfCounty(county);
     if (area === null) {
       sink.reject({
-        file: hud.file,
-        line: row.line,
-        column: row.col('COUNTY'),
-        columnName: 'COUNTY',
-        value: fips,
+        ...row.at('COUNTY', fips),
         code: DIAGNOSTIC_CODES.geography,
         reason: `no rating area for ${county.name}, ${state}`,
       });

@@ -25,11 +25,7 @@ export async function readZip3Areas(
     const z = padCode(row.get('zip3'), 3);
     if (st === undefined || z === null || !/^\d+$/.test(row.get('ratingarea'))) {
       sink.reject({
-        file: z3.file,
-        line: row.line,
-        column: row.col('zip3'),
-        columnName: 'zip3',
-        value: row.get('zip3'),
+        ...row.at('zip3'),
         reason: 'not a state FIPS, ZIP3 and rating area',
       });
       return;

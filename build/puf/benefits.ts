@@ -78,11 +78,7 @@ export async function loadBenefits(
     (row) => {
       if (row.get('BusinessYear') !== String(year)) {
         sink.reject({
-          file,
-          line: row.line,
-          column: row.col('BusinessYear'),
-          columnName: 'BusinessYear',
-          value: row.get('BusinessYear'),
+          ...row.at('BusinessYear'),
           reason: `BusinessYear is not the build year ${year}`,
         });
         return;

@@ -57,8 +57,7 @@ export async function loadCrosswalk(
   const required = ['State', `PlanID_${s}`, 'FIPSCode', 'CrosswalkLevel', 'ReasonForCrosswalk', `PlanID_${t}`];
   const optional = ['DentalPlan', `IssuerID_${s}`, `MetalLevel_${s}`, 'ZipCode', `IssuerID_${t}`, `MetalLevel_${t}`, `AgeOffPlanID_${t}`];
   await forEachRow(table, { required, optional, stage: 'crosswalk' }, sink, progress, (row) => {
-    const reject = (column: string, reason: string): void =>
-      sink.reject({ file, line: row.line, column: row.col(column), columnName: column, value: row.get(column), reason });
+    const reject = (column: string, reason: string): void => sink.reject({ ...row.at(column), reason });
     const state = row.get('State');
     const source = row.get(`PlanID_${s}`);
     if (!/^[A-Z]{2}$/.test(state)) return reject('State', 'not a two-letter state code');

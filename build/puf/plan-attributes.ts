@@ -135,7 +135,7 @@ function rowIdentity(
   sink: DiagnosticSink,
 ): VariantIdentity | null {
   const reject = (column: string, reason: string): null => {
-    sink.reject({ file, line: row.line, column: row.col(column), columnName: column, value: row.get(column), reason });
+    sink.reject({ ...row.at(column), reason });
     return null;
   };
   const by = row.get('BusinessYear');
@@ -180,7 +180,7 @@ function cellReaders(row: Row, file: string, sink: DiagnosticSink): CellReaders 
       if (raw === '') return null;
       const r = parse(raw);
       if (r.ok) return r.value;
-      sink.warn({ file, line: row.line, column: row.col(column), columnName: column, value: raw, reason: `${r.reason}; stored as null` });
+      sink.warn({ ...row.at(column, raw), reason: `${r.reason}; stored as null` });
       return null;
     };
   return {

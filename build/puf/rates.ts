@@ -99,8 +99,7 @@ export async function loadRates(
   const file = table.file;
   let lastImportRaw = '';
   await forEachRow(table, { required: REQUIRED, optional: OPTIONAL, stage }, sink, progress, (row) => {
-    const reject = (column: string, reason: string): void =>
-      sink.reject({ file, line: row.line, column: row.col(column), columnName: column, value: row.get(column), reason });
+    const reject = (column: string, reason: string): void => sink.reject({ ...row.at(column), reason });
     if (row.get('BusinessYear') !== String(year)) return reject('BusinessYear', `BusinessYear is not the build year ${year}`);
     const planId = row.get('PlanId');
     if (!plans.has(planId)) {

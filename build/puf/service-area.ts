@@ -46,8 +46,7 @@ export async function loadServiceAreas(
   const areas = new Map<string, ServiceArea>();
   const file = table.file;
   await forEachRow(table, { required: REQUIRED, optional: OPTIONAL, stage: 'service areas' }, sink, progress, (row) => {
-    const reject = (column: string, reason: string): void =>
-      sink.reject({ file, line: row.line, column: row.col(column), columnName: column, value: row.get(column), reason });
+    const reject = (column: string, reason: string): void => sink.reject({ ...row.at(column), reason });
     if (row.get('BusinessYear') !== String(year)) return reject('BusinessYear', `BusinessYear is not the build year ${year}`);
     if (row.get('MarketCoverage') !== 'Individual' || row.get('DentalOnlyPlan').toLowerCase() !== 'no') {
       sink.rowIgnored(file);
@@ -83,11 +82,7 @@ export async function loadServiceAreas(
       if (/^\d{5}$/.test(z)) zips.add(z);
       else
         sink.warn({
-          file,
-          line: row.line,
-          column: row.col('ZipCodes'),
-          columnName: 'ZipCodes',
-          value: z,
+          ...row.at('ZipCodes', z),
           reason: 'not a 5-digit ZIP; left out of the partial county',
         });
     }

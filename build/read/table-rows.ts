@@ -17,6 +17,16 @@ export interface Row {
   get(column: string): string;
   /** 1-based column number of a column (0 when the file does not have it), for diagnostics. */
   col(column: string): number;
+  /** Where a diagnostic about `column` of this record points, with the cell's value unless another is given. */
+  at(column: string, value?: string): CellRef;
+}
+
+export interface CellRef {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly columnName: string;
+  readonly value: string;
 }
 
 /**
@@ -54,6 +64,9 @@ export async function forEachRow(
     col(column) {
       const i = index.get(column) ?? table.column(column);
       return i === undefined || i < 0 ? 0 : i + 1;
+    },
+    at(column, value) {
+      return { file: table.file, line, column: row.col(column), columnName: column, value: value ?? row.get(column) };
     },
   };
   const stage = progress.stage(spec.stage);
