@@ -105,7 +105,7 @@ export async function loadPlanAttributes(
   await forEachRow(table, { required: REQUIRED, optional: OPTIONAL, stage: 'plan attributes' }, sink, progress, (row) => {
     const identity = rowIdentity(row, year, variants, file, sink);
     if (identity === null) return;
-    const record = readVariant(row, identity, cellReaders(row, file, sink));
+    const record = readVariant(row, identity, cellReaders(row, sink));
     const importDate = record.import_date;
     if (importDate !== null && (newestImport === null || importDate > newestImport)) newestImport = importDate;
     variants.set(identity.id, record);
@@ -171,7 +171,7 @@ interface CellReaders {
   readonly text: (column: string) => string | null;
 }
 
-function cellReaders(row: Row, file: string, sink: DiagnosticSink): CellReaders {
+function cellReaders(row: Row, sink: DiagnosticSink): CellReaders {
   // An unparsable optional value is nulled with a warning; the row is kept.
   const optional =
     <T>(parse: (raw: string) => ParseResult<T>) =>
