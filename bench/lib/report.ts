@@ -187,9 +187,12 @@ function searchTable(r: SuiteResult): string[] {
         ? 'not counted by /metrics'
         : `${pct(sc.hit_rate_measured)} measured (/metrics, ${sc.lookups_measured.toLocaleString('en-US')} lookups)`;
     const estimated = sc.hit_rate_estimated === null ? '' : `; ${pct(sc.hit_rate_estimated)} estimated (LRU)`;
-    const cacheOn = r.search_cache.declared
-      ? `ours, cache on (${r.search_cache.default_mb ?? 'default'} MiB)`
-      : 'ours, defaults (no search cache in this build)';
+    const mb = r.search_cache.default_mb;
+    const cacheOn = !r.search_cache.declared
+      ? 'ours, defaults (no search cache in this build)'
+      : mb === 0
+        ? 'ours, search cache at its size in effect: 0 MiB (off)'
+        : `ours, cache on (${mb ?? 'default'} MiB)`;
     row(label, cacheOn, real.targets.ours_cached?.full.median, `${measured}${estimated}`);
   }
   row('unique URLs', 'ceiling', search?.targets.ceiling?.full.median, 'replays recorded bytes');

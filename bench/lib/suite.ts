@@ -139,7 +139,7 @@ export interface SearchCacheResult {
   readonly setting: string;
   /** Whether this build declares the setting (src/config/settings.ts). */
   readonly declared: boolean;
-  /** Its default size in MiB when declared (ours_cached runs with it). */
+  /** The size ours_cached ran with, in MiB: HPD_SEARCH_CACHE_MB from the bench's environment, else the declared default. */
   readonly default_mb: number | null;
   readonly uncached_note: string;
   /** Null without the realistic workload. */
@@ -267,10 +267,18 @@ function summarizeOpen(runs: readonly WrkRun[]): OpenLoopResult['median'] {
   };
 }
 
-/** The search-cache setting as this build declares it (absent until the cache exists). */
+/**
+ * The search-cache setting as this build declares it (absent until the cache exists), and the size
+ * ours_cached runs with: it inherits the bench's environment, so HPD_SEARCH_CACHE_MB there wins over the
+ * declared default.
+ */
 function searchCacheSetting(): { declared: boolean; defaultMb: number | null } {
   const s = Object.values(SETTINGS).find((x) => x.name === SEARCH_CACHE) as { fallback: unknown } | undefined;
-  return { declared: s !== undefined, defaultMb: typeof s?.fallback === 'number' ? s.fallback : null };
+  const fromEnv = process.env[SEARCH_CACHE];
+  const fallback = typeof s?.fallback === 'number' ? s.fallback : null;
+  const inEffect =
+    s !== undefined && fromEnv !== undefined && fromEnv.trim() !== '' && Number.isFinite(Number(fromEnv)) ? Number(fromEnv) : fallback;
+  return { declared: s !== undefined, defaultMb: inEffect };
 }
 
 interface Prepared {
