@@ -10,13 +10,13 @@
  * CPU per request is the requests/s ratio a quiet machine would show. `--unique` makes ours' URL list
  * long (20,000 distinct requests) so that no response cache can help; the ceiling replays 2,000 of them.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRegistry } from '../src/operations/data-registry.ts';
-import { childEnv, detectPinning, freePorts, spawnServer, type ServerProcess } from './lib/processes.ts';
+import { childEnv, detectPinning, enterpriseKey, QUOTA_OUT_OF_REACH, freePorts, spawnServer, type ServerProcess } from './lib/processes.ts';
 import { ensureBuild } from './lib/suite.ts';
 import { fetchResponse, mapLimit } from './lib/verify.ts';
 import { buildWorkloads, WORKLOADS, type WorkloadName } from './lib/workloads.ts';
@@ -33,7 +33,7 @@ const seconds = Number(opt('--seconds') ?? 4);
 const reps = Number(opt('--reps') ?? 3);
 const year = 2025;
 const BASE_URL = 'https://api.bench.test';
-const QUOTA = '1000000000000';
+const QUOTA = QUOTA_OUT_OF_REACH;
 const tsHooks = ['--import', join(ROOT, 'bin/register-typescript.js')];
 
 /** utime and stime of a process, seconds. */
@@ -99,13 +99,7 @@ try {
     HPD_QUOTA_ENTERPRISE: QUOTA,
     HPD_SEARCH_CACHE_MB: process.env.HPD_SEARCH_CACHE_MB ?? '0',
   });
-  const made = spawnSync(process.execPath, [join(ROOT, 'bin/hpd.js'), 'keys', 'create', '--tier', 'enterprise'], {
-    cwd: ROOT,
-    env,
-    encoding: 'utf8',
-  });
-  if (made.status !== 0) throw new Error(made.stderr);
-  const key = made.stdout.trim();
+  const key = enterpriseKey(env);
   const [rest, mcp, auth, ceilingPort, metricsPort] = (await freePorts(5)) as [number, number, number, number, number];
   const pin = detectPinning();
   const ours = await spawnServer({

@@ -7,14 +7,13 @@
  * HPD_ACCESS_LOG=full. Runs alternate between them (off, metrics, full, off, …) so drift on a shared
  * box hits all three alike; the table gives median req/s and the server's CPU time per request.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRegistry } from '../src/operations/data-registry.ts';
 import { benchArgs } from './lib/bench-args.ts';
-import { childEnv, cpuSeconds, type ServerProcess, spawnHpdServe } from './lib/processes.ts';
+import { childEnv, cpuSeconds, enterpriseKey, type ServerProcess, spawnHpdServe } from './lib/processes.ts';
 import { ensureBuild } from './lib/suite.ts';
 import { fmtRate } from './lib/util.ts';
 import { requireWrk, runWrk } from './lib/wrk.ts';
@@ -70,10 +69,7 @@ async function serve(c: Config, i: number): Promise<{ server: ServerProcess; key
     HPD_BASE_URL: BASE_URL,
     HPD_WATCH_BUILDS: '0',
   });
-  const key = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', 'enterprise', '--label', 'bench'], {
-    encoding: 'utf8',
-    env,
-  }).stdout.trim();
+  const key = enterpriseKey(env);
   const logFile = join(work, `stdout-${i}.log`);
   // exec: the server keeps the shell's pid, so its CPU time is measured; stdout goes to a file.
   const { server, origin } = await spawnHpdServe({

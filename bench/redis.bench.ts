@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRegistry } from '../src/operations/data-registry.ts';
-import { childEnv, cpuSeconds, detectPinning, type ServerProcess, spawnHpdServe } from './lib/processes.ts';
+import { childEnv, cpuSeconds, detectPinning, enterpriseKey, type ServerProcess, spawnHpdServe } from './lib/processes.ts';
 import { benchArgs } from './lib/bench-args.ts';
 import { ensureBuild } from './lib/suite.ts';
 import { fmtMs, fmtRate, fmtRatio, median } from './lib/util.ts';
@@ -97,12 +97,7 @@ async function serve(config: Config, redisUrl: string): Promise<{ server: Server
     HPD_BASE_URL: BASE_URL,
     ...(config === 'redis' ? { HPD_REDIS_URL: redisUrl } : {}),
   });
-  const created = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', 'enterprise', '--label', 'bench'], {
-    encoding: 'utf8',
-    env,
-  });
-  const key = created.stdout.trim();
-  if (created.status !== 0 || key === '') throw new Error(`hpd keys create (${config}) failed: ${created.stderr.trim()}`);
+  const key = enterpriseKey(env);
   const { server, origin } = await spawnHpdServe({
     name: `ours --workers 0, ${config} store`,
     command: process.execPath,

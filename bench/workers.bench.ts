@@ -15,7 +15,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRegistry } from '../src/operations/data-registry.ts';
-import { childEnv, cpuSeconds, detectPinning, memoryOf, type ServerProcess, spawnHpdServe } from './lib/processes.ts';
+import {
+  childEnv,
+  cpuSeconds,
+  detectPinning,
+  enterpriseKey,
+  memoryOf,
+  QUOTA_OUT_OF_REACH,
+  type ServerProcess,
+  spawnHpdServe,
+} from './lib/processes.ts';
 import { benchArgs } from './lib/bench-args.ts';
 import { ensureBuild } from './lib/suite.ts';
 import { fmtMs, fmtRate, MIB, sleep } from './lib/util.ts';
@@ -74,11 +83,8 @@ const pinning = detectPinning();
 
 async function serve(workers: number): Promise<{ server: ServerProcess; key: string; origin: string }> {
   const state = join(work, `state-${workers}`);
-  const env = childEnv({ HPD_DATA_DIR: root, HPD_STATE_DIR: state, HPD_QUOTA_ENTERPRISE: '1000000000000', HPD_BASE_URL: BASE_URL });
-  const key = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', 'enterprise', '--label', 'bench'], {
-    encoding: 'utf8',
-    env,
-  }).stdout.trim();
+  const env = childEnv({ HPD_DATA_DIR: root, HPD_STATE_DIR: state, HPD_QUOTA_ENTERPRISE: QUOTA_OUT_OF_REACH, HPD_BASE_URL: BASE_URL });
+  const key = enterpriseKey(env);
   const { server, origin } = await spawnHpdServe({
     name: `ours --workers ${workers}`,
     command: process.execPath,

@@ -6,6 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { sleep } from './util.ts';
 
 /** Cores for the server under test and for the load generator; null when pinning is not possible. */
@@ -30,6 +31,20 @@ export function childEnv(extra: Readonly<Record<string, string>>): NodeJS.Proces
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
   delete env.NODE_TEST_CONTEXT;
   return env;
+}
+
+/** The `hpd` entry point every bench starts. */
+export const HPD = fileURLToPath(new URL('../../bin/hpd.js', import.meta.url));
+
+/** A daily quota no bench run reaches, so the counting stays on the path but never refuses. */
+export const QUOTA_OUT_OF_REACH = '1000000000000';
+
+/** An enterprise key made the way an operator makes one (`hpd keys create`), in the state `env` points at. */
+export function enterpriseKey(env: NodeJS.ProcessEnv, label = 'bench'): string {
+  const made = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', 'enterprise', '--label', label], { env, encoding: 'utf8' });
+  const key = made.stdout?.trim() ?? '';
+  if (made.status !== 0 || key === '') throw new Error(`hpd keys create failed: ${made.stderr?.trim() ?? made.error?.message}`);
+  return key;
 }
 
 /** Free loopback ports, found by listening on port 0. */

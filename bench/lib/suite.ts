@@ -28,7 +28,18 @@ import { buildsRoot as defaultBuildsRoot, cacheRoot, REPO_ROOT } from '../../src
 import { SETTINGS } from '../../src/config/settings.ts';
 import { openRegistry, yearsWithBuilds } from '../../src/operations/data-registry.ts';
 import { runMicro, type MicroResult } from './micro.ts';
-import { childEnv, detectPinning, freePorts, memoryOf, spawnServer, type Memory, type Pinning, type ServerProcess } from './processes.ts';
+import {
+  childEnv,
+  detectPinning,
+  enterpriseKey,
+  QUOTA_OUT_OF_REACH,
+  freePorts,
+  memoryOf,
+  spawnServer,
+  type Memory,
+  type Pinning,
+  type ServerProcess,
+} from './processes.ts';
 import { lruHits } from './realistic.ts';
 import { median, MIB } from './util.ts';
 import { fetchResponse, jsonDiff, mapLimit } from './verify.ts';
@@ -213,7 +224,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HPD = join(ROOT, 'bin/hpd.js');
 const BASE_URL = 'https://api.bench.test';
 /** High enough that the daily quota never refuses a benchmark request. */
-const QUOTA = '1000000000000';
+const QUOTA = QUOTA_OUT_OF_REACH;
 /** The search response cache's setting (the other half of issue #14); 0 turns it off. */
 const SEARCH_CACHE = 'HPD_SEARCH_CACHE_MB';
 /** The open-loop ratio target: ours' p99 ≤ 1.25× the ceiling's at 80 % of our maximum rate. */
@@ -334,17 +345,6 @@ async function prepare(o: SuiteOptions, work: string): Promise<Prepared> {
   } finally {
     registry.close();
   }
-}
-
-/** A key made the way an operator makes one, in the target's state directory. */
-function makeKey(env: NodeJS.ProcessEnv): string {
-  const made = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', 'enterprise', '--label', 'load benchmark'], {
-    cwd: ROOT,
-    env,
-    encoding: 'utf8',
-  });
-  if (made.status !== 0) throw new Error(`hpd keys create failed: ${made.stderr.trim()}`);
-  return made.stdout.trim();
 }
 
 /** The environment of one `hpd serve` target: its own state directory, quotas out of reach. */
@@ -491,7 +491,7 @@ async function startTargets(o: SuiteOptions, prep: Prepared, work: string, serve
   );
   const ports = await freePorts(9);
   const oursEnv = hpdEnv('ours', work, prep.root, { [SEARCH_CACHE]: '0' });
-  const key = makeKey(oursEnv);
+  const key = enterpriseKey(oursEnv, 'load benchmark');
   const dbPath = join(work, 'baseline.db');
   const [ours, loaded] = await Promise.all([
     spawnHpd(o, 'ours', oursEnv, ports.slice(0, 4), cpu, false),
@@ -525,7 +525,7 @@ async function startTargets(o: SuiteOptions, prep: Prepared, work: string, serve
   const keys: Targets['keys'] = { ours: key, baseline: key, ceiling: key };
   if (cached) {
     const env = hpdEnv('ours_cached', work, prep.root, {});
-    keys.ours_cached = makeKey(env);
+    keys.ours_cached = enterpriseKey(env, 'load benchmark');
     byName.ours_cached = await spawnHpd(o, 'ours_cached', env, ports.slice(5, 9), cpu, true);
     servers.push(byName.ours_cached);
     idle.ours_cached = memoryOf(byName.ours_cached.pid);
