@@ -19,25 +19,9 @@ import zlib from 'node:zlib';
 import { Bench } from 'tinybench';
 import { openZipCsv } from '../build/read/zip-entry.ts';
 import { REPO_ROOT } from '../src/cli/paths.ts';
+import { cpuTimer } from './lib/cpu-timer.ts';
 
-/**
- * Process CPU time per task (user + system, the inflate threads included), beside tinybench's wall time:
- * the benchmark machine is shared, and waiting for a core is counted by the wall clock but not here.
- */
-const cpu = new Map<string, { micros: number; runs: number }>();
-function timed(name: string, run: () => Promise<unknown>): () => Promise<void> {
-  return async () => {
-    const start = process.cpuUsage();
-    await run();
-    const used = process.cpuUsage(start);
-    const c = cpu.get(name) ?? { micros: 0, runs: 0 };
-    cpu.set(name, { micros: c.micros + used.user + used.system, runs: c.runs + 1 });
-  };
-}
-const cpuMs = (name: string): number => {
-  const c = cpu.get(name);
-  return c === undefined ? Number.NaN : +(c.micros / c.runs / 1000).toFixed(1);
-};
+const { timed, cpuMs } = cpuTimer();
 
 const DATA = join(REPO_ROOT, '..', 'shared', 'data', 'cms');
 const files =
