@@ -10,7 +10,7 @@
  * CPU per request is the requests/s ratio a quiet machine would show. `--unique` makes ours' URL list
  * long (20,000 distinct requests) so that no response cache can help; the ceiling replays 2,000 of them.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -105,7 +105,7 @@ try {
   const ours = await spawnServer({
     name: 'ours',
     command: process.execPath,
-    args: [join(ROOT, 'bin/hpd.js'), 'serve', '--workers', '0'],
+    args: [...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), join(ROOT, 'bin/hpd.js'), 'serve', '--workers', '0'],
     env: {
       ...env,
       HPD_PORT: String(rest),
@@ -120,6 +120,32 @@ try {
     readyUrl: `http://127.0.0.1:${rest}/readyz`,
   });
   servers.push(ours);
+  // --against DIR: a second `hpd serve` from another checkout (e.g. a worktree of the previous commit),
+  // measured alternately with ours on the same CPU: an A/B of two versions that the machine's drift
+  // affects alike.
+  const againstDir = opt('--against');
+  const againstPorts = againstDir === undefined ? null : ((await freePorts(3)) as [number, number, number]);
+  const against =
+    againstDir === undefined || againstPorts === null
+      ? null
+      : await spawnServer({
+          name: 'against',
+          command: process.execPath,
+          args: [join(resolve(againstDir), 'bin/hpd.js'), 'serve', '--workers', '0'],
+          env: {
+            ...env,
+            HPD_PORT: String(againstPorts[0]),
+            HPD_MCP_PORT: String(againstPorts[1]),
+            HPD_AUTH_PORT: String(againstPorts[2]),
+            HPD_BASE_URL: BASE_URL,
+            HPD_METRICS_PORT: '0',
+          },
+          cwd: resolve(againstDir),
+          port: againstPorts[0],
+          cpu: pin?.serverCpu ?? null,
+          readyUrl: `http://127.0.0.1:${againstPorts[0]}/readyz`,
+        });
+  if (against !== null) servers.push(against);
   const recorded: Record<string, { status: string; headers: Array<[string, string]>; body: string }> = {};
   const distinct = [...new Set(w.urls)];
   await mapLimit(distinct.slice(0, 2000), 8, async (url) => {
@@ -181,6 +207,60 @@ try {
       process.stdout.write(`strace ${s.name}: ${run.requests} requests\n${readFileSync(join(work, `strace-${s.name}`), 'utf8')}\n`);
     }
   }
+  // --perf: one extra run of each server under `perf record` (where the CPU goes, kernel included).
+  if (argv.includes('--perf')) {
+    for (const [s, port, file] of [
+      [ours, rest, urls],
+      [ceiling, ceilingPort, ceilingUrls],
+    ] as const) {
+      const data = join(process.env.BENCH_PERF_DIR ?? work, `perf-${s.name}.data`);
+      const recorder = spawn('perf', ['record', '-F', '2000', '-g', '-p', String(s.pid), '-o', data], { stdio: 'ignore' });
+      await new Promise((r) => setTimeout(r, 500));
+      const run = await runWrk({
+        origin: `http://127.0.0.1:${port}`,
+        urlsFile: file,
+        headers: [`Authorization: Bearer ${key}`],
+        connections: 64,
+        durationS: seconds,
+        paceMs: 0,
+        cpu: pin?.generatorCpu ?? null,
+      });
+      recorder.kill('SIGINT');
+      await new Promise((r) => recorder.on('exit', r));
+      const report = spawnSync(
+        'perf',
+        ['report', '-i', data, '--stdio', '--no-children', '--sort', 'dso,sym', '-g', 'none', '--percent-limit', '0.7'],
+        {
+          encoding: 'utf8',
+          maxBuffer: 64 << 20,
+        },
+      );
+      const lines = report.stdout.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+      const byDso = spawnSync('perf', ['report', '-i', data, '--stdio', '--no-children', '--sort', 'dso', '-g', 'none', '-n'], {
+        encoding: 'utf8',
+      });
+      const sampleUs = 1e6 / 2000;
+      const dsos = byDso.stdout
+        .split('\n')
+        .map((l) => l.trim().split(/\s+/))
+        .filter((f) => f.length >= 3 && f[0]!.endsWith('%'))
+        .map((f) => `${f.slice(2).join(' ')} ${((Number(f[1]) * sampleUs) / run.requests).toFixed(2)} µs/req`);
+      const kernel = spawnSync(
+        'perf',
+        ['report', '-i', data, '--stdio', '--no-children', '--dsos', '[kernel.kallsyms]', '--sort', 'sym', '-g', 'none', '-n'],
+        { encoding: 'utf8', maxBuffer: 64 << 20 },
+      );
+      const syms = kernel.stdout
+        .split('\n')
+        .map((l) => l.trim().split(/\s+/))
+        .filter((f) => f.length >= 3 && f[0]!.endsWith('%'))
+        .slice(0, 25)
+        .map((f) => `  ${((Number(f[1]) * sampleUs) / run.requests).toFixed(2)} µs/req ${f.slice(2).join(' ')}`);
+      process.stdout.write(
+        `perf ${s.name}: ${run.requests} requests\n${dsos.join('\n')}\nkernel:\n${syms.join('\n')}\n${lines.join('\n')}\n`,
+      );
+    }
+  }
   const rows: string[] = [];
   for (let r = 0; r < reps; r++) {
     const o = await measure(ours, rest, urls);
@@ -193,6 +273,12 @@ try {
     const line = `rep ${r + 1}: search cache ${lookups === 0 ? 'off' : `hit rate ${((100 * hits) / lookups).toFixed(1)} % so far`}; ours ${o.rps.toFixed(0)} req/s, ${o.user.toFixed(1)}+${o.sys.toFixed(1)} µs user+sys/req (errors ${o.errors}); ceiling ${c.rps.toFixed(0)} req/s, ${c.user.toFixed(1)}+${c.sys.toFixed(1)} µs; ratio rps ${(o.rps / c.rps).toFixed(3)}, cpu ${((c.user + c.sys) / (o.user + o.sys)).toFixed(3)}`;
     rows.push(line);
     process.stdout.write(`${line}\n`);
+    if (against !== null && againstPorts !== null) {
+      const a = await measure(against, againstPorts[0], urls);
+      process.stdout.write(
+        `rep ${r + 1}: against ${a.rps.toFixed(0)} req/s, ${a.user.toFixed(1)}+${a.sys.toFixed(1)} µs/req (errors ${a.errors}); ratio rps ${(a.rps / c.rps).toFixed(3)}; ours ÷ against: rps ${(o.rps / a.rps).toFixed(3)}, cpu ${((a.user + a.sys) / (o.user + o.sys)).toFixed(3)}\n`,
+      );
+    }
   }
 } finally {
   for (const s of servers) await s.stop(15_000);

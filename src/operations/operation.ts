@@ -187,13 +187,15 @@ export function echoQuery(
   raw: ReadonlyMap<string, string>,
   extra: ReadonlyArray<readonly [string, string]> = [],
 ): string {
-  const parts: string[] = [];
-  for (const k of order) {
+  // Built by concatenation, not an array and a join: it runs for every link of every response.
+  let out = '';
+  for (let i = 0; i < order.length; i++) {
+    const k = order[i]!;
     const v = raw.get(k);
-    if (v !== undefined) parts.push(`${k}=${encodeValue(v)}`);
+    if (v !== undefined) out += `${out === '' ? '?' : '&'}${k}=${encodeValue(v)}`;
   }
-  for (const [k, v] of extra) parts.push(`${k}=${encodeValue(v)}`);
-  return parts.length > 0 ? `?${parts.join('&')}` : '';
+  for (const [k, v] of extra) out += `${out === '' ? '?' : '&'}${k}=${encodeValue(v)}`;
+  return out;
 }
 
 /** Characters encodeURIComponent leaves alone, plus the comma. */

@@ -11,8 +11,8 @@ import type { SortKey } from '../engine/dataset.ts';
 import { METAL_LEVEL_FILTER_VALUES, PLAN_TYPES, type MetalLevel, type PlanType } from '../engine/plan-record.ts';
 import { searchPlans, type CsrOverride, type SearchFilters } from '../engine/search.ts';
 import { csrVariantFor, estimateAptc } from '../engine/subsidy.ts';
-import type { YearData } from './data-registry.ts';
-import { locationFields, resolveLocation } from './location.ts';
+import { resolveLocation } from './location.ts';
+import { ratingAreaLabel, type YearData } from './data-registry.ts';
 import { defineOperation, echoQuery, encodeValue } from './operation.ts';
 import { validationProblem, type FieldError } from './problems.ts';
 import { compileQuery } from './query.ts';
@@ -182,11 +182,12 @@ export const searchPlansOperation = defineOperation({
       if (suffix !== null) csr = csrOverride(yd, suffix);
     }
 
-    const fingerprint = fingerprintOf(yd, where.loc.countyFips, where.loc.areaIndex, p, csr?.suffix ?? null);
+    // Needed only to read or write a cursor.
+    const fingerprint = (): string => fingerprintOf(yd, where.loc.countyFips, where.loc.areaIndex, p, csr?.suffix ?? null);
     let afterId: string | undefined;
     if (p.cursor !== undefined) {
       const c = decodeCursor(p.cursor);
-      if (c === null || c.f !== fingerprint) throw validationProblem([{ field: 'cursor', message: 'Invalid cursor' }]);
+      if (c === null || c.f !== fingerprint()) throw validationProblem([{ field: 'cursor', message: 'Invalid cursor' }]);
       afterId = c.k[1];
     }
     const page = searchPlans(yd.ds, {
@@ -202,10 +203,12 @@ export const searchPlansOperation = defineOperation({
     });
     if (!page.cursorFound) throw validationProblem([{ field: 'cursor', message: 'Invalid cursor' }]);
 
-    const plans = page.rows.map((row) => {
+    const plans = new Array<PlanSummaryRow>(page.rows.length);
+    for (let i = 0; i < plans.length; i++) {
+      const row = page.rows[i]!;
       const parts = yd.catalog.get(row.planIndex, row.variant) ?? yd.catalog.get(row.planIndex, '01')!;
-      return summaryRow(parts, row.premiumCents, creditCentsFor(row.premiumCents, aptcMonthly, parts.metal_level));
-    });
+      plans[i] = summaryRow(parts, row.premiumCents, creditCentsFor(row.premiumCents, aptcMonthly, parts.metal_level));
+    }
 
     const base = `${ctx.baseUrl}/v1/health/plans`;
     // Every other link replaces page and cursor with its own: echo the rest once, then append.
@@ -214,35 +217,61 @@ export const searchPlansOperation = defineOperation({
     const last = page.rows.at(-1);
     const nextCursor =
       page.hasMore && last !== undefined
-        ? encodeCursor({ v: 1, k: [row2key(yd, last, p.sort_by), yd.ds.plan(last.planIndex).standardComponentId], f: fingerprint })
+        ? encodeCursor({ v: 1, k: [row2key(yd, last, p.sort_by), yd.ds.plan(last.planIndex).standardComponentId], f: fingerprint() })
         : undefined;
-    const links: Record<string, { href: string; type?: string; templated?: boolean }> = {
+    const lastPage = page.total === null ? 0 : Math.max(1, Math.ceil(page.total / p.per_page));
+    // Links absent from a page are undefined members, which JSON leaves out: one object literal (one
+    // hidden class) instead of members added one by one.
+    const links: SearchLinks = {
       self: { href: `${base}${echoQuery(QUERY.order, meta.raw)}`, type: 'application/json' },
       first: { href: q('page', '1') },
+      next: nextCursor === undefined ? undefined : { href: q('cursor', nextCursor) },
+      prev: page.total !== null && p.page > 1 ? { href: q('page', String(Math.min(p.page - 1, lastPage))) } : undefined,
+      last: page.total === null ? undefined : { href: q('page', String(lastPage)) },
+      plan_detail: planDetailLink(base, p.year),
     };
-    if (nextCursor !== undefined) links.next = { href: q('cursor', nextCursor) };
-    if (page.total !== null) {
-      const lastPage = Math.max(1, Math.ceil(page.total / p.per_page));
-      if (p.page > 1) links.prev = { href: q('page', String(Math.min(p.page - 1, lastPage))) };
-      links.last = { href: q('page', String(lastPage)) };
-    }
-    links.plan_detail = { href: `${base}/{plan_id}?year=${p.year}`, templated: true };
-
+    const loc = where.loc;
     return {
       _links: links,
       _embedded: { plans },
       total: page.total,
       page: page.total === null ? null : p.page,
       per_page: p.per_page,
-      ...(meta.aliasUsed.has('page_size') ? { page_size: p.per_page } : {}),
-      ...(nextCursor !== undefined ? { next_cursor: nextCursor } : {}),
-      ...locationFields(where),
+      page_size: meta.aliasUsed.has('page_size') ? p.per_page : undefined,
+      next_cursor: nextCursor,
+      zip: loc.zip,
+      state: loc.state,
+      county: loc.countyName,
+      county_fips: loc.countyFips,
+      rating_area: ratingAreaLabel(loc.ratingArea),
+      multiple_areas: where.multipleAreas,
       plan_year: p.year,
-      data_source: yd.dataSource(where.loc.state),
+      data_source: yd.dataSource(loc.state),
       data_freshness: yd.dataFreshness,
     };
   },
 });
+
+type Link = { readonly href: string; readonly type?: string; readonly templated?: boolean };
+
+interface SearchLinks {
+  readonly self: Link;
+  readonly first: Link;
+  readonly next: Link | undefined;
+  readonly prev: Link | undefined;
+  readonly last: Link | undefined;
+  readonly plan_detail: Link;
+}
+
+/** The templated plan-detail link, the same for every page of a year: made once per base URL and year. */
+const PLAN_DETAIL_LINKS = new Map<string, Link>();
+
+function planDetailLink(base: string, year: number): Link {
+  const key = `${year}${base}`;
+  let link = PLAN_DETAIL_LINKS.get(key);
+  if (link === undefined) PLAN_DETAIL_LINKS.set(key, (link = Object.freeze({ href: `${base}/{plan_id}?year=${year}`, templated: true })));
+  return link;
+}
 
 /**
  * A plan summary: the catalog's immutable parts with this request's premiums. A class with four
