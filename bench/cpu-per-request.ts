@@ -1,6 +1,6 @@
 /**
  * @module `node --import ./bin/register-typescript.js bench/cpu-per-request.ts [search|detail|years|aptc]
- * [--seconds N] [--reps N] [--builds DIR] [--unique]`: the CPU one request costs, ours against the bare-uWS
+ * [--seconds N] [--reps N] [--builds DIR] [--unique] [--zipf S] [--against DIR] [--strace] [--perf]`: the CPU one request costs, ours against the bare-uWS
  * ceiling, alternated in one run.
  *
  * On a shared machine requests/s move with the neighbours' load, but the CPU time a pinned server
@@ -9,6 +9,12 @@
  * connections); the ceiling replays our recorded bytes (bench/ceiling/server.ts), so ours ÷ ceiling in
  * CPU per request is the requests/s ratio a quiet machine would show. `--unique` makes ours' URL list
  * long (20,000 distinct requests) so that no response cache can help; the ceiling replays 2,000 of them.
+ *
+ * More options: `--against DIR` also measures `hpd serve` from another checkout (say a worktree of the
+ * previous commit), alternated with ours on the same CPU, for an A/B that the machine's drift affects
+ * alike; `--node-flags "…"` passes V8/Node flags to ours only (e.g. `--max-semi-space-size=64`);
+ * `--strace` and `--perf` add one traced run per server (syscalls per request; CPU per request by DSO
+ * and the kernel's top symbols), `--perf-dir DIR` keeps the perf.data files.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -105,7 +111,7 @@ try {
   const ours = await spawnServer({
     name: 'ours',
     command: process.execPath,
-    args: [...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), join(ROOT, 'bin/hpd.js'), 'serve', '--workers', '0'],
+    args: [...(opt('--node-flags') ?? '').split(' ').filter(Boolean), join(ROOT, 'bin/hpd.js'), 'serve', '--workers', '0'],
     env: {
       ...env,
       HPD_PORT: String(rest),
@@ -213,7 +219,7 @@ try {
       [ours, rest, urls],
       [ceiling, ceilingPort, ceilingUrls],
     ] as const) {
-      const data = join(process.env.BENCH_PERF_DIR ?? work, `perf-${s.name}.data`);
+      const data = join(opt('--perf-dir') ?? work, `perf-${s.name}.data`);
       const recorder = spawn('perf', ['record', '-F', '2000', '-g', '-p', String(s.pid), '-o', data], { stdio: 'ignore' });
       await new Promise((r) => setTimeout(r, 500));
       const run = await runWrk({
