@@ -125,28 +125,53 @@ export function householdPremiumCents(
   rules: TaxYearRules,
   state: string,
 ): HouseholdPremium {
-  checkAges(ages);
-  const limit = rules.child_age_limit.value;
-  const tiers = rules.family_tiers[state.toUpperCase()];
-  if (tiers === undefined) {
-    const counted = ratedMembers(ages, rules.max_rated_children.value, limit);
+  const rating = householdRating(ages, rules, state);
+  if (rating.counted !== null) {
+    const counted = rating.counted;
     const members = ages.map((age, i) => ({ age, counted: counted[i]!, cents: counted[i] ? perMemberCents(age) : 0 }));
     return { totalCents: members.reduce((s, m) => s + m.cents, 0), members };
   }
-
-  const tier = familyTier(ages, limit);
-  const adults = ages.filter((a) => a >= limit).length;
-  let factor: number;
-  if (tier === 'child_only') {
-    factor = tiers.child_only ?? (ages.length > 1 ? tiers.one_adult_and_children : tiers.one_adult);
-  } else {
-    factor = tiers[tier] + Math.max(0, adults - 2) * tiers.one_adult;
-  }
-  const adultCents = perMemberCents(ADULT_BASE_AGE);
-  const totalCents = Math.round(factor * adultCents);
+  const totalCents = householdTotalCents(rating, perMemberCents);
   const shares = apportion(
     totalCents,
     ages.map((a) => perMemberCents(a)),
   );
   return { totalCents, members: ages.map((age, i) => ({ age, cents: shares[i]!, counted: true })) };
+}
+
+/**
+ * What {@link householdPremiumCents} derives from the household alone: which members count (per-member
+ * states), or the tier factor applied to the adult rate (family-tier states). Pricing many plans for
+ * one household (the APTC benchmark scans every silver plan of a location) works it out once and then
+ * calls {@link householdTotalCents} per plan, which allocates nothing.
+ */
+export interface HouseholdRating {
+  readonly ages: readonly number[];
+  /** Per-member states: one flag per member (three-child rule); null under family tiers. */
+  readonly counted: readonly boolean[] | null;
+  /** Family-tier states: the factor of the single-adult rate; 0 otherwise. */
+  readonly tierFactor: number;
+}
+
+export function householdRating(ages: readonly number[], rules: TaxYearRules, state: string): HouseholdRating {
+  checkAges(ages);
+  const limit = rules.child_age_limit.value;
+  const tiers = rules.family_tiers[state.toUpperCase()];
+  if (tiers === undefined) return { ages, counted: ratedMembers(ages, rules.max_rated_children.value, limit), tierFactor: 0 };
+  const tier = familyTier(ages, limit);
+  const adults = ages.filter((a) => a >= limit).length;
+  const tierFactor =
+    tier === 'child_only'
+      ? (tiers.child_only ?? (ages.length > 1 ? tiers.one_adult_and_children : tiers.one_adult))
+      : tiers[tier] + Math.max(0, adults - 2) * tiers.one_adult;
+  return { ages, counted: null, tierFactor };
+}
+
+/** The household's monthly premium in cents for one plan, whose per-member rate is `perMemberCents`. */
+export function householdTotalCents(rating: HouseholdRating, perMemberCents: (age: number) => number): number {
+  const counted = rating.counted;
+  if (counted === null) return Math.round(rating.tierFactor * perMemberCents(ADULT_BASE_AGE));
+  let total = 0;
+  for (let i = 0; i < counted.length; i++) if (counted[i]) total += perMemberCents(rating.ages[i]!);
+  return total;
 }

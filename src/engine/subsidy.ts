@@ -19,7 +19,7 @@
  */
 import { NO_LIST, PLAN_FLAG } from './build-format.ts';
 import type { Dataset, ZipLocation } from './dataset.ts';
-import { householdPremiumCents } from './household.ts';
+import { householdPremiumCents, householdRating, householdTotalCents } from './household.ts';
 import { applicablePercentage, povertyGuideline } from './rules.ts';
 import type { TaxYearRules } from './rules-types.ts';
 import { InvariantError } from '../invariant.ts';
@@ -145,29 +145,57 @@ function planBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation, 
   const size = ds.listSize(listId);
   // A child-only plan cannot cover an adult, so it cannot be the benchmark of a family with one.
   const hasAdult = ages.some((a) => a >= rules.child_age_limit.value);
-  const candidates: Array<{ scid: string; premium: ReturnType<typeof householdPremiumCents> }> = [];
-  for (let pos = 0; pos < size; pos++) {
+  const rating = householdRating(ages, rules, location.state);
+  // The scan keeps only the two lowest (total, plan id) pairs and allocates nothing per plan: it ran
+  // over every silver plan of the location on every APTC request (and every search with an income),
+  // and building, sorting and discarding a candidate object per plan was the largest cost of an APTC
+  // estimate under the profiler.
+  let pos = 0;
+  const at = (age: number): number => ds.listPremiumCents(listId, pos, age);
+  let first = -1;
+  let firstTotal = 0;
+  let firstId = '';
+  let second = -1;
+  let secondTotal = 0;
+  let secondId = '';
+  for (; pos < size; pos++) {
     const plan = ds.plan(ds.listPlan(listId, pos));
     if (plan.metal !== 'silver') continue;
     if ((plan.flags & PLAN_FLAG.onExchange) === 0) continue;
     if (hasAdult && (plan.flags & PLAN_FLAG.childOnly) !== 0) continue;
-    const at = (age: number): number => ds.listPremiumCents(listId, pos, age);
     // A plan not sold at some member's age cannot cover the whole family, counted or not.
-    if (ages.some((a) => at(a) === 0)) continue;
-    const premium = householdPremiumCents(at, ages, rules, location.state);
-    if (premium.totalCents <= 0) continue;
-    candidates.push({ scid: plan.standardComponentId, premium });
+    if (!soldAtEveryAge(at, ages)) continue;
+    const total = householdTotalCents(rating, at);
+    if (total <= 0) continue;
+    const id = plan.standardComponentId;
+    if (first < 0 || total < firstTotal || (total === firstTotal && id < firstId)) {
+      second = first;
+      secondTotal = firstTotal;
+      secondId = firstId;
+      first = pos;
+      firstTotal = total;
+      firstId = id;
+    } else if (second < 0 || total < secondTotal || (total === secondTotal && id < secondId)) {
+      second = pos;
+      secondTotal = total;
+      secondId = id;
+    }
   }
-  if (candidates.length === 0) return null;
-  candidates.sort((a, b) => a.premium.totalCents - b.premium.totalCents || (a.scid < b.scid ? -1 : a.scid > b.scid ? 1 : 0));
+  if (first < 0) return null;
   // Only one silver plan offered: that plan is the benchmark (26 CFR 1.36B-3(f)).
-  const chosen = candidates[1] ?? candidates[0];
+  pos = second >= 0 ? second : first;
+  const premium = householdPremiumCents(at, ages, rules, location.state);
   const source: BenchmarkSource = ds.manifest.premiums.source === 'modeled' ? 'modeled' : 'rate_puf';
   const notes =
     source === 'modeled'
       ? ['Premiums are modeled from published SLCSP benchmarks (no Rate PUF loaded), so the benchmark plan and its premium are estimates']
       : [];
-  return { totalCents: chosen.premium.totalCents, members: chosen.premium.members, planId: `${chosen.scid}-01`, source, notes };
+  return { totalCents: premium.totalCents, members: premium.members, planId: `${second >= 0 ? secondId : firstId}-01`, source, notes };
+}
+
+function soldAtEveryAge(cents: (age: number) => number, ages: readonly number[]): boolean {
+  for (let i = 0; i < ages.length; i++) if (cents(ages[i]!) === 0) return false;
+  return true;
 }
 
 /** Benchmark from the build's per-area SLCSP table, per member, for locations without a silver plan list. */
