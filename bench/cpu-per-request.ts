@@ -40,6 +40,8 @@ const reps = Number(opt('--reps') ?? 3);
 const year = 2025;
 const BASE_URL = 'https://api.bench.test';
 const QUOTA = QUOTA_OUT_OF_REACH;
+/** perf record's sampling frequency. */
+const PERF_HZ = 2000;
 const tsHooks = ['--import', join(ROOT, 'bin/register-typescript.js')];
 
 /** utime and stime of a process, seconds. */
@@ -172,9 +174,9 @@ try {
     cpu: pin?.serverCpu ?? null,
   });
   servers.push(ceiling);
-  const measure = async (s: ServerProcess, port: number, file: string) => {
-    const before = cpu(s.pid);
-    const run = await runWrk({
+  /** One wrk run at full load (64 connections) against a server's port. */
+  const fullLoad = (port: number, file: string) =>
+    runWrk({
       origin: `http://127.0.0.1:${port}`,
       urlsFile: file,
       headers: [`Authorization: Bearer ${key}`],
@@ -183,6 +185,27 @@ try {
       paceMs: 0,
       cpu: pin?.generatorCpu ?? null,
     });
+  /** A full-load run of each server with a tracer (strace, perf) attached; `after` reads what it wrote. */
+  const traced = async (
+    tracer: (s: ServerProcess) => readonly [string, string[]],
+    after: (s: ServerProcess, requests: number) => string,
+  ): Promise<void> => {
+    for (const [s, port, file] of [
+      [ours, rest, urls],
+      [ceiling, ceilingPort, ceilingUrls],
+    ] as const) {
+      const [command, args] = tracer(s);
+      const child = spawn(command, args, { stdio: 'ignore' });
+      await new Promise((r) => setTimeout(r, 500));
+      const run = await fullLoad(port, file);
+      child.kill('SIGINT');
+      await new Promise((r) => child.on('exit', r));
+      process.stdout.write(`${command} ${s.name}: ${run.requests} requests\n${after(s, run.requests)}\n`);
+    }
+  };
+  const measure = async (s: ServerProcess, port: number, file: string) => {
+    const before = cpu(s.pid);
+    const run = await fullLoad(port, file);
     const after = cpu(s.pid);
     return {
       rps: run.rps,
@@ -193,79 +216,19 @@ try {
   };
   // --strace: one extra run of each server under `strace -c -f` (syscall counts per request; slows it).
   if (argv.includes('--strace')) {
-    for (const [s, port, file] of [
-      [ours, rest, urls],
-      [ceiling, ceilingPort, ceilingUrls],
-    ] as const) {
-      const tracer = spawn('strace', ['-c', '-f', '-p', String(s.pid), '-o', join(work, `strace-${s.name}`)], { stdio: 'ignore' });
-      await new Promise((r) => setTimeout(r, 500));
-      const run = await runWrk({
-        origin: `http://127.0.0.1:${port}`,
-        urlsFile: file,
-        headers: [`Authorization: Bearer ${key}`],
-        connections: 64,
-        durationS: seconds,
-        paceMs: 0,
-        cpu: pin?.generatorCpu ?? null,
-      });
-      tracer.kill('SIGINT');
-      await new Promise((r) => tracer.on('exit', r));
-      process.stdout.write(`strace ${s.name}: ${run.requests} requests\n${readFileSync(join(work, `strace-${s.name}`), 'utf8')}\n`);
-    }
+    const out = (s: ServerProcess): string => join(work, `strace-${s.name}`);
+    await traced(
+      (s) => ['strace', ['-c', '-f', '-p', String(s.pid), '-o', out(s)]],
+      (s) => readFileSync(out(s), 'utf8'),
+    );
   }
   // --perf: one extra run of each server under `perf record` (where the CPU goes, kernel included).
   if (argv.includes('--perf')) {
-    for (const [s, port, file] of [
-      [ours, rest, urls],
-      [ceiling, ceilingPort, ceilingUrls],
-    ] as const) {
-      const data = join(opt('--perf-dir') ?? work, `perf-${s.name}.data`);
-      const recorder = spawn('perf', ['record', '-F', '2000', '-g', '-p', String(s.pid), '-o', data], { stdio: 'ignore' });
-      await new Promise((r) => setTimeout(r, 500));
-      const run = await runWrk({
-        origin: `http://127.0.0.1:${port}`,
-        urlsFile: file,
-        headers: [`Authorization: Bearer ${key}`],
-        connections: 64,
-        durationS: seconds,
-        paceMs: 0,
-        cpu: pin?.generatorCpu ?? null,
-      });
-      recorder.kill('SIGINT');
-      await new Promise((r) => recorder.on('exit', r));
-      const report = spawnSync(
-        'perf',
-        ['report', '-i', data, '--stdio', '--no-children', '--sort', 'dso,sym', '-g', 'none', '--percent-limit', '0.7'],
-        {
-          encoding: 'utf8',
-          maxBuffer: 64 << 20,
-        },
-      );
-      const lines = report.stdout.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
-      const byDso = spawnSync('perf', ['report', '-i', data, '--stdio', '--no-children', '--sort', 'dso', '-g', 'none', '-n'], {
-        encoding: 'utf8',
-      });
-      const sampleUs = 1e6 / 2000;
-      const dsos = byDso.stdout
-        .split('\n')
-        .map((l) => l.trim().split(/\s+/))
-        .filter((f) => f.length >= 3 && f[0]!.endsWith('%'))
-        .map((f) => `${f.slice(2).join(' ')} ${((Number(f[1]) * sampleUs) / run.requests).toFixed(2)} µs/req`);
-      const kernel = spawnSync(
-        'perf',
-        ['report', '-i', data, '--stdio', '--no-children', '--dsos', '[kernel.kallsyms]', '--sort', 'sym', '-g', 'none', '-n'],
-        { encoding: 'utf8', maxBuffer: 64 << 20 },
-      );
-      const syms = kernel.stdout
-        .split('\n')
-        .map((l) => l.trim().split(/\s+/))
-        .filter((f) => f.length >= 3 && f[0]!.endsWith('%'))
-        .slice(0, 25)
-        .map((f) => `  ${((Number(f[1]) * sampleUs) / run.requests).toFixed(2)} µs/req ${f.slice(2).join(' ')}`);
-      process.stdout.write(
-        `perf ${s.name}: ${run.requests} requests\n${dsos.join('\n')}\nkernel:\n${syms.join('\n')}\n${lines.join('\n')}\n`,
-      );
-    }
+    const data = (s: ServerProcess): string => join(opt('--perf-dir') ?? work, `perf-${s.name}.data`);
+    await traced(
+      (s) => ['perf', ['record', '-F', String(PERF_HZ), '-g', '-p', String(s.pid), '-o', data(s)]],
+      (s, requests) => perfSummary(data(s), requests),
+    );
   }
   const rows: string[] = [];
   for (let r = 0; r < reps; r++) {
@@ -289,4 +252,31 @@ try {
 } finally {
   for (const s of servers) await s.stop(15_000);
   rmSync(work, { recursive: true, force: true });
+}
+
+
+/** Rows of `perf report -n` (percent, samples, names…) with their samples as µs per request. */
+function perfRows(args: readonly string[], requests: number): Array<{ us: number; name: string }> {
+  const r = spawnSync('perf', ['report', '--stdio', '--no-children', '-g', 'none', '-n', ...args], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
+  return r.stdout
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => f.length >= 3 && f[0]!.endsWith('%'))
+    .map((f) => ({ us: (Number(f[1]) * 1e6) / PERF_HZ / requests, name: f.slice(2).join(' ') }));
+}
+
+/** CPU per request by DSO, the kernel's top symbols, then every symbol above 0.35 %. */
+function perfSummary(data: string, requests: number): string {
+  const line = (r: { us: number; name: string }): string => `  ${r.us.toFixed(2)} µs/req ${r.name}`;
+  return [
+    'by DSO:',
+    ...perfRows(['-i', data, '--sort', 'dso'], requests).map(line),
+    'kernel:',
+    ...perfRows(['-i', data, '--dsos', '[kernel.kallsyms]', '--sort', 'sym'], requests).slice(0, 25).map(line),
+    'symbols:',
+    ...perfRows(['-i', data, '--sort', 'dso,sym', '--percent-limit', '0.35'], requests).map(line),
+  ].join('\n');
 }
