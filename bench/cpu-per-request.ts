@@ -254,7 +254,6 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
-
 /** Rows of `perf report -n` (percent, samples, names…) with their samples as µs per request. */
 function perfRows(args: readonly string[], requests: number): Array<{ us: number; name: string }> {
   const r = spawnSync('perf', ['report', '--stdio', '--no-children', '-g', 'none', '-n', ...args], {
