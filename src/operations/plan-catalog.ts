@@ -107,21 +107,37 @@ interface ParsedSummary {
  * (MCP, compare, JSON.stringify), so a REST worker holds no string of them.
  */
 class CatalogEntry implements SummaryParts {
-  readonly [SUMMARY_JSON]: SummaryJson;
+  readonly #shared: SummaryJson;
+  #own: SummaryJson | undefined;
   readonly metal_level: MetalLevel;
   readonly deductible: SummaryParts['deductible'];
   readonly max_out_of_pocket: SummaryParts['max_out_of_pocket'];
   #parsed: ParsedSummary | undefined;
 
-  constructor(json: SummaryJson, metal: MetalLevel, money: Float64Array, at: number) {
-    this[SUMMARY_JSON] = json;
+  constructor(shared: SummaryJson, metal: MetalLevel, money: Float64Array, at: number) {
+    this.#shared = shared;
     this.metal_level = metal;
     this.deductible = { individual: orNull(money[at]!), family: orNull(money[at + 1]!) };
     this.max_out_of_pocket = { individual: orNull(money[at + 2]!), family: orNull(money[at + 3]!) };
   }
 
+  /**
+   * The fragments a row is written from: a thread-private copy of the shared bytes, made on the first
+   * read. V8 copies out of shared memory through a slow path: the ~50 fragment copies of a 25-plan page
+   * took 6.8 µs from shared views and 1.9 µs from private buffers (one thread, national build, 400 bench
+   * search pages). An entry made only for its numbers (a CSR view's deductibles) copies nothing, so a
+   * thread holds copies only of the plans it wrote, at most the catalog's ~11 MB. Kept on the entry,
+   * not in a side table: the WeakMap lookup that was there cost 2 % of a search request under `perf`.
+   */
+  get [SUMMARY_JSON](): SummaryJson {
+    if (this.#own !== undefined) return this.#own;
+    const s = this.#shared;
+    const own = Buffer.from(s.prefixBytes.buffer, s.prefixBytes.byteOffset, s.prefixBytes.length + s.nullCreditSuffixBytes.length);
+    return (this.#own = fragmentViews(Buffer.from(own), s.prefixBytes.length));
+  }
+
   get #fields(): ParsedSummary {
-    const j = this[SUMMARY_JSON];
+    const j = this.#shared;
     return (this.#parsed ??= JSON.parse(`${j.prefixBytes.toString('utf8')}0${j.nullCreditSuffixBytes.toString('utf8')}`) as ParsedSummary);
   }
   get _links(): SummaryParts['_links'] {
@@ -205,15 +221,22 @@ export function buildPlanCatalog(ds: Dataset, baseUrl: string, year: number): Pl
   return attachPlanCatalog(image);
 }
 
+/** The three fragment views of one entry's bytes (prefix, then the null-credit suffix from `mid`). */
+function fragmentViews(entryBytes: Buffer, mid: number): SummaryJson {
+  const nullCreditSuffixBytes = entryBytes.subarray(mid);
+  return {
+    prefixBytes: entryBytes.subarray(0, mid),
+    suffixBytes: nullCreditSuffixBytes.subarray(NULL_CREDIT_BYTES),
+    nullCreditSuffixBytes,
+  };
+}
+
 /**
  * A catalog over shared fragments (built here or by another thread). Entries are made on first use
  * and kept: a page's rows then cost an array read each, and a thread holds objects only for plans it served.
  *
- * An entry's fragments are a thread-private copy of the shared bytes: V8 copies out of shared memory
- * through a slow path, and the ~50 fragment copies of a 25-plan page took 6.8 µs from shared views and
- * 1.9 µs from private buffers (one thread, national build, 400 bench search pages). The copy costs at
- * most the catalog's ~11 MB per thread, for the plans that thread served. Keeping it on the entry
- * rather than in a side table saves a WeakMap lookup per row (2 % of a search request under `perf`).
+ * A row reads an entry's fragments from a thread-private copy of the shared bytes, made on the first
+ * read (see CatalogEntry).
  */
 export function attachPlanCatalog(image: CatalogImage): PlanCatalog {
   const bytes = Buffer.from(image.bytes);
@@ -227,14 +250,8 @@ export function attachPlanCatalog(image: CatalogImage): PlanCatalog {
     const start = offsets[slot * 3]!;
     if (start < 0) return undefined;
     const mid = offsets[slot * 3 + 1]!;
-    const own = Buffer.from(bytes.subarray(start, offsets[slot * 3 + 2]!));
-    const nullCreditSuffixBytes = own.subarray(mid - start);
-    const json: SummaryJson = {
-      prefixBytes: own.subarray(0, mid - start),
-      suffixBytes: nullCreditSuffixBytes.subarray(NULL_CREDIT_BYTES),
-      nullCreditSuffixBytes,
-    };
-    return (slots[slot] = new CatalogEntry(json, METAL_CODES[metal[slot]!]!, money, slot * 4));
+    const shared = fragmentViews(bytes.subarray(start, offsets[slot * 3 + 2]!), mid - start);
+    return (slots[slot] = new CatalogEntry(shared, METAL_CODES[metal[slot]!]!, money, slot * 4));
   };
   return {
     image,
