@@ -151,6 +151,7 @@ function planBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation, 
   // and building, sorting and discarding a candidate object per plan was the largest cost of an APTC
   // estimate under the profiler.
   let pos = 0;
+  // One closure for the whole scan: it reads the position the loop is at.
   const at = (age: number): number => ds.listPremiumCents(listId, pos, age);
   let first = -1;
   let firstTotal = 0;
@@ -183,14 +184,15 @@ function planBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation, 
   }
   if (first < 0) return null;
   // Only one silver plan offered: that plan is the benchmark (26 CFR 1.36B-3(f)).
-  pos = second >= 0 ? second : first;
-  const premium = householdPremiumCents(at, ages, rules, location.state);
+  const chosen = second >= 0 ? second : first;
+  const chosenId = second >= 0 ? secondId : firstId;
+  const premium = householdPremiumCents((age) => ds.listPremiumCents(listId, chosen, age), ages, rules, location.state);
   const source: BenchmarkSource = ds.manifest.premiums.source === 'modeled' ? 'modeled' : 'rate_puf';
   const notes =
     source === 'modeled'
       ? ['Premiums are modeled from published SLCSP benchmarks (no Rate PUF loaded), so the benchmark plan and its premium are estimates']
       : [];
-  return { totalCents: premium.totalCents, members: premium.members, planId: `${second >= 0 ? secondId : firstId}-01`, source, notes };
+  return { totalCents: premium.totalCents, members: premium.members, planId: `${chosenId}-01`, source, notes };
 }
 
 function soldAtEveryAge(cents: (age: number) => number, ages: readonly number[]): boolean {

@@ -116,8 +116,8 @@ export function fragmentSerializer(envelope: Serializer): (body: Record<string, 
         text(JSON.stringify(row));
         continue;
       }
-      // Two premiums take at most 2 × 12 digits and the key between them; then `]}` and the envelope's rest.
-      ensure(f.prefixBytes.length + f.nullCreditSuffixBytes.length + 32 + outerLength);
+      // Two premiums take at most 2 × 12 digits and the key between them.
+      ensure(f.prefixBytes.length + f.nullCreditSuffixBytes.length + 32);
       bytes(f.prefixBytes);
       at = writeCents(scratch, at, row.premiumCents);
       if (row.creditCents < 0) {

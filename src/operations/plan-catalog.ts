@@ -107,15 +107,18 @@ interface ParsedSummary {
  * (MCP, compare, JSON.stringify), so a REST worker holds no string of them.
  */
 class CatalogEntry implements SummaryParts {
-  readonly #shared: SummaryJson;
+  /** The entry's bytes in the shared buffer: the prefix up to `#mid`, then the null-credit suffix. */
+  readonly #shared: Buffer;
+  readonly #mid: number;
   #own: SummaryJson | undefined;
   readonly metal_level: MetalLevel;
   readonly deductible: SummaryParts['deductible'];
   readonly max_out_of_pocket: SummaryParts['max_out_of_pocket'];
   #parsed: ParsedSummary | undefined;
 
-  constructor(shared: SummaryJson, metal: MetalLevel, money: Float64Array, at: number) {
+  constructor(shared: Buffer, mid: number, metal: MetalLevel, money: Float64Array, at: number) {
     this.#shared = shared;
+    this.#mid = mid;
     this.metal_level = metal;
     this.deductible = { individual: orNull(money[at]!), family: orNull(money[at + 1]!) };
     this.max_out_of_pocket = { individual: orNull(money[at + 2]!), family: orNull(money[at + 3]!) };
@@ -130,15 +133,12 @@ class CatalogEntry implements SummaryParts {
    * not in a side table: the WeakMap lookup that was there cost 2 % of a search request under `perf`.
    */
   get [SUMMARY_JSON](): SummaryJson {
-    if (this.#own !== undefined) return this.#own;
-    const s = this.#shared;
-    const own = Buffer.from(s.prefixBytes.buffer, s.prefixBytes.byteOffset, s.prefixBytes.length + s.nullCreditSuffixBytes.length);
-    return (this.#own = fragmentViews(Buffer.from(own), s.prefixBytes.length));
+    return (this.#own ??= fragmentViews(Buffer.from(this.#shared), this.#mid));
   }
 
   get #fields(): ParsedSummary {
     const j = this.#shared;
-    return (this.#parsed ??= JSON.parse(`${j.prefixBytes.toString('utf8')}0${j.nullCreditSuffixBytes.toString('utf8')}`) as ParsedSummary);
+    return (this.#parsed ??= JSON.parse(`${j.toString('utf8', 0, this.#mid)}0${j.toString('utf8', this.#mid)}`) as ParsedSummary);
   }
   get _links(): SummaryParts['_links'] {
     return this.#fields._links;
@@ -250,8 +250,8 @@ export function attachPlanCatalog(image: CatalogImage): PlanCatalog {
     const start = offsets[slot * 3]!;
     if (start < 0) return undefined;
     const mid = offsets[slot * 3 + 1]!;
-    const shared = fragmentViews(bytes.subarray(start, offsets[slot * 3 + 2]!), mid - start);
-    return (slots[slot] = new CatalogEntry(shared, METAL_CODES[metal[slot]!]!, money, slot * 4));
+    const shared = bytes.subarray(start, offsets[slot * 3 + 2]!);
+    return (slots[slot] = new CatalogEntry(shared, mid - start, METAL_CODES[metal[slot]!]!, money, slot * 4));
   };
   return {
     image,

@@ -11,8 +11,8 @@ import type { SortKey } from '../engine/dataset.ts';
 import { METAL_LEVEL_FILTER_VALUES, PLAN_TYPES, type MetalLevel, type PlanType } from '../engine/plan-record.ts';
 import { searchPlans, type CsrOverride, type SearchFilters } from '../engine/search.ts';
 import { csrVariantFor, estimateAptc } from '../engine/subsidy.ts';
-import { resolveLocation } from './location.ts';
-import { ratingAreaLabel, type YearData } from './data-registry.ts';
+import { locationFields, resolveLocation } from './location.ts';
+import type { YearData } from './data-registry.ts';
 import { defineOperation, echoQuery, encodeValue } from './operation.ts';
 import { validationProblem, type FieldError } from './problems.ts';
 import { compileQuery } from './query.ts';
@@ -203,12 +203,10 @@ export const searchPlansOperation = defineOperation({
     });
     if (!page.cursorFound) throw validationProblem([{ field: 'cursor', message: 'Invalid cursor' }]);
 
-    const plans = new Array<PlanSummaryRow>(page.rows.length);
-    for (let i = 0; i < plans.length; i++) {
-      const row = page.rows[i]!;
+    const plans = page.rows.map((row) => {
       const parts = yd.catalog.get(row.planIndex, row.variant) ?? yd.catalog.get(row.planIndex, '01')!;
-      plans[i] = summaryRow(parts, row.premiumCents, creditCentsFor(row.premiumCents, aptcMonthly, parts.metal_level));
-    }
+      return summaryRow(parts, row.premiumCents, creditCentsFor(row.premiumCents, aptcMonthly, parts.metal_level));
+    });
 
     const base = `${ctx.baseUrl}/v1/health/plans`;
     // Every other link replaces page and cursor with its own: echo the rest once, then append.
@@ -228,9 +226,8 @@ export const searchPlansOperation = defineOperation({
       next: nextCursor === undefined ? undefined : { href: q('cursor', nextCursor) },
       prev: page.total !== null && p.page > 1 ? { href: q('page', String(Math.min(p.page - 1, lastPage))) } : undefined,
       last: page.total === null ? undefined : { href: q('page', String(lastPage)) },
-      plan_detail: planDetailLink(base, p.year),
+      plan_detail: { href: `${base}/{plan_id}?year=${p.year}`, templated: true },
     };
-    const loc = where.loc;
     return {
       _links: links,
       _embedded: { plans },
@@ -239,14 +236,9 @@ export const searchPlansOperation = defineOperation({
       per_page: p.per_page,
       page_size: meta.aliasUsed.has('page_size') ? p.per_page : undefined,
       next_cursor: nextCursor,
-      zip: loc.zip,
-      state: loc.state,
-      county: loc.countyName,
-      county_fips: loc.countyFips,
-      rating_area: ratingAreaLabel(loc.ratingArea),
-      multiple_areas: where.multipleAreas,
+      ...locationFields(where),
       plan_year: p.year,
-      data_source: yd.dataSource(loc.state),
+      data_source: yd.dataSource(where.loc.state),
       data_freshness: yd.dataFreshness,
     };
   },
@@ -261,16 +253,6 @@ interface SearchLinks {
   readonly prev: Link | undefined;
   readonly last: Link | undefined;
   readonly plan_detail: Link;
-}
-
-/** The templated plan-detail link, the same for every page of a year: made once per base URL and year. */
-const PLAN_DETAIL_LINKS = new Map<string, Link>();
-
-function planDetailLink(base: string, year: number): Link {
-  const key = `${year}${base}`;
-  let link = PLAN_DETAIL_LINKS.get(key);
-  if (link === undefined) PLAN_DETAIL_LINKS.set(key, (link = Object.freeze({ href: `${base}/{plan_id}?year=${year}`, templated: true })));
-  return link;
 }
 
 /**

@@ -50,7 +50,6 @@ export const HAL_LINK = {
   additionalProperties: false,
 } as const;
 
-/** The provenance labels every plan-data response ends with. */
 /**
  * Where a priced response was priced, in the order search and compare write it (the serializers follow
  * the schema's order, so the order is part of the bytes).
@@ -63,6 +62,7 @@ export const PRICED_AT = {
   plan_year: { type: 'integer' },
 } as const;
 
+/** The provenance labels every plan-data response ends with. */
 export const LABELS = {
   data_source: { type: 'string' },
   data_freshness: { type: 'string' },
