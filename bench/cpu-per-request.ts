@@ -22,7 +22,17 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRegistry } from '../src/operations/data-registry.ts';
-import { childEnv, detectPinning, enterpriseKey, QUOTA_OUT_OF_REACH, freePorts, spawnServer, type ServerProcess } from './lib/processes.ts';
+import {
+  benchServeEnv,
+  childEnv,
+  cpuTimes,
+  detectPinning,
+  enterpriseKey,
+  freePorts,
+  spawnHpdServe,
+  spawnServer,
+  type ServerProcess,
+} from './lib/processes.ts';
 import { ensureBuild } from './lib/suite.ts';
 import { fetchResponse, mapLimit } from './lib/verify.ts';
 import { buildWorkloads, WORKLOADS, type WorkloadName } from './lib/workloads.ts';
@@ -39,16 +49,9 @@ const seconds = Number(opt('--seconds') ?? 4);
 const reps = Number(opt('--reps') ?? 3);
 const year = 2025;
 const BASE_URL = 'https://api.bench.test';
-const QUOTA = QUOTA_OUT_OF_REACH;
 /** perf record's sampling frequency. */
 const PERF_HZ = 2000;
 const tsHooks = ['--import', join(ROOT, 'bin/register-typescript.js')];
-
-/** utime and stime of a process, seconds. */
-function cpu(pid: number): { user: number; sys: number } {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return { user: Number(f[11]) / 100, sys: Number(f[12]) / 100 };
-}
 
 /**
  * `--zipf S`: `draws` requests over the distinct URLs, the i-th (in the generator's random order) drawn
@@ -99,65 +102,34 @@ try {
   const urls = join(work, 'urls');
   writeFileSync(urls, `${(zipf === null ? w.urls : zipfSequence([...new Set(w.urls)], zipf, 400_000)).join('\n')}\n`);
   // Search pages computed for every request (the issue's uncached figure) unless HPD_SEARCH_CACHE_MB says otherwise.
-  const env = childEnv({
-    HPD_DATA_DIR: root,
-    HPD_STATE_DIR: join(work, 'state'),
-    HPD_QUOTA_FREE: QUOTA,
-    HPD_QUOTA_PRO: QUOTA,
-    HPD_QUOTA_ENTERPRISE: QUOTA,
-    HPD_SEARCH_CACHE_MB: process.env.HPD_SEARCH_CACHE_MB ?? '0',
-  });
+  const env = benchServeEnv(root, join(work, 'state'), { HPD_SEARCH_CACHE_MB: process.env.HPD_SEARCH_CACHE_MB ?? '0' });
   const key = enterpriseKey(env);
-  const [rest, mcp, auth, ceilingPort, metricsPort] = (await freePorts(5)) as [number, number, number, number, number];
+  const [ceilingPort, metricsPort] = (await freePorts(2)) as [number, number];
   const pin = detectPinning();
-  const ours = await spawnServer({
-    name: 'ours',
-    command: process.execPath,
-    args: [...(opt('--node-flags') ?? '').split(' ').filter(Boolean), join(ROOT, 'bin/hpd.js'), 'serve', '--workers', '0'],
-    env: {
-      ...env,
-      HPD_PORT: String(rest),
-      HPD_MCP_PORT: String(mcp),
-      HPD_AUTH_PORT: String(auth),
-      HPD_BASE_URL: BASE_URL,
-      HPD_METRICS_PORT: String(metricsPort),
-    },
-    cwd: ROOT,
-    port: rest,
-    cpu: pin?.serverCpu ?? null,
-    readyUrl: `http://127.0.0.1:${rest}/readyz`,
-  });
-  servers.push(ours);
+  /** `hpd serve --workers 0` of a checkout, pinned to the server core. */
+  const serve = async (name: string, checkout: string, nodeFlags: readonly string[], extra: Record<string, string>) => {
+    const { server, origin } = await spawnHpdServe({
+      name,
+      command: process.execPath,
+      args: [...nodeFlags, join(checkout, 'bin/hpd.js'), 'serve', '--workers', '0'],
+      env: { ...env, HPD_BASE_URL: BASE_URL, ...extra },
+      cwd: checkout,
+      cpu: pin?.serverCpu ?? null,
+    });
+    servers.push(server);
+    return { server, origin };
+  };
+  const nodeFlags = (opt('--node-flags') ?? '').split(' ').filter(Boolean);
+  const { server: ours, origin: oursOrigin } = await serve('ours', ROOT, nodeFlags, { HPD_METRICS_PORT: String(metricsPort) });
   // --against DIR: a second `hpd serve` from another checkout (e.g. a worktree of the previous commit),
   // measured alternately with ours on the same CPU: an A/B of two versions that the machine's drift
   // affects alike.
   const againstDir = opt('--against');
-  const againstPorts = againstDir === undefined ? null : ((await freePorts(3)) as [number, number, number]);
-  const against =
-    againstDir === undefined || againstPorts === null
-      ? null
-      : await spawnServer({
-          name: 'against',
-          command: process.execPath,
-          args: [join(resolve(againstDir), 'bin/hpd.js'), 'serve', '--workers', '0'],
-          env: {
-            ...env,
-            HPD_PORT: String(againstPorts[0]),
-            HPD_MCP_PORT: String(againstPorts[1]),
-            HPD_AUTH_PORT: String(againstPorts[2]),
-            HPD_BASE_URL: BASE_URL,
-            HPD_METRICS_PORT: '0',
-          },
-          cwd: resolve(againstDir),
-          port: againstPorts[0],
-          cpu: pin?.serverCpu ?? null,
-          readyUrl: `http://127.0.0.1:${againstPorts[0]}/readyz`,
-        });
-  if (against !== null) servers.push(against);
+  const against = againstDir === undefined ? null : await serve('against', resolve(againstDir), [], { HPD_METRICS_PORT: '0' });
   const recorded: Record<string, { status: string; headers: Array<[string, string]>; body: string }> = {};
   const distinct = [...new Set(w.urls)];
   await mapLimit(distinct.slice(0, 2000), 8, async (url) => {
-    const r = await fetchResponse(`http://127.0.0.1:${rest}`, url, { authorization: `Bearer ${key}` });
+    const r = await fetchResponse(oursOrigin, url, { authorization: `Bearer ${key}` });
     if (r.status !== 200) throw new Error(`ours answered ${r.status} to ${url}`);
     recorded[url] = { status: `${r.status} ${r.statusText}`, headers: r.headers, body: r.body };
   });
@@ -174,10 +146,11 @@ try {
     cpu: pin?.serverCpu ?? null,
   });
   servers.push(ceiling);
-  /** One wrk run at full load (64 connections) against a server's port. */
-  const fullLoad = (port: number, file: string) =>
+  const ceilingOrigin = `http://127.0.0.1:${ceilingPort}`;
+  /** One wrk run at full load (64 connections) against a server. */
+  const fullLoad = (origin: string, file: string) =>
     runWrk({
-      origin: `http://127.0.0.1:${port}`,
+      origin,
       urlsFile: file,
       headers: [`Authorization: Bearer ${key}`],
       connections: 64,
@@ -190,23 +163,23 @@ try {
     tracer: (s: ServerProcess) => readonly [string, string[]],
     after: (s: ServerProcess, requests: number) => string,
   ): Promise<void> => {
-    for (const [s, port, file] of [
-      [ours, rest, urls],
-      [ceiling, ceilingPort, ceilingUrls],
+    for (const [s, origin, file] of [
+      [ours, oursOrigin, urls],
+      [ceiling, ceilingOrigin, ceilingUrls],
     ] as const) {
       const [command, args] = tracer(s);
       const child = spawn(command, args, { stdio: 'ignore' });
       await new Promise((r) => setTimeout(r, 500));
-      const run = await fullLoad(port, file);
+      const run = await fullLoad(origin, file);
       child.kill('SIGINT');
       await new Promise((r) => child.on('exit', r));
       process.stdout.write(`${command} ${s.name}: ${run.requests} requests\n${after(s, run.requests)}\n`);
     }
   };
-  const measure = async (s: ServerProcess, port: number, file: string) => {
-    const before = cpu(s.pid);
-    const run = await fullLoad(port, file);
-    const after = cpu(s.pid);
+  const measure = async (s: ServerProcess, origin: string, file: string) => {
+    const before = cpuTimes(s.pid);
+    const run = await fullLoad(origin, file);
+    const after = cpuTimes(s.pid);
     return {
       rps: run.rps,
       user: ((after.user - before.user) * 1e6) / run.requests,
@@ -232,8 +205,8 @@ try {
   }
   const rows: string[] = [];
   for (let r = 0; r < reps; r++) {
-    const o = await measure(ours, rest, urls);
-    const c = await measure(ceiling, ceilingPort, ceilingUrls);
+    const o = await measure(ours, oursOrigin, urls);
+    const c = await measure(ceiling, ceilingOrigin, ceilingUrls);
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     const count = (result: string): number =>
       Number(metrics.match(new RegExp(`hpd_search_cache_lookups_total\\{result="${result}"\\} (\\d+)`))?.[1] ?? 0);
@@ -242,8 +215,8 @@ try {
     const line = `rep ${r + 1}: search cache ${lookups === 0 ? 'off' : `hit rate ${((100 * hits) / lookups).toFixed(1)} % so far`}; ours ${o.rps.toFixed(0)} req/s, ${o.user.toFixed(1)}+${o.sys.toFixed(1)} µs user+sys/req (errors ${o.errors}); ceiling ${c.rps.toFixed(0)} req/s, ${c.user.toFixed(1)}+${c.sys.toFixed(1)} µs; ratio rps ${(o.rps / c.rps).toFixed(3)}, cpu ${((c.user + c.sys) / (o.user + o.sys)).toFixed(3)}`;
     rows.push(line);
     process.stdout.write(`${line}\n`);
-    if (against !== null && againstPorts !== null) {
-      const a = await measure(against, againstPorts[0], urls);
+    if (against !== null) {
+      const a = await measure(against.server, against.origin, urls);
       process.stdout.write(
         `rep ${r + 1}: against ${a.rps.toFixed(0)} req/s, ${a.user.toFixed(1)}+${a.sys.toFixed(1)} µs/req (errors ${a.errors}); ratio rps ${(a.rps / c.rps).toFixed(3)}; ours ÷ against: rps ${(o.rps / a.rps).toFixed(3)}, cpu ${((a.user + a.sys) / (o.user + o.sys)).toFixed(3)}\n`,
       );

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRegistry } from '../src/operations/data-registry.ts';
 import { benchArgs } from './lib/bench-args.ts';
-import { childEnv, cpuSeconds, enterpriseKey, type ServerProcess, spawnHpdServe } from './lib/processes.ts';
+import { childEnv, cpuSeconds, enterpriseKey, QUOTA_OUT_OF_REACH, type ServerProcess, spawnHpdServe } from './lib/processes.ts';
 import { ensureBuild } from './lib/suite.ts';
 import { fmtRate } from './lib/util.ts';
 import { requireWrk, runWrk } from './lib/wrk.ts';
@@ -65,7 +65,7 @@ async function serve(c: Config, i: number): Promise<{ server: ServerProcess; key
   const env = childEnv({
     HPD_DATA_DIR: root,
     HPD_STATE_DIR: join(work, `state-${i}`),
-    HPD_QUOTA_ENTERPRISE: '1000000000000',
+    HPD_QUOTA_ENTERPRISE: QUOTA_OUT_OF_REACH,
     HPD_BASE_URL: BASE_URL,
     HPD_WATCH_BUILDS: '0',
   });

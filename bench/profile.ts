@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRegistry } from '../src/operations/data-registry.ts';
 import { formatSummary, summarizeProfile } from './lib/cpuprofile.ts';
-import { childEnv, detectPinning, enterpriseKey, QUOTA_OUT_OF_REACH, freePorts, spawnServer } from './lib/processes.ts';
+import { benchServeEnv, detectPinning, enterpriseKey, freePorts, spawnServer } from './lib/processes.ts';
 import { ensureBuild } from './lib/suite.ts';
 import { buildWorkloads, WORKLOADS, type WorkloadName } from './lib/workloads.ts';
 import { runWrk } from './lib/wrk.ts';
@@ -30,7 +30,6 @@ const seconds = Number(opt('--seconds') ?? 8);
 const profile = !argv.includes('--no-profile');
 const year = Number(opt('--year') ?? 2025);
 const BASE_URL = 'https://api.bench.test';
-const QUOTA = QUOTA_OUT_OF_REACH;
 
 const source = await ensureBuild(year, opt('--builds') === undefined ? undefined : resolve(opt('--builds')!), (l) =>
   process.stderr.write(`profile: ${l}\n`),
@@ -51,14 +50,7 @@ try {
   const urls = join(work, 'urls');
   writeFileSync(urls, `${w.urls.join('\n')}\n`);
   // Search pages computed for every request (the issue's uncached figure) unless HPD_SEARCH_CACHE_MB says otherwise.
-  const env = childEnv({
-    HPD_DATA_DIR: root,
-    HPD_STATE_DIR: join(work, 'state'),
-    HPD_QUOTA_FREE: QUOTA,
-    HPD_QUOTA_PRO: QUOTA,
-    HPD_QUOTA_ENTERPRISE: QUOTA,
-    HPD_SEARCH_CACHE_MB: process.env.HPD_SEARCH_CACHE_MB ?? '0',
-  });
+  const env = benchServeEnv(root, join(work, 'state'), { HPD_SEARCH_CACHE_MB: process.env.HPD_SEARCH_CACHE_MB ?? '0' });
   const key = enterpriseKey(env);
   const [rest, mcp, auth] = (await freePorts(3)) as [number, number, number];
   const pin = detectPinning();

@@ -39,6 +39,18 @@ export const HPD = fileURLToPath(new URL('../../bin/hpd.js', import.meta.url));
 /** A daily quota no bench run reaches, so the counting stays on the path but never refuses. */
 export const QUOTA_OUT_OF_REACH = '1000000000000';
 
+/** The environment of a benchmarked `hpd serve`: its builds, its own state, every tier's quota out of reach. */
+export function benchServeEnv(dataDir: string, stateDir: string, extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+  return childEnv({
+    HPD_DATA_DIR: dataDir,
+    HPD_STATE_DIR: stateDir,
+    HPD_QUOTA_FREE: QUOTA_OUT_OF_REACH,
+    HPD_QUOTA_PRO: QUOTA_OUT_OF_REACH,
+    HPD_QUOTA_ENTERPRISE: QUOTA_OUT_OF_REACH,
+    ...extra,
+  });
+}
+
 /** An enterprise key made the way an operator makes one (`hpd keys create`), in the state `env` points at. */
 export function enterpriseKey(env: NodeJS.ProcessEnv, label = 'bench'): string {
   const made = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', 'enterprise', '--label', label], { env, encoding: 'utf8' });
@@ -162,10 +174,16 @@ export function memoryOf(pid: number): Memory | null {
   }
 }
 
-/** User + system CPU seconds of a process so far (Linux /proc; clock ticks of 1/100 s). */
-export function cpuSeconds(pid: number): number {
+/** User and system CPU seconds of a process so far (Linux /proc; clock ticks of 1/100 s). */
+export function cpuTimes(pid: number): { user: number; sys: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return { user: Number(fields[11]) / 100, sys: Number(fields[12]) / 100 };
+}
+
+/** User + system CPU seconds of a process so far. */
+export function cpuSeconds(pid: number): number {
+  const t = cpuTimes(pid);
+  return t.user + t.sys;
 }
 
 /**
@@ -178,6 +196,8 @@ export async function spawnHpdServe(o: {
   readonly args: readonly string[];
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
+  /** Pin it to this core (taskset); default: not pinned. */
+  readonly cpu?: number | null;
 }): Promise<{ server: ServerProcess; origin: string }> {
   const [port, mcp, auth] = (await freePorts(3)) as [number, number, number];
   const server = await spawnServer({
@@ -187,7 +207,7 @@ export async function spawnHpdServe(o: {
     env: { ...o.env, HPD_HOST: '127.0.0.1', HPD_PORT: String(port), HPD_MCP_PORT: String(mcp), HPD_AUTH_PORT: String(auth) },
     cwd: o.cwd,
     port,
-    cpu: null,
+    cpu: o.cpu ?? null,
     readyUrl: `http://127.0.0.1:${port}/readyz`,
   });
   return { server, origin: `http://127.0.0.1:${port}` };

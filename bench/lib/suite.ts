@@ -29,6 +29,7 @@ import { SETTINGS } from '../../src/config/settings.ts';
 import { openRegistry, yearsWithBuilds } from '../../src/operations/data-registry.ts';
 import { runMicro, type MicroResult } from './micro.ts';
 import {
+  benchServeEnv,
   childEnv,
   detectPinning,
   enterpriseKey,
@@ -349,15 +350,7 @@ async function prepare(o: SuiteOptions, work: string): Promise<Prepared> {
 
 /** The environment of one `hpd serve` target: its own state directory, quotas out of reach. */
 function hpdEnv(name: TargetName, work: string, root: string, extra: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
-  return childEnv({
-    HPD_DATA_DIR: root,
-    HPD_STATE_DIR: join(work, `state-${name}`),
-    HPD_CACHE_DIR: join(work, 'cache'),
-    HPD_QUOTA_FREE: QUOTA,
-    HPD_QUOTA_PRO: QUOTA,
-    HPD_QUOTA_ENTERPRISE: QUOTA,
-    ...extra,
-  });
+  return benchServeEnv(root, join(work, `state-${name}`), { HPD_CACHE_DIR: join(work, 'cache'), ...extra });
 }
 
 /**
