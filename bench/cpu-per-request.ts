@@ -1,7 +1,6 @@
 /**
- * @module `node --import ./bin/register-typescript.js bench/cpu-per-request.ts [search|detail|years|aptc]
- * [--seconds N] [--reps N] [--builds DIR] [--unique] [--zipf S] [--against DIR] [--strace] [--perf]`: the CPU one request costs, ours against the bare-uWS
- * ceiling, alternated in one run.
+ * @module `npm run bench:cpu -- [search|detail|years|aptc] [options]` (`--help` lists them): the CPU
+ * one request costs, ours against the bare-uWS ceiling, alternated in one run.
  *
  * On a shared machine requests/s move with the neighbours' load, but the CPU time a pinned server
  * process consumes per request (user + system, from /proc) barely does: it is the figure to compare
@@ -12,7 +11,7 @@
  *
  * More options: `--against DIR` also measures `hpd serve` from another checkout (say a worktree of the
  * previous commit), alternated with ours on the same CPU, for an A/B that the machine's drift affects
- * alike; `--node-flags "…"` passes V8/Node flags to ours only (e.g. `--max-semi-space-size=64`);
+ * alike; `--node-flags=FLAGS` passes V8/Node flags to ours only (e.g. `--node-flags=--max-semi-space-size=64`);
  * `--strace` and `--perf` add one traced run per server (syscalls per request; CPU per request by DSO
  * and the kernel's top symbols), `--perf-dir DIR` keeps the perf.data files.
  */
@@ -33,20 +32,54 @@ import {
   spawnServer,
   type ServerProcess,
 } from './lib/processes.ts';
+import { benchArgsWithChoice } from './lib/bench-args.ts';
 import { ensureBuild } from './lib/suite.ts';
 import { fetchResponse, mapLimit } from './lib/verify.ts';
 import { buildWorkloads, WORKLOADS, type WorkloadName } from './lib/workloads.ts';
 import { runWrk } from './lib/wrk.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const argv = process.argv.slice(2);
+const USAGE = `Usage: npm run bench:cpu -- [search|detail|years|aptc] [options]
+
+CPU time per request of ours (hpd serve --workers 0) and of the bare-uWS ceiling, pinned to one core at
+full load (64 connections), alternated; default workload search.
+
+Options:
+  --seconds N          seconds per run (default 4)
+  --reps N             repetitions (default 3)
+  --builds DIR         builds root holding <year>/current (default: data/builds, built when missing)
+  --unique             20,000 distinct URLs (no response cache can help)
+  --zipf S             a 400,000-request Zipf stream (exponent S) over 120,000 distinct URLs
+  --against DIR        also measure hpd serve from another checkout, alternated with ours
+  --node-flags=FLAGS   V8/Node flags for ours only, e.g. --node-flags=--max-semi-space-size=64
+  --strace             one extra run per server under strace -c (syscalls per request)
+  --perf               one extra run per server under perf record (CPU per request by DSO and symbol)
+  --perf-dir DIR       keep the perf.data files there
+  --help               this text`;
+const { values: args, choice: workload } = benchArgsWithChoice(
+  'bench:cpu',
+  USAGE,
+  {
+    seconds: { type: 'string' },
+    reps: { type: 'string' },
+    builds: { type: 'string' },
+    unique: { type: 'boolean' },
+    zipf: { type: 'string' },
+    against: { type: 'string' },
+    'node-flags': { type: 'string' },
+    strace: { type: 'boolean' },
+    perf: { type: 'boolean' },
+    'perf-dir': { type: 'string' },
+  },
+  WORKLOADS.filter((w): w is Exclude<WorkloadName, 'realistic'> => w !== 'realistic'),
+  'search',
+);
 const opt = (name: string): string | undefined => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
+  const v = args[name];
+  return typeof v === 'string' ? v : undefined;
 };
-const workload = (argv.find((a) => (WORKLOADS as readonly string[]).includes(a)) ?? 'search') as WorkloadName;
-const seconds = Number(opt('--seconds') ?? 4);
-const reps = Number(opt('--reps') ?? 3);
+const seconds = Number(opt('seconds') ?? 4);
+const reps = Number(opt('reps') ?? 3);
 const year = 2025;
 const BASE_URL = 'https://api.bench.test';
 /** perf record's sampling frequency. */
@@ -85,7 +118,7 @@ function zipfSequence(distinct: readonly string[], s: number, draws: number): st
   return out;
 }
 
-const source = await ensureBuild(year, opt('--builds') === undefined ? undefined : resolve(opt('--builds')!), (l) =>
+const source = await ensureBuild(year, opt('builds') === undefined ? undefined : resolve(opt('builds')!), (l) =>
   process.stderr.write(`cpu: ${l}\n`),
 );
 const work = mkdtempSync(join(tmpdir(), 'hpd-cpu-'));
@@ -95,8 +128,8 @@ symlinkSync(realpathSync(join(source, String(year), 'current')), join(root, Stri
 const servers: ServerProcess[] = [];
 try {
   const registry = openRegistry(root, BASE_URL, [year]);
-  const zipf = opt('--zipf') === undefined ? null : Number(opt('--zipf'));
-  const n = zipf !== null ? 120_000 : argv.includes('--unique') ? 20_000 : 400;
+  const zipf = opt('zipf') === undefined ? null : Number(opt('zipf'));
+  const n = zipf !== null ? 120_000 : args.unique === true ? 20_000 : 400;
   const w = buildWorkloads(registry.get(year)!, { registry, baseUrl: BASE_URL }, n).find((x) => x.name === workload)!;
   registry.close();
   const urls = join(work, 'urls');
@@ -119,12 +152,12 @@ try {
     servers.push(server);
     return { server, origin };
   };
-  const nodeFlags = (opt('--node-flags') ?? '').split(' ').filter(Boolean);
+  const nodeFlags = (opt('node-flags') ?? '').split(' ').filter(Boolean);
   const { server: ours, origin: oursOrigin } = await serve('ours', ROOT, nodeFlags, { HPD_METRICS_PORT: String(metricsPort) });
   // --against DIR: a second `hpd serve` from another checkout (e.g. a worktree of the previous commit),
   // measured alternately with ours on the same CPU: an A/B of two versions that the machine's drift
   // affects alike.
-  const againstDir = opt('--against');
+  const againstDir = opt('against');
   const against = againstDir === undefined ? null : await serve('against', resolve(againstDir), [], { HPD_METRICS_PORT: '0' });
   const recorded: Record<string, { status: string; headers: Array<[string, string]>; body: string }> = {};
   const distinct = [...new Set(w.urls)];
@@ -188,7 +221,7 @@ try {
     };
   };
   // --strace: one extra run of each server under `strace -c -f` (syscall counts per request; slows it).
-  if (argv.includes('--strace')) {
+  if (args.strace === true) {
     const out = (s: ServerProcess): string => join(work, `strace-${s.name}`);
     await traced(
       (s) => ['strace', ['-c', '-f', '-p', String(s.pid), '-o', out(s)]],
@@ -196,8 +229,8 @@ try {
     );
   }
   // --perf: one extra run of each server under `perf record` (where the CPU goes, kernel included).
-  if (argv.includes('--perf')) {
-    const data = (s: ServerProcess): string => join(opt('--perf-dir') ?? work, `perf-${s.name}.data`);
+  if (args.perf === true) {
+    const data = (s: ServerProcess): string => join(opt('perf-dir') ?? work, `perf-${s.name}.data`);
     await traced(
       (s) => ['perf', ['record', '-F', String(PERF_HZ), '-g', '-p', String(s.pid), '-o', data(s)]],
       (s, requests) => perfSummary(data(s), requests),

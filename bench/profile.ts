@@ -15,28 +15,54 @@ import { fileURLToPath } from 'node:url';
 import { openRegistry } from '../src/operations/data-registry.ts';
 import { formatSummary, summarizeProfile } from './lib/cpuprofile.ts';
 import { benchServeEnv, detectPinning, enterpriseKey, freePorts, spawnServer } from './lib/processes.ts';
+import { benchArgsWithChoice } from './lib/bench-args.ts';
 import { ensureBuild } from './lib/suite.ts';
-import { buildWorkloads, WORKLOADS, type WorkloadName } from './lib/workloads.ts';
+import { buildWorkloads, WORKLOADS } from './lib/workloads.ts';
 import { runWrk } from './lib/wrk.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const argv = process.argv.slice(2);
+const USAGE = `Usage: npm run bench:profile -- [${WORKLOADS.join('|')}] [options]
+
+Where our server spends a request: hpd serve under --cpu-prof, one workload at full load, the cost by
+function in µs per request (TypeScript lines); default workload search.
+
+Options:
+  --seconds N     seconds of the measured run (default 8)
+  --year N        plan year (default 2025)
+  --builds DIR    builds root holding <year>/current (default: data/builds, built when missing)
+  --out DIR       where the .cpuprofile goes (default: a temporary directory)
+  --top N         functions listed (default 30)
+  --no-profile    the same run without the profiler (its overhead is about 20 %)
+  --help          this text`;
+const { values: args, choice: workload } = benchArgsWithChoice(
+  'bench:profile',
+  USAGE,
+  {
+    seconds: { type: 'string' },
+    year: { type: 'string' },
+    builds: { type: 'string' },
+    out: { type: 'string' },
+    top: { type: 'string' },
+    'no-profile': { type: 'boolean' },
+  },
+  WORKLOADS,
+  'search',
+);
 const opt = (name: string): string | undefined => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
+  const v = args[name];
+  return typeof v === 'string' ? v : undefined;
 };
-const workload = (argv.find((a) => (WORKLOADS as readonly string[]).includes(a)) ?? 'search') as WorkloadName;
-const seconds = Number(opt('--seconds') ?? 8);
-const profile = !argv.includes('--no-profile');
-const year = Number(opt('--year') ?? 2025);
+const seconds = Number(opt('seconds') ?? 8);
+const profile = args['no-profile'] !== true;
+const year = Number(opt('year') ?? 2025);
 const BASE_URL = 'https://api.bench.test';
 
-const source = await ensureBuild(year, opt('--builds') === undefined ? undefined : resolve(opt('--builds')!), (l) =>
+const source = await ensureBuild(year, opt('builds') === undefined ? undefined : resolve(opt('builds')!), (l) =>
   process.stderr.write(`profile: ${l}\n`),
 );
 const buildDir = realpathSync(join(source, String(year), 'current'));
 const work = mkdtempSync(join(tmpdir(), 'hpd-profile-'));
-const profDir = resolve(opt('--out') ?? join(tmpdir(), `hpd-profile-${workload}-${Date.now()}`));
+const profDir = resolve(opt('out') ?? join(tmpdir(), `hpd-profile-${workload}-${Date.now()}`));
 if (profile) mkdirSync(profDir, { recursive: true });
 const root = join(work, 'builds');
 mkdirSync(join(root, String(year)), { recursive: true });
@@ -86,7 +112,7 @@ try {
       .map((f) => join(profDir, f))
       .sort((a, b) => statSync(b).size - statSync(a).size)[0];
     if (file === undefined) throw new Error(`no profile written to ${profDir}`);
-    const summary = await summarizeProfile(file, warm.requests + run.requests, Number(opt('--top') ?? 30));
+    const summary = await summarizeProfile(file, warm.requests + run.requests, Number(opt('top') ?? 30));
     process.stdout.write(`${head}; ${warm.requests + run.requests} requests profiled\n${formatSummary(summary)}\nprofile: ${file}\n`);
   }
 } finally {
