@@ -124,7 +124,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   });
   for (const w of services.registry.warnings) process.stderr.write(`hpd: warning: ${w}\n`);
   process.stdout.write(
-    `hpd: serving years ${services.registry.years.join(', ')} (data ${services.registry.version}) on http://${host}:${services.restPort} with ${UWS_PACKAGE} ${uwsVersion()}, ${workers === 0 ? 'REST in the main thread' : `${workers} REST worker thread${workers === 1 ? '' : 's'}`}; links use ${c.baseUrl}\n` +
+    `hpd: serving years ${services.registry.years.join(', ')} (data ${services.registry.version}) on http://${host}:${services.restPort} with ${UWS_PACKAGE} ${uwsVersion()} on Node ${process.version}, ${workers === 0 ? 'REST in the main thread' : `${workers} REST worker thread${workers === 1 ? '' : 's'}`}; links use ${c.baseUrl}\n` +
       (services.metricsPort === null ? '' : `hpd: metrics on http://${c.metricsHost}:${services.metricsPort}/metrics\n`) +
       `hpd: MCP on http://${host}:${services.mcpPort} as ${c.mcpUrl}; authorization server ${c.externalIssuer === undefined ? `embedded at ${c.authUrl}` : `external: ${c.externalIssuer}`}; state ${c.redisUrl === undefined ? `embedded in ${c.stateDir}` : `on Redis at ${redactRedisUrl(c.redisUrl)}`}\n`,
   );

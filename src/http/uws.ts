@@ -1,10 +1,9 @@
 /**
  * @module The only module that touches the native uWebSockets.js package.
  *
- * Two builds are installed through npm aliases: `uws-current` (@uwsjs/core 20.69, binaries for Node
- * 22/24/26, production) and `uws-legacy` (20.51, binaries for Node 18/20/22/23, our Node-20 machines).
- * The package is chosen by the running Node major, never by try/catch: on Node 20 `uws-current` would
- * load (its wrapper finds the legacy binary hoisted beside it) and mislabel itself.
+ * Which of the two installed builds loads is decided by the Node major (src/http/uws-build.ts says why);
+ * a runtime none of them can serve stops the start with one line naming the Node, the glibc and what to
+ * do (UnsupportedRuntimeError), not with the loader's stack.
  */
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
@@ -12,14 +11,11 @@ import { dirname, join } from 'node:path';
 import type * as Uws from 'uws-legacy';
 import { ListenError, probeListenError } from './listen-error.ts';
 import { UnsupportedRuntimeError } from './unsupported-runtime-error.ts';
+import { currentRuntime, UWS_BUILDS, unsupportedNodeMessage, uwsLoadFailureMessage } from './uws-build.ts';
 
 const require = createRequire(import.meta.url);
-const major = Number(process.versions.node.split('.')[0]);
-const PACKAGE =
-  major === 22 || major === 24 || major === 26 ? 'uws-current' : major === 18 || major === 20 || major === 23 ? 'uws-legacy' : undefined;
-if (PACKAGE === undefined) {
-  throw new UnsupportedRuntimeError(`uWebSockets.js has no build for Node ${process.version}: use Node 20, 22, 23, 24 or 26`);
-}
+const PACKAGE = UWS_BUILDS.get(Number(process.versions.node.split('.')[0]));
+if (PACKAGE === undefined) throw new UnsupportedRuntimeError(unsupportedNodeMessage(currentRuntime()));
 
 /**
  * Largest request header block uWS accepts, read by the native module once when it loads. Its default
@@ -31,8 +27,16 @@ export const MAX_HEADERS_SIZE = 16 * 1024;
 process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= String(MAX_HEADERS_SIZE);
 
 /** The native module, typed against the older (smaller) API so code never uses 20.69-only calls. */
-export const uws: typeof Uws = require(PACKAGE) as typeof Uws;
+export const uws: typeof Uws = loadUws(PACKAGE);
 export const UWS_PACKAGE: string = PACKAGE;
+
+function loadUws(pkg: NonNullable<typeof PACKAGE>): typeof Uws {
+  try {
+    return require(pkg) as typeof Uws;
+  } catch (error) {
+    throw new UnsupportedRuntimeError(uwsLoadFailureMessage(currentRuntime(), pkg, error instanceof Error ? error.message : String(error)));
+  }
+}
 
 /** Version of the loaded package, for the start-up log (its exports map hides package.json). */
 export function uwsVersion(): string {

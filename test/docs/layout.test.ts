@@ -2,6 +2,7 @@
  * The README's layout section matches the tree: a newcomer reads it to find where a thing lives, so a
  * folder added without a line there, or a line left behind for a folder that moved, fails here.
  */
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -31,10 +32,24 @@ function layoutEntries(): Map<string, string> {
   return entries;
 }
 
-const dirs = (path: string): string[] =>
-  readdirSync(join(root, path), { withFileTypes: true })
-    .filter((d) => d.isDirectory() && !d.name.startsWith('.') && d.name !== 'node_modules')
+/**
+ * Folders of the repository under `path`: what git tracks, not what the README's own commands leave in
+ * the tree (`npm start` creates var/ and data/builds/, `npm test` data/cache/), which .gitignore keeps out.
+ */
+const dirs = (path: string): string[] => {
+  const names = readdirSync(join(root, path), { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
     .map((d) => d.name);
+  if (names.length === 0) return names;
+  const ignored = spawnSync('git', ['check-ignore', '--stdin'], {
+    cwd: root,
+    input: names.map((n) => join(path, n)).join('\n'),
+    encoding: 'utf8',
+  });
+  assert.ok(ignored.status === 0 || ignored.status === 1, `git check-ignore failed: ${ignored.stderr}`);
+  const out = new Set(ignored.stdout.split('\n').filter((l) => l !== ''));
+  return names.filter((n) => !out.has(join(path, n)));
+};
 
 test('every folder of the layout block exists', () => {
   for (const entry of layoutEntries().keys())
