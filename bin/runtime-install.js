@@ -30,6 +30,10 @@ process.stderr.write(
 );
 const headers = join(dirname(dirname(process.execPath)), 'include', 'node');
 const env = { ...process.env, HPD_RUNTIME_INSTALL: '1' };
+// npm exports its settings to scripts as npm_config_*, and a child npm reads those as command-line
+// flags; npm 11.19+ refuses `allow-scripts` given that way in a project install (EALLOWSCRIPTS). The
+// child reads the same npmrc files itself, so nothing is lost.
+delete env.npm_config_allow_scripts;
 if (existsSync(join(headers, 'node.h'))) env.npm_config_nodedir = dirname(dirname(headers));
 const npm = (args) => spawnSync(process.execPath, [npmCli, ...args], { stdio: 'inherit', env });
 const steps = [
