@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Entry point of the `hpd` command. Node 20 cannot run TypeScript by itself, so the sources are loaded
+// Entry point of the `hpd` command. The TypeScript sources are loaded
 // through our esbuild-based hooks (bin/typescript-hooks.js); the command code lives in src/cli/main.ts.
 import './register-typescript.js';
 
