@@ -4,7 +4,7 @@
  * instead of node's quoted messages that suggest `-- "-bad"`.
  */
 import { parseArgs } from 'node:util';
-import { suggestion } from './suggest.ts';
+import { suggestion } from '../operations/suggest.ts';
 import { UsageError } from './usage-error.ts';
 
 export type OptionSpec = Readonly<Record<string, { readonly type: 'string' | 'boolean' }>>;

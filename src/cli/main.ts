@@ -6,7 +6,7 @@
  */
 import { debugEnabled } from '../config/settings.ts';
 import { PACKAGE_VERSION } from './package-version.ts';
-import { suggestion } from './suggest.ts';
+import { suggestion } from '../operations/suggest.ts';
 import { describeFailure } from './one-line-errors.ts';
 import { UsageError } from './usage-error.ts';
 

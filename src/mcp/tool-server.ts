@@ -3,16 +3,12 @@
  * operations as REST, counting one unit of the daily quota per call.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { RATE_LIMITED } from '../http/front-problems.ts';
 import type { LiveRegistry } from '../operations/live-registry.ts';
 import { execute, type OperationContext } from '../operations/operation.ts';
+import { validationDetail } from '../operations/problems.ts';
+import { suggestion } from '../operations/suggest.ts';
 import type { Quota } from '../policy/quota.ts';
 import type { RequestMetrics } from '../observability/request-metrics.ts';
 import type { Principal } from './credentials.ts';
@@ -44,13 +40,35 @@ export function createToolServer(deps: ToolServerDeps): Server {
   }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const tool = TOOL_BY_NAME.get(request.params.name);
-    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}`);
+    if (tool === undefined) {
+      const name = request.params.name;
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        `Unknown tool ${name}${suggestion(
+          name,
+          TOOLS.map((t) => t.name),
+        )}`,
+      );
+    }
     const who = (extra.authInfo?.extra as { principal?: Principal } | undefined)?.principal;
     // The listener authenticates every request before the transport sees it.
-    if (who === undefined) throw new McpError(ErrorCode.InternalError, 'No authenticated principal');
+    if (who === undefined) throw new RpcError(ErrorCode.InternalError, 'No authenticated principal');
     return callTool(deps, tool, (request.params.arguments ?? {}) as Record<string, unknown>, who);
   });
   return server;
+}
+
+/**
+ * A JSON-RPC error the SDK sends as it is: its `code` and `message` become the error object's. The SDK's
+ * McpError would do, but it writes "MCP error -32602: " into its message, and SDK clients add that
+ * prefix again when they turn the response into an error, so users read it twice.
+ */
+class RpcError extends Error {
+  readonly code: number;
+  constructor(code: number, message: string) {
+    super(message);
+    this.code = code;
+  }
 }
 
 const toolError = (doc: Record<string, unknown>): CallToolResult => ({
@@ -75,7 +93,7 @@ async function callTool(
         deps.links,
         {
           kind: 'validation',
-          detail: req.errors.length === 1 ? `Invalid ${req.errors[0]!.field}: ${req.errors[0]!.message}.` : 'Invalid input.',
+          detail: validationDetail(req.errors),
           errors: req.errors,
         },
         instance,
@@ -85,10 +103,9 @@ async function callTool(
   const ctx: OperationContext = { registry: deps.live.current(), baseUrl: deps.links.baseUrl };
   const result = execute(tool.operation, ctx, who.tier, req.query, req.pathParams);
   if (!result.ok) {
-    const spec =
-      result.problem.errors === undefined
-        ? result.problem
-        : { ...result.problem, errors: result.problem.errors.map((e) => ({ field: toolField(tool, e.field), message: e.message })) };
+    // Errors name the tool's arguments (`plan_ids`, not REST's `ids`), and so does the detail written from them.
+    const errors = result.problem.errors?.map((e) => ({ field: toolField(tool, e.field), message: e.message }));
+    const spec = errors === undefined ? result.problem : { ...result.problem, errors, detail: validationDetail(errors) };
     return toolError(problemDoc(deps.links, spec, instance));
   }
   const body = result.body;

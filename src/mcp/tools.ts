@@ -16,6 +16,8 @@ import { listPlanYearsOperation } from '../operations/list-plan-years.ts';
 import { getPlanDetailsOperation } from '../operations/get-plan-details.ts';
 import { lookupZipOperation } from '../operations/lookup-zip.ts';
 import type { Operation } from '../operations/operation.ts';
+import { UNKNOWN_PARAMETER } from '../operations/problems.ts';
+import { suggestion } from '../operations/suggest.ts';
 import type { JsonSchema } from '../operations/query.ts';
 import { searchPlansOperation } from '../operations/search-plans.ts';
 import { toolInputSchema, type ToolParam } from './tool-input.ts';
@@ -202,12 +204,17 @@ export function toolArgsToRequest(tool: ToolDefinition, args: Record<string, unk
   const known = new Set(Object.keys((tool.inputSchema.properties ?? {}) as object));
   for (const [name, value] of Object.entries(args)) {
     if (!known.has(name)) {
-      errors.push({ field: name, message: 'Unrecognized key' });
+      errors.push({ field: name, message: `${UNKNOWN_PARAMETER}${suggestion(name, [...known])}` });
       continue;
     }
     const param = tool.rename?.[name] ?? name;
     let text: string;
-    if (Array.isArray(value)) {
+    if (Array.isArray(value) && value.length === 0) {
+      // Sent as REST text, an empty list is an absent one ("Missing required parameter"): say what it is.
+      const min = (((tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>)[name]?.minItems as number | undefined) ?? 1;
+      errors.push({ field: name, message: `Array must contain at least ${min} element(s)` });
+      continue;
+    } else if (Array.isArray(value)) {
       if (!value.every((v) => typeof v === 'string' || typeof v === 'number')) {
         errors.push({ field: name, message: 'Expected an array of strings or numbers' });
         continue;

@@ -55,17 +55,24 @@ export class ProblemError extends Error {
   }
 }
 
-export function validationProblem(errors: readonly FieldError[], detail?: string): ProblemError {
-  return new ProblemError({
-    kind: 'validation',
-    detail: detail ?? (errors.length === 1 ? singleErrorDetail(errors[0]!) : 'Invalid input.'),
-    errors,
-  });
+export function validationProblem(errors: readonly FieldError[]): ProblemError {
+  return new ProblemError({ kind: 'validation', detail: validationDetail(errors), errors });
+}
+
+/**
+ * The detail of a validation problem, written from its errors alone, so a front that renames fields
+ * (MCP tool arguments) writes it again from the renamed errors and the two never disagree.
+ */
+export function validationDetail(errors: readonly FieldError[]): string {
+  return errors.length === 1 ? singleErrorDetail(errors[0]!) : 'Invalid input.';
 }
 
 export function notFound(detail: string): ProblemError {
   return new ProblemError({ kind: 'notFound', detail });
 }
+
+/** The message of a name the endpoint does not take, followed by a suggestion (query.ts). */
+export const UNKNOWN_PARAMETER = 'Unknown parameter';
 
 /** The one-sentence detail of a single validation error (api-contract §4.3). */
 function singleErrorDetail(e: FieldError): string {
@@ -73,6 +80,8 @@ function singleErrorDetail(e: FieldError): string {
   if (e.field === 'zip' && (e.message === 'Invalid' || e.message.startsWith('String must')))
     return 'Invalid ZIP code format. Expected 5 digits.';
   if (e.message === 'Required') return `Missing required parameter ${e.field}.`;
+  // "Unknown parameter metal (did you mean metal_level?).": the name is not a field that is invalid.
+  if (e.message.startsWith(UNKNOWN_PARAMETER)) return `${UNKNOWN_PARAMETER} ${e.field}${e.message.slice(UNKNOWN_PARAMETER.length)}.`;
   return `Invalid ${e.field}: ${e.message}.`;
 }
 

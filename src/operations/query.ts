@@ -2,13 +2,15 @@
  * @module Query-string parsing and validation shared by every operation (REST query strings and MCP
  * tool arguments alike).
  *
- * One pass over the raw parameters rejects repeated single-valued keys (list parameters may repeat), drops empty values (the
+ * One pass over the raw parameters rejects unknown names (with the closest known one) and repeated
+ * single-valued keys (list parameters may repeat), drops empty values (the
  * contract treats them as absent), folds aliases into canonical names (reporting conflicts) and splits
  * list parameters, so that ajv then sees one object and errors point at `ages.2`. Every violation of a
  * request is reported together; messages follow the Zod wording of the public docs (api-contract §4.4).
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { FieldError } from './problems.ts';
+import { type FieldError, UNKNOWN_PARAMETER } from './problems.ts';
+import { suggestion } from './suggest.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -93,6 +95,12 @@ export function parseQuery<P>(
     let repeated = false;
     for (let j = 0; j < i && !repeated; j++) repeated = raw[j]![0] === key;
     const canonical = q.spec.aliases?.[key] ?? key;
+    // An unknown name is a mistake, never a no-op: ignoring `metal=silver` (for `metal_level`) answered
+    // every plan, unfiltered, with nothing to tell the caller. Names a path carries are judged below.
+    if (!q.known.has(canonical) && !Object.hasOwn(pathParams, canonical)) {
+      if (!repeated) errors.push({ field: key, message: unknownParameterMessage(q, key, pathParams) });
+      continue;
+    }
     // A list parameter may be repeated (`ages=40&ages=38`, OpenAPI's form/explode style and the default
     // of generated clients): its items are appended, so the request is the same as `ages=40,38`.
     if (repeated && q.lists.has(canonical) && !Object.hasOwn(pathParams, canonical)) {
@@ -113,7 +121,6 @@ export function parseQuery<P>(
       if (!errors.some((e) => e.field === key)) errors.push({ field: key, message: NOT_A_QUERY_PARAMETER });
       continue;
     }
-    if (!q.known.has(canonical)) continue; // unknown parameters are ignored
     const v = value.trim();
     if (v === '') continue;
     if (canonical !== key) (aliasUsed ??= new Set()).add(key);
@@ -184,6 +191,19 @@ export function parseQuery<P>(
   }
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, params: obj as P, given, aliasUsed: aliasUsed ?? NO_FIELDS, raw: values };
+}
+
+/**
+ * "Unknown parameter (did you mean metal_level?)", or the query parameters the endpoint takes when none
+ * is close (a path parameter such as `plan_id` is not one of them).
+ */
+function unknownParameterMessage(
+  q: { readonly order: readonly string[]; readonly spec: QuerySpec },
+  key: string,
+  pathParams: Readonly<Record<string, string>>,
+): string {
+  const names = [...q.order, ...Object.keys(q.spec.aliases ?? {})].filter((n) => !Object.hasOwn(pathParams, n));
+  return `${UNKNOWN_PARAMETER}${suggestion(key, names)}`;
 }
 
 /** The message of a query parameter that the endpoint takes in its path. */

@@ -39,6 +39,12 @@ export interface SearchParams {
   household_size?: number;
 }
 
+/** Why a cursor is refused; each says what to do, since a client can only repair what it is told. */
+const CURSOR_MALFORMED = 'Not a cursor this API issued: pass the cursor of a next link unchanged';
+const CURSOR_OTHER_QUERY =
+  'Issued for another query (other filters, sort, year or data build): send it with the parameters of the request that returned it, or drop it to start again';
+const CURSOR_GONE = 'Points after a plan that is no longer in these results: drop it to start again';
+
 const PRO_PARAMS = new Set(['issuer', 'hsa_eligible', 'max_premium', 'max_deductible', 'sort_by', 'income', 'household_size']);
 
 const QUERY = compileQuery<SearchParams>({
@@ -187,7 +193,8 @@ export const searchPlansOperation = defineOperation({
     let afterId: string | undefined;
     if (p.cursor !== undefined) {
       const c = decodeCursor(p.cursor);
-      if (c === null || c.f !== fingerprint()) throw validationProblem([{ field: 'cursor', message: 'Invalid cursor' }]);
+      if (c === null) throw validationProblem([{ field: 'cursor', message: CURSOR_MALFORMED }]);
+      if (c.f !== fingerprint()) throw validationProblem([{ field: 'cursor', message: CURSOR_OTHER_QUERY }]);
       afterId = c.k[1];
     }
     const page = searchPlans(yd.ds, {
@@ -201,7 +208,7 @@ export const searchPlansOperation = defineOperation({
       page: p.page,
       afterId,
     });
-    if (!page.cursorFound) throw validationProblem([{ field: 'cursor', message: 'Invalid cursor' }]);
+    if (!page.cursorFound) throw validationProblem([{ field: 'cursor', message: CURSOR_GONE }]);
 
     const plans = page.rows.map((row) => {
       const parts = yd.catalog.get(row.planIndex, row.variant) ?? yd.catalog.get(row.planIndex, '01')!;

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../src/config/settings.ts';
-import { closest, editDistance } from '../../src/cli/suggest.ts';
+import { closest, editDistance } from '../../src/operations/suggest.ts';
 import { runHpd } from '../helpers/run-hpd.ts';
 
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;

@@ -513,3 +513,56 @@ describe('routing, methods and content negotiation', () => {
     }
   });
 });
+
+describe('unknown query parameters (api-contract §1.1, changed 2026-11-24; issue #20 §3.1)', () => {
+  const PLAN = '11111TX0010001-01';
+  const endpoints = [
+    `${SEARCH}?zip=77002&age=40`,
+    `/v1/health/plans/${PLAN}?year=2025`,
+    `/v1/health/plans/compare?ids=${PLAN},22222TX0020001-01&zip=77002&age=40`,
+    `/v1/health/plans/${PLAN}/oop-estimate?zip=77002&age=40&scenario=low`,
+    '/v1/health/plans/aptc-estimate?zip=77002&household_income=40000&household_size=1&ages=40',
+    '/v1/health/plans/crosswalk?plan_id=11111TX0010001&year=2025&state=TX',
+    '/v1/health/zips/77002?year=2025',
+    '/v1/health/zip/77002?year=2025',
+    '/v1/health/issuers?state=TX',
+    '/v1/health/years?',
+  ];
+  for (const url of endpoints) {
+    test(`${url.split('?')[0]}: an unknown name is a 400 naming it, never ignored`, async () => {
+      const path = url.endsWith('?') ? `${url}bogus=1` : `${url}&bogus=1`;
+      const body = await expectProblem(await s.get(path), 400, path, { fields: ['bogus'], detail: /^Unknown parameter bogus/ });
+      assert.match(messageOf(body, 'bogus'), /^Unknown parameter( \(valid: [a-z_, ]+\))?$/);
+    });
+  }
+
+  test('a misspelled filter gets the closest name; a HEAD gets the same status without a body', async () => {
+    const path = `${SEARCH}?zip=77002&age=40&metal=silver`;
+    const body = await expectProblem(await s.get(path), 400, path, { fields: ['metal'] });
+    assert.equal(body.detail, 'Unknown parameter metal (did you mean metal_level?).');
+    assert.equal(messageOf(body, 'metal'), 'Unknown parameter (did you mean metal_level?)');
+    const typo = `${SEARCH}?zip=77002&age=40&max_premim=300`;
+    assert.equal(
+      messageOf(await expectProblem(await s.get(typo), 400, typo), 'max_premim'),
+      'Unknown parameter (did you mean max_premium?)',
+    );
+    const head = await s.get(path, { method: 'HEAD' });
+    assert.equal(head.status, 400);
+    assert.equal(await head.text(), '');
+  });
+
+  test('every name is reported at once, each once, with the other errors', async () => {
+    const path = `${SEARCH}?zip=7700&age=40&foo=1&foo=2&bar=3`;
+    const body = await expectProblem(await s.get(path), 400, path, { fields: ['foo', 'bar', 'zip'] });
+    assert.equal(body.detail, 'Invalid input.');
+  });
+
+  test('the documented aliases are not unknown', async () => {
+    await expectOk(await s.get(`${SEARCH}?zip=77002&age=40&page_size=2&sort=premium&order=desc`), 'searchPlans', 'search aliases');
+    await expectOk(
+      await s.get('/v1/health/plans/aptc-estimate?zip=77002&income=40000&household_size=1&ages=40'),
+      'calculateAptc',
+      'aptc income alias',
+    );
+  });
+});

@@ -181,6 +181,30 @@ describe('tools with an API key', () => {
     );
   });
 
+  test('errors say what is wrong with the argument sent, by the name it was sent under (issue #20 §3.2, §3.4)', async (t) => {
+    const { client } = await fx.connect(fx.rest.keys.pro);
+    t.after(() => client.close());
+    const call = async (name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> =>
+      problemOf((await client.callTool({ name, arguments: args })) as ToolResult);
+    // An empty list is present and empty, not missing.
+    const empty = await call('estimate_aptc', { zip: '77002', household_income: 40000, household_size: 1, ages: [] });
+    assert.equal(empty.detail, 'Invalid ages: Array must contain at least 1 element(s).');
+    assert.deepEqual(empty.errors, [{ field: 'ages', message: 'Array must contain at least 1 element(s)' }]);
+    // The detail names the tool's argument, as errors[].field does.
+    const one = await call('compare_plans', { plan_ids: ['11111TX0010001-01'], zip: '77002', age: 40 });
+    assert.equal(one.detail, 'Invalid plan_ids: Array must contain at least 2 element(s).');
+    assert.deepEqual(one.errors, [{ field: 'plan_ids', message: 'Array must contain at least 2 element(s)' }]);
+    // An unknown argument gets the closest name, as REST's unknown parameter does.
+    const typo = await call('search_plans', { zip: '77002', age: 40, metal: 'silver' });
+    assert.equal(typo.detail, 'Unknown parameter metal (did you mean metal_level?).');
+    // The JSON-RPC message carries no "MCP error -32602:" of its own: the SDK client adds it once.
+    await assert.rejects(
+      client.callTool({ name: 'search_plan', arguments: {} }),
+      (err: unknown) =>
+        err instanceof McpError && err.message === 'MCP error -32602: Unknown tool search_plan (did you mean search_plans?)',
+    );
+  });
+
   test('each tools/call takes one unit of the user’s daily counter, shared with REST', async (t) => {
     const local = await startMcpFixture({ buildsRoot, limits: { free: 3 } });
     t.after(() => local.close());

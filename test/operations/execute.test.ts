@@ -151,13 +151,17 @@ describe('search: validation, parameter tier gate, year', () => {
     assert.equal(catastrophic('zip=77002&age=40&metal_level=catastrophic'), true);
   });
   test('a cursor that is not one of this query is a 400 on cursor', () => {
-    assert.deepEqual(fieldErrors(run(PLANS, 'pro', 'zip=77002&age=40&cursor=bm90LWEtY3Vyc29y')), ['cursor: Invalid cursor']);
+    assert.deepEqual(fieldErrors(run(PLANS, 'pro', 'zip=77002&age=40&cursor=bm90LWEtY3Vyc29y')), [
+      'cursor: Not a cursor this API issued: pass the cursor of a next link unchanged',
+    ]);
     const first = ok(run(PLANS, 'pro', 'zip=77002&age=40&per_page=2'));
     assert.ok(typeof first.next_cursor === 'string');
     ok(run(PLANS, 'pro', `zip=77002&age=40&per_page=2&cursor=${first.next_cursor}`));
     assert.deepEqual(
       fieldErrors(run(PLANS, 'pro', `zip=77002&age=41&per_page=2&cursor=${first.next_cursor}`)),
-      ['cursor: Invalid cursor'],
+      [
+        'cursor: Issued for another query (other filters, sort, year or data build): send it with the parameters of the request that returned it, or drop it to start again',
+      ],
       'another age: another query',
     );
   });

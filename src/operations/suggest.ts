@@ -1,7 +1,8 @@
 /**
- * @module "did you mean …?" for a mistyped option or command: the known name at the smallest edit
- * distance (insertions, deletions, substitutions and swaps of neighbours, the usual typing slips), if
- * it is close enough that the suggestion is likely right rather than noise.
+ * @module "did you mean …?" for a mistyped name — a CLI option or command, an API query parameter: the
+ * known name at the smallest edit distance (insertions, deletions, substitutions and swaps of
+ * neighbours, the usual typing slips), if it is close enough that the suggestion is likely right rather
+ * than noise; else the one known name of which the given one is a whole word (`metal` → `metal_level`).
  */
 
 /** Optimal string alignment distance (Damerau–Levenshtein without repeated edits of a substring). */
@@ -32,7 +33,10 @@ export function closest(given: string, known: readonly string[]): string | undef
     }
   }
   const allowed = Math.min(3, Math.max(1, Math.floor((best?.length ?? 0) / 3)));
-  return bestDistance <= allowed ? best : undefined;
+  if (bestDistance <= allowed) return best;
+  const word = given.toLowerCase();
+  const containing = known.filter((k) => k.toLowerCase().split(/[_-]/).includes(word));
+  return containing.length === 1 ? containing[0] : undefined;
 }
 
 /** " (did you mean X?)" or, without a close name, the list of valid ones. */
