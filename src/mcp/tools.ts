@@ -21,6 +21,7 @@ import { suggestion } from '../operations/suggest.ts';
 import type { JsonSchema } from '../operations/query.ts';
 import { searchPlansOperation } from '../operations/search-plans.ts';
 import { toolInputSchema, type ToolParam } from './tool-input.ts';
+import { toolOutputSchema } from './tool-output.ts';
 
 /** The contract's plan ID shape (§7.5): a variant ID, or a 14-character ID meaning its -01 variant. */
 const PLAN_ID = {
@@ -61,11 +62,11 @@ interface ToolSpec extends Omit<ToolDefinition, 'name' | 'inputSchema' | 'output
 
 /**
  * A tool over an operation: the name the operation declares, the input schema from its query, the
- * REST body as output.
+ * REST body as output (its schema spelled portably: tool-output.ts).
  */
 function defineTool(operation: Operation<never>, { params, ...spec }: ToolSpec): ToolDefinition {
   const inputSchema = toolInputSchema(operation.query, spec.rename, { ...SHARED_PARAMS, ...params });
-  return { name: operation.toolName, ...spec, inputSchema, outputSchema: operation.responseSchema, operation };
+  return { name: operation.toolName, ...spec, inputSchema, outputSchema: toolOutputSchema(operation.responseSchema), operation };
 }
 
 type Body = Record<string, unknown>;
@@ -140,9 +141,11 @@ export const TOOLS: readonly ToolDefinition[] = [
     },
     summarize: (b) => {
       const h = b.household as Body;
-      return b.eligible === true
-        ? `Estimated credit ${money(b.aptc_amount)}/month: benchmark ${money(b.benchmark_premium)}/month minus the expected contribution ${money(h.expected_monthly_contribution)}/month (${num(h.fpl_percentage)} % FPL, applicable ${num(h.applicable_percentage)} %).`
-        : `Not eligible for the premium tax credit at ${num(h.fpl_percentage)} % FPL.`;
+      const line =
+        b.eligible === true
+          ? `Estimated credit ${money(b.aptc_amount)}/month: benchmark ${money(b.benchmark_premium)}/month minus the expected contribution ${money(h.expected_monthly_contribution)}/month (${num(h.fpl_percentage)} % FPL, applicable ${num(h.applicable_percentage)} %).`
+          : `Not eligible for the premium tax credit at ${num(h.fpl_percentage)} % FPL.`;
+      return `${line}${b.benchmark_source === 'benchmark_only' ? ` ${String(b.benchmark_plan_description)}; the credit is an approximation.` : modeledNote(b)}`;
     },
   }),
   defineTool(getPlanCrosswalkOperation, {
