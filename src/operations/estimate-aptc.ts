@@ -62,7 +62,7 @@ export const LOCATION = {
 export const APTC_RESPONSE = {
   type: 'object',
   properties: {
-    _links: LINKS_OF(['self', 'search'], ['self', 'search']),
+    _links: LINKS_OF(['self', 'search']),
     aptc_amount: { type: 'number' },
     benchmark_premium: { type: 'number' },
     benchmark_plan_description: { type: 'string' },
@@ -144,18 +144,28 @@ export const estimateAptcOperation = defineOperation({
     const est = estimateAptc(yd.ds, yd.rules, where.loc, { income: p.household_income, householdSize: p.household_size, ages: p.ages });
     const loc = locationFields(where);
     const band = est.band === null ? null : `${est.band.from_pct}-${est.band.to_pct === null ? '' : est.band.to_pct}%`;
+    const plansHere = yd.statesWithPlans.has(where.loc.state);
+    const area = ratingAreaLabel(where.loc.ratingArea);
     return {
       _links: {
         self: { href: `${ctx.baseUrl}/v1/health/plans/aptc-estimate${echoQuery(QUERY.order, meta.raw)}`, type: 'application/json' },
-        search: {
-          href: `${ctx.baseUrl}/v1/health/plans?zip=${p.zip}&income=${p.household_income}&household_size=${p.household_size}{&age}`,
-          templated: true,
-        },
+        // A state without plan data in the build has no search to link to (it would answer 404).
+        ...(plansHere
+          ? {
+              search: {
+                href: `${ctx.baseUrl}/v1/health/plans?zip=${p.zip}&income=${p.household_income}&household_size=${p.household_size}{&age}`,
+                templated: true,
+              },
+            }
+          : {}),
       },
       aptc_amount: est.aptc_amount,
       // No benchmark at all (no silver plan and no benchmark table value here): the engine's note says so.
       benchmark_premium: est.benchmark_premium ?? 0,
-      benchmark_plan_description: `Second-lowest-cost silver plan for this household in ${loc.county}, ${loc.state} (${ratingAreaLabel(where.loc.ratingArea)})`,
+      benchmark_plan_description:
+        est.benchmark_source === 'benchmark_only'
+          ? `Approximate second-lowest-cost silver premium for this household in ${loc.county}, ${loc.state} (${area}), from published benchmark data: no plan data is loaded for ${loc.state}`
+          : `Second-lowest-cost silver plan for this household in ${loc.county}, ${loc.state} (${area})`,
       benchmark_plan_id: est.benchmark_plan_id,
       household: {
         income: p.household_income,

@@ -18,7 +18,7 @@ interface Params {
 export const ZIP_RESPONSE = {
   type: 'object',
   properties: {
-    _links: LINKS_OF(['self', 'search'], ['self', 'search']),
+    _links: LINKS_OF(['self', 'search']),
     zip: { type: 'string' },
     locations: {
       type: 'array',
@@ -41,7 +41,7 @@ export const ZIP_RESPONSE = {
     plans_available: {
       type: 'boolean',
       description:
-        'Whether the loaded build has plan data for the state of the primary location; false: the plan endpoints answer 404 for this ZIP',
+        'Whether the loaded build has plan data for the state of the primary location. When false, search, plan detail, compare, out-of-pocket and crosswalk answer 404 for this ZIP, there is no search link, and the APTC estimate answers from published benchmark data only (benchmark_source benchmark_only)',
     },
     note: { type: 'string', description: 'Present when plans_available is false, saying which data is missing' },
     data_source: {
@@ -75,7 +75,10 @@ export const lookupZipOperation = defineOperation({
     return {
       _links: {
         self: { href: `${ctx.baseUrl}/v1/health/zips/${p.zip}${echoQuery(['year'], meta.raw)}`, type: 'application/json' },
-        search: { href: `${ctx.baseUrl}/v1/health/plans?zip=${p.zip}{&age,county_fips,year}`, templated: true },
+        // Never a link to a search that answers 404 (states without plan data in the build).
+        ...(plansAvailable
+          ? { search: { href: `${ctx.baseUrl}/v1/health/plans?zip=${p.zip}{&age,county_fips,year}`, templated: true } }
+          : {}),
       },
       zip: p.zip,
       locations: locations.map((l) => ({
@@ -92,9 +95,17 @@ export const lookupZipOperation = defineOperation({
       ...(plansAvailable
         ? { data_source: yd.dataSource(state) }
         : {
-            note: `No plan data for ${state} in ${p.year}: the plan endpoints answer 404 for this ZIP. Its location and rating area are shown.`,
+            note: noPlanDataNote(state, p.year),
           }),
       data_freshness: yd.dataFreshness,
     };
   },
 });
+
+/**
+ * What a ZIP of a state without plan data in the build gets from each endpoint (README, "States without
+ * plan data"): the one rule, stated where a caller first meets it.
+ */
+export function noPlanDataNote(state: string, year: number): string {
+  return `No plan data for ${state} in ${year}: search, plan detail, compare, out-of-pocket and crosswalk answer 404 for this ZIP; the APTC estimate answers from published benchmark data only (benchmark_source benchmark_only, an approximation). Its location and rating area are shown.`;
+}

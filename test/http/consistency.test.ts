@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FIXTURE_ZIPS } from '../helpers/fixture-inputs.ts';
-import { expectOk, expectProblem, UUID_V4 } from '../helpers/http-assert.ts';
+import { BASE, expectOk, expectProblem, UUID_V4 } from '../helpers/http-assert.ts';
 import { buildFixture, startFixtureServer, type FixtureServer } from '../helpers/rest-server.ts';
 
 let dir: string;
@@ -132,6 +132,40 @@ describe('GET /v1/health/zips/{zip} for a state without plan data', () => {
     assert.equal(body.plans_available, true);
     assert.match(body.data_source, /^puf_data/);
     assert.equal(body.note, undefined);
+    assert.ok(body._links.search !== undefined, 'a search link where a search answers');
+  });
+
+  test('one rule for every endpoint, and every link it gives answers (issue #20 §3.5)', async () => {
+    const zip = FIXTURE_ZIPS.honolulu;
+    const lookup = await expectOk(await s.get(`/v1/health/zips/${zip}`), 'lookupZip');
+    assert.equal(lookup._links.search, undefined, 'no link to a search that answers 404');
+    assert.match(
+      lookup.note,
+      /search, plan detail, compare, out-of-pocket and crosswalk answer 404 for this ZIP; the APTC estimate answers from published benchmark data only/,
+    );
+    const aptcPath = `/v1/health/plans/aptc-estimate?zip=${zip}&household_income=40000&household_size=1&ages=40`;
+    const aptc = await expectOk(await s.get(aptcPath), 'calculateAptc');
+    assert.equal(aptc.benchmark_source, 'benchmark_only');
+    assert.equal(aptc._links.search, undefined, 'no link to a search that answers 404');
+    assert.match(
+      aptc.benchmark_plan_description,
+      /^Approximate second-lowest-cost silver premium .* from published benchmark data: no plan data is loaded for HI$/,
+    );
+    assert.ok(
+      aptc.notes.some((n: string) => /approximation/.test(n)),
+      'the estimate says it is one',
+    );
+    // Every link a response gives answers.
+    for (const body of [lookup, aptc]) {
+      for (const link of Object.values(body._links) as Array<{ href: string; templated?: boolean }>) {
+        const href = link.templated === true ? link.href.replace(/\{[^}]*\}/g, '') : link.href;
+        const r = await s.get(href.replace(BASE, ''));
+        await r.arrayBuffer();
+        assert.equal(r.status, 200, href);
+      }
+    }
+    const search = `/v1/health/plans?zip=${zip}&age=40`;
+    await expectProblem(await s.get(search), 404, search, { detail: 'No plan data for HI in 2025.' });
   });
 });
 

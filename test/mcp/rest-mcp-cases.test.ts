@@ -290,6 +290,15 @@ const CASES: readonly Case[] = [
     facts: { eligible: true, 'household.size': 3 },
   },
   {
+    // States without plan data: a labelled benchmark-only estimate, and no link to a search that 404s.
+    name: 'APTC, state without plan data',
+    op: APTC,
+    rest: `/v1/health/plans/aptc-estimate?zip=${FIXTURE_ZIPS.honolulu}&household_income=40000&household_size=1&ages=40`,
+    args: { zip: FIXTURE_ZIPS.honolulu, household_income: 40000, household_size: 1, ages: [40] },
+    status: 200,
+    facts: { benchmark_source: 'benchmark_only', '_links.search': undefined, 'location.state': 'HI' },
+  },
+  {
     name: 'APTC, a repeated list parameter is the array',
     op: APTC,
     rest: '/v1/health/plans/aptc-estimate?zip=77002&income=40000&household_size=2&ages=40&ages=38',

@@ -73,6 +73,23 @@ describe('text summaries write money as money', () => {
       household: { expected_monthly_contribution: 349.5, fpl_percentage: 250, applicable_percentage: 4 },
     });
     assert.match(aptc, /\$250\.50\/month: benchmark \$600\.00\/month minus the expected contribution \$349\.50\/month/);
+    // An estimate from benchmark data alone (no plan data in the build) says it is an approximation.
+    const approx = TOOL_BY_NAME.get('estimate_aptc')!.summarize({
+      eligible: true,
+      aptc_amount: 250.5,
+      benchmark_premium: 600,
+      benchmark_source: 'benchmark_only',
+      benchmark_plan_description: 'Approximate second-lowest-cost silver premium …: no plan data is loaded for NY',
+      household: { expected_monthly_contribution: 349.5, fpl_percentage: 250, applicable_percentage: 4 },
+    });
+    assert.match(approx, /no plan data is loaded for NY; the credit is an approximation\.$/);
+    const modeled = TOOL_BY_NAME.get('estimate_aptc')!.summarize({
+      eligible: false,
+      benchmark_source: 'modeled',
+      data_source: 'puf_data+modeled_premiums',
+      household: { fpl_percentage: 450 },
+    });
+    assert.match(modeled, /Premiums are modeled from SLCSP benchmarks, not issuer rates\.$/);
   });
 });
 
