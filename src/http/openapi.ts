@@ -36,7 +36,7 @@ const TAGS = [
 ] as const;
 
 const LIST_HINT =
-  'Repeat the parameter (`name=a&name=b`, what generated clients send) or give a comma-separated list (`name=a,b`): both are the same request.';
+  'Repeat the parameter (`name=a&name=b`, what generated clients send) or give a comma-separated list (`name=a,b`): both are the same request';
 
 /** A 404 is answered only by operations that look something up by a value the caller gives. */
 const NO_NOT_FOUND = new Set(['getAvailableYears']);
@@ -50,10 +50,23 @@ export interface OpenApiOptions {
   readonly examples?: OpenApiExamples;
 }
 
-/** The operation's query and path parameters, then its aliases, as OpenAPI parameter objects. */
+/**
+ * The operation's query and path parameters, then its aliases, as OpenAPI parameter objects, declared so
+ * that every request the server accepts validates (a validating gateway in front must not refuse one):
+ *
+ * - a list parameter is `form`/`explode` (repeated: what generated clients send), and each of its items
+ *   may also be a comma-separated list, which the server accepts too (`ids=A,B`); its item-count limits
+ *   are in the description, since a comma list counts as one item to a validator;
+ * - a required parameter with an alias (`household_income`, `income`) is declared optional, with the
+ *   requirement in the description: OpenAPI cannot say "one of these two".
+ */
 function parametersOf(op: Operation<never>): Array<Record<string, unknown>> {
   const props = (op.query.spec.schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((op.query.spec.schema.required ?? []) as string[]);
+  const aliasesOf = (name: string): string[] =>
+    Object.entries(op.query.spec.aliases ?? {})
+      .filter(([, canonical]) => canonical === name)
+      .map(([alias]) => alias);
   const parameters = Object.entries(props).map(([name, schema]) => {
     const {
       description,
@@ -63,28 +76,58 @@ function parametersOf(op: Operation<never>): Array<Record<string, unknown>> {
     } = schema as JsonSchema & { description?: string; example?: unknown; 'x-pro'?: boolean };
     const isPath = op.pathParams.includes(name);
     const list = op.query.spec.lists?.includes(name) === true;
-    const text = list ? `${description ?? name}. ${LIST_HINT.replaceAll('name', name)}` : description;
+    const aliases = aliasesOf(name);
+    const needed = isPath || required.has(name);
+    const sentences = [
+      description ?? name,
+      ...(list ? [LIST_HINT.replaceAll('name', name), countLimits(rest)] : []),
+      ...(needed && aliases.length > 0 ? [`Required: give ${name} or its alias ${aliases.join(' or ')}.`] : []),
+    ].filter((t) => t !== '');
     return {
       name,
       in: isPath ? 'path' : 'query',
-      required: isPath || required.has(name),
-      ...(text !== undefined ? { description: text } : {}),
+      required: needed && aliases.length === 0,
+      ...(description !== undefined || list || aliases.length > 0 ? { description: sentences.join('. ').replace(/\.\./g, '.') } : {}),
       ...(pro === true ? { 'x-required-tier': 'pro' } : {}),
       ...(example !== undefined ? { example } : {}),
       ...(list ? { style: 'form', explode: true } : {}),
-      schema: rest,
+      schema: list ? listSchema(rest) : rest,
     };
   });
   for (const [alias, canonical] of Object.entries(op.query.spec.aliases ?? {})) {
+    const list = op.query.spec.lists?.includes(canonical) === true;
+    const schema = (props[canonical] ?? {}) as JsonSchema;
     parameters.push({
       name: alias,
       in: 'query',
       required: false,
       description: `Alias of ${canonical}`,
-      schema: (props[canonical] ?? {}) as JsonSchema,
+      ...(list ? { style: 'form', explode: true } : {}),
+      schema: list ? listSchema(schema) : schema,
     });
   }
   return parameters;
+}
+
+/** "Give 2 to 4." from a list schema's item-count limits, or nothing. */
+function countLimits(schema: JsonSchema): string {
+  const min = schema.minItems as number | undefined;
+  const max = schema.maxItems as number | undefined;
+  if (min !== undefined && max !== undefined) return `Give ${min} to ${max} items.`;
+  if (min !== undefined) return `Give at least ${min}.`;
+  return max !== undefined ? `Give at most ${max}.` : '';
+}
+
+/**
+ * A list parameter's schema: items that are one value, or several as one comma-separated text (the
+ * server splits it), without the count limits a comma list would defeat.
+ */
+function listSchema(schema: JsonSchema): JsonSchema {
+  const { minItems: _min, maxItems: _max, items, ...rest } = schema;
+  return {
+    ...rest,
+    items: { anyOf: [items, { type: 'string', pattern: '^[^,]*(,[^,]*)+$', description: 'Several values, comma-separated' }] },
+  };
 }
 
 export function buildOpenApi(operations: ReadonlyArray<Operation<never>>, options: OpenApiOptions): Record<string, unknown> {
@@ -130,17 +173,38 @@ export function buildOpenApi(operations: ReadonlyArray<Operation<never>>, option
       },
     };
     if (op.tier !== 'free' || op.proParams !== undefined) responses['402'] = { description: STATUS_TEXT['402'], content: problem('402') };
-    paths[op.path] = {
-      get: {
-        operationId: op.id,
-        summary: op.summary,
-        description: op.description,
-        tags: TAGS.filter((t) => (t.operations as readonly string[]).includes(op.id)).map((t) => t.name),
-        ...(op.tier !== 'free' ? { 'x-required-tier': op.tier } : {}),
-        parameters,
-        responses,
-      },
-    };
+    const tags = TAGS.filter((t) => (t.operations as readonly string[]).includes(op.id)).map((t) => t.name);
+    const tier = op.tier !== 'free' ? { 'x-required-tier': op.tier } : {};
+    // HEAD is served on every route: the GET's status and headers, no body (RFC 9110 §9.3.2).
+    const head = (id: string): Record<string, unknown> => ({
+      operationId: `${id}Head`,
+      summary: `${op.summary} (headers only)`,
+      description: `The status and headers GET ${op.path} would answer, without a body. Counts against the daily quota like GET.`,
+      tags,
+      ...tier,
+      parameters,
+      responses: Object.fromEntries(
+        Object.entries(responses).map(([status, r]) => {
+          const { content: _c, ...headOnly } = r as Record<string, unknown>;
+          return [status, headOnly];
+        }),
+      ),
+    });
+    const item = (id: string, description: string): Record<string, unknown> => ({
+      get: { operationId: id, summary: op.summary, description, tags, ...tier, parameters, responses },
+      head: head(id),
+    });
+    paths[op.path] = item(op.id, op.description);
+    for (const alias of op.aliasPaths ?? []) {
+      const id = `${op.id}At${
+        alias
+          .split('/')
+          .filter((p) => p !== '' && !p.startsWith('{'))
+          .pop()
+          ?.replace(/^./, (c) => c.toUpperCase()) ?? 'Alias'
+      }`;
+      paths[alias] = item(id, `${op.description} The same operation as ${op.path}, under another path.`);
+    }
   }
   return {
     openapi: '3.1.0',

@@ -59,21 +59,15 @@ export function buildRoutes(): Route[] {
     '_embedded' in ((op.responseSchema.properties ?? {}) as object)
       ? fragmentSerializer((b) => JSON.stringify(b))
       : compileSerializer(op.responseSchema);
-  const routes: Route[] = OPERATIONS.map((op) => ({
-    pattern: op.path.replace(/\{(\w+)\}/g, ':$1'),
-    op,
-    serializer: serializerFor(op),
-    cache: op.cacheable === true ? 'response' : op.path === SEARCH_PATH ? 'search' : null,
-    label: { id: RequestMetrics.routeId('rest', op.path), template: op.path },
-  }));
-  const zipRoute = routes.find((r) => r.op.id === 'lookupZip');
-  if (zipRoute !== undefined) {
-    routes.push({
-      ...zipRoute,
-      pattern: '/v1/health/zip/:zip',
-      label: { id: RequestMetrics.routeId('rest', '/v1/health/zip/{zip}'), template: '/v1/health/zip/{zip}' },
-    });
-  }
+  const routes: Route[] = OPERATIONS.flatMap((op) =>
+    [op.path, ...(op.aliasPaths ?? [])].map((path) => ({
+      pattern: path.replace(/\{(\w+)\}/g, ':$1'),
+      op,
+      serializer: serializerFor(op),
+      cache: op.cacheable === true ? 'response' : op.path === SEARCH_PATH ? 'search' : null,
+      label: { id: RequestMetrics.routeId('rest', path), template: path },
+    })),
+  );
   return routes;
 }
 

@@ -20,8 +20,7 @@ export const OTHER_ROUTE = 'other';
 /** Route labels of each front, in cell order. */
 export const ROUTES: Readonly<Record<Front, readonly string[]>> = {
   rest: [
-    ...OPERATIONS.map((op) => op.path),
-    '/v1/health/zip/{zip}',
+    ...OPERATIONS.flatMap((op) => [op.path, ...(op.aliasPaths ?? [])]),
     '/v1/openapi.json',
     '/healthz',
     '/readyz',

@@ -58,6 +58,8 @@ export const lookupZipOperation = defineOperation({
   id: 'lookupZip',
   toolName: 'lookup_zip',
   path: '/v1/health/zips/{zip}',
+  // The singular form some integrators guess (api-contract); the plural is the canonical one.
+  aliasPaths: ['/v1/health/zip/{zip}'],
   summary: 'Look up a ZIP code',
   description:
     'State, county and rating area of a ZIP; every location when the ZIP spans several counties or rating areas, ordered by share of residential addresses.',

@@ -40,6 +40,8 @@ export interface Operation<P = Record<string, unknown>> {
   readonly toolName: string;
   /** OpenAPI path template, e.g. `/v1/health/plans/{plan_id}`. */
   readonly path: string;
+  /** Other path templates served by the same operation (same parameters), declared so the document lists them. */
+  readonly aliasPaths?: readonly string[];
   readonly summary: string;
   readonly description: string;
   /** Lowest tier allowed to call the endpoint at all. */
