@@ -39,21 +39,31 @@ export const COMPARE_RESPONSE = {
     _links: LINKS_OF(['self']),
     _embedded: {
       type: 'object',
-      properties: { plans: { type: 'array', minItems: 2, maxItems: 4, items: PLAN_SUMMARY } },
+      description: 'HAL embedded resources',
+      properties: {
+        plans: { type: 'array', minItems: 2, maxItems: 4, items: PLAN_SUMMARY, description: 'The plans compared, in the order requested' },
+      },
       required: ['plans'],
       additionalProperties: false,
     },
     comparison_summary: {
       type: 'object',
+      description: 'Which compared plan is lowest on each measure (plan IDs)',
       properties: {
-        lowest_premium: { type: 'string' },
-        lowest_deductible: { type: ['string', 'null'] },
-        lowest_moop: { type: ['string', 'null'] },
+        lowest_premium: { type: 'string', description: 'ID of the plan with the lowest monthly premium' },
+        lowest_deductible: {
+          type: ['string', 'null'],
+          description: 'ID of the plan with the lowest individual deductible; null when none states one',
+        },
+        lowest_moop: {
+          type: ['string', 'null'],
+          description: 'ID of the plan with the lowest individual out-of-pocket maximum; null when none states one',
+        },
       },
       required: ['lowest_premium', 'lowest_deductible', 'lowest_moop'],
       additionalProperties: false,
     },
-    zip: { type: 'string' },
+    zip: { type: 'string', description: 'The ZIP code the plans are priced at' },
     ...PRICED_AT,
     ...LABELS,
   },

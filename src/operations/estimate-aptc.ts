@@ -9,7 +9,7 @@ import { ratingAreaLabel } from './data-registry.ts';
 import { locationFields, resolveLocation, type LocationParams } from './location.ts';
 import { defineOperation, echoQuery } from './operation.ts';
 import { compileQuery } from './query.ts';
-import { LABELS, LINKS_OF, NULLABLE_NUMBER, P } from './shared-schemas.ts';
+import { LABELS, LINKS_OF, NULLABLE_NUMBER, P, PRICED_AT } from './shared-schemas.ts';
 
 interface Params extends LocationParams {
   household_income: number;
@@ -47,13 +47,14 @@ const QUERY = compileQuery<Params>({
 
 export const LOCATION = {
   type: 'object',
+  description: 'Where the benchmark was priced',
   properties: {
-    zip: { type: 'string' },
-    state: { type: 'string' },
-    county: { type: 'string' },
-    county_fips: { type: 'string' },
-    rating_area: { type: 'string' },
-    multiple_areas: { type: 'boolean' },
+    zip: { type: 'string', description: 'The ZIP code given' },
+    state: { type: 'string', description: 'Two-letter state code' },
+    county: PRICED_AT.county,
+    county_fips: PRICED_AT.county_fips,
+    rating_area: PRICED_AT.rating_area,
+    multiple_areas: PRICED_AT.multiple_areas,
   },
   required: ['zip', 'state', 'county', 'county_fips', 'rating_area', 'multiple_areas'],
   additionalProperties: false,
@@ -63,21 +64,41 @@ export const APTC_RESPONSE = {
   type: 'object',
   properties: {
     _links: LINKS_OF(['self', 'search']),
-    aptc_amount: { type: 'number' },
-    benchmark_premium: { type: 'number' },
-    benchmark_plan_description: { type: 'string' },
-    benchmark_plan_id: { type: ['string', 'null'] },
+    aptc_amount: {
+      type: 'number',
+      description:
+        'Estimated advance premium tax credit, dollars per month: benchmark_premium minus the expected monthly contribution, at least 0; 0 when not eligible',
+    },
+    benchmark_premium: {
+      type: 'number',
+      description: 'Monthly premium of the benchmark (second-lowest-cost silver plan) for the members counted, dollars',
+    },
+    benchmark_plan_description: {
+      type: 'string',
+      description: 'What the benchmark is, in words (an approximation when benchmark_source is benchmark_only)',
+    },
+    benchmark_plan_id: { type: ['string', 'null'], description: 'Plan variant ID of the benchmark plan; null when no plan data gives one' },
     household: {
       type: 'object',
+      description: 'The household and its expected contribution under the plan year’s rules',
       properties: {
-        income: { type: 'number' },
-        size: { type: 'integer' },
-        fpl_amount: { type: 'number' },
-        fpl_percentage: { type: 'number' },
-        fpl_band: { type: ['string', 'null'] },
-        applicable_percentage: NULLABLE_NUMBER,
-        expected_yearly_contribution: { type: 'number' },
-        expected_monthly_contribution: { type: 'number' },
+        income: { type: 'number', description: 'Yearly household income given, dollars' },
+        size: { type: 'integer', description: 'People in the tax household' },
+        fpl_amount: {
+          type: 'number',
+          description: 'Federal poverty guideline for this household size used by the plan year, dollars per year',
+        },
+        fpl_percentage: { type: 'number', description: 'Income as a percentage of the poverty guideline (percent units, 2 decimals)' },
+        fpl_band: {
+          type: ['string', 'null'],
+          description: 'Income band of the applicable-percentage table, e.g. "250-300%"; null outside the table',
+        },
+        applicable_percentage: {
+          ...NULLABLE_NUMBER,
+          description: 'Share of income the household is expected to pay toward the benchmark (percent units); null when not eligible',
+        },
+        expected_yearly_contribution: { type: 'number', description: 'Income × applicable percentage, whole dollars per year' },
+        expected_monthly_contribution: { type: 'number', description: 'The yearly contribution ÷ 12, whole dollars per month' },
       },
       required: [
         'income',
@@ -93,18 +114,38 @@ export const APTC_RESPONSE = {
     },
     members: {
       type: 'array',
+      description: 'Each member seeking coverage and their share of the benchmark',
       items: {
         type: 'object',
-        properties: { age: { type: 'integer' }, slcsp_premium: { type: 'number' }, counted_in_benchmark: { type: 'boolean' } },
+        properties: {
+          age: { type: 'integer', description: 'Member age, in the order of ages' },
+          slcsp_premium: { type: 'number', description: 'The member’s monthly age-rated benchmark premium, dollars; 0 when not counted' },
+          counted_in_benchmark: {
+            type: 'boolean',
+            description: 'False for children under 21 beyond the three oldest, who add nothing to the benchmark',
+          },
+        },
         required: ['age', 'slcsp_premium', 'counted_in_benchmark'],
         additionalProperties: false,
       },
     },
     location: LOCATION,
-    eligible: { type: 'boolean' },
-    benchmark_source: { type: ['string', 'null'], enum: ['rate_puf', 'modeled', 'benchmark_only', null] },
-    notes: { type: 'array', items: { type: 'string' } },
-    plan_year: { type: 'integer' },
+    eligible: {
+      type: 'boolean',
+      description: 'Whether the household qualifies for the credit by income (poverty-level range of the plan year)',
+    },
+    benchmark_source: {
+      type: ['string', 'null'],
+      enum: ['rate_puf', 'modeled', 'benchmark_only', null],
+      description:
+        'How the benchmark premium was obtained: rate_puf (issuer rates), modeled (premiums modeled from benchmark data), benchmark_only (published benchmark data alone: no plan data is loaded for the state; an approximation)',
+    },
+    notes: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Caveats of the estimate in words (approximations, Medicaid range, cliffs)',
+    },
+    plan_year: { type: 'integer', description: 'Plan year whose rules and premiums were used' },
     ...LABELS,
   },
   required: [

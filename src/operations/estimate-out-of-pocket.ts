@@ -5,7 +5,7 @@ import { defineOperation, echoQuery } from './operation.ts';
 import { notFound } from './problems.ts';
 import { findPlan } from './get-plan-details.ts';
 import { compileQuery } from './query.ts';
-import { LABELS, LINKS_OF, P, PLAN_SUMMARY } from './shared-schemas.ts';
+import { LABELS, LINKS_OF, P, PLAN_SUMMARY, PRICED_AT } from './shared-schemas.ts';
 
 interface Params extends LocationParams {
   plan_id: string;
@@ -36,27 +36,50 @@ export const OOP_RESPONSE = {
   type: 'object',
   properties: {
     _links: LINKS_OF(['self', 'plan'], ['self', 'plan']),
-    plan_id: { type: 'string' },
-    plan_name: { type: 'string' },
+    plan_id: PLAN_SUMMARY.properties.id,
+    plan_name: PLAN_SUMMARY.properties.name,
     metal_level: PLAN_SUMMARY.properties.metal_level,
-    zip: { type: 'string' },
-    age: { type: 'integer' },
-    county: { type: 'string' },
-    county_fips: { type: 'string' },
-    multiple_areas: { type: 'boolean' },
-    monthly_premium: { type: 'number' },
-    scenario: { type: 'string', enum: [...OOP_SCENARIOS] },
-    estimated_annual_cost: { type: 'number' },
-    sbc_data_available: { type: 'boolean' },
+    zip: { type: 'string', description: 'The ZIP code the premium is for' },
+    age: { type: 'integer', description: 'The applicant age the premium is for' },
+    county: PRICED_AT.county,
+    county_fips: PRICED_AT.county_fips,
+    multiple_areas: PRICED_AT.multiple_areas,
+    monthly_premium: {
+      type: 'number',
+      description: 'Monthly premium in dollars for this age and location (modeled when data_source says so)',
+    },
+    scenario: {
+      type: 'string',
+      enum: [...OOP_SCENARIOS],
+      description:
+        'Care assumed for the year: low, medium or high use (a heuristic), or an SBC coverage example (having_baby, having_diabetes)',
+    },
+    estimated_annual_cost: {
+      type: 'number',
+      description:
+        'Estimated cost of the year in dollars: twelve premiums plus the estimated out-of-pocket spending (an estimate, not a quote)',
+    },
+    sbc_data_available: {
+      type: 'boolean',
+      description: 'True when the out-of-pocket part comes from the plan’s own SBC example; false when the heuristic was used',
+    },
     breakdown: {
       type: 'object',
+      description: 'How estimated_annual_cost is made up, in dollars',
       properties: {
-        annual_premium: { type: 'number' },
-        estimated_out_of_pocket: { type: 'number' },
-        deductible_applied: { type: 'number' },
-        coinsurance_applied: { type: 'number' },
-        copay_applied: { type: 'number' },
-        limits_or_exclusions: { type: 'number' },
+        annual_premium: { type: 'number', description: 'Twelve monthly premiums' },
+        estimated_out_of_pocket: {
+          type: 'number',
+          description:
+            'What the member pays for care: deductible + copays + coinsurance + limits or exclusions, capped at the out-of-pocket maximum',
+        },
+        deductible_applied: { type: 'number', description: 'Part of the out-of-pocket spending paid toward the deductible' },
+        coinsurance_applied: { type: 'number', description: 'Part paid in coinsurance' },
+        copay_applied: { type: 'number', description: 'Part paid in copayments' },
+        limits_or_exclusions: {
+          type: 'number',
+          description: 'Part for what the plan limits or excludes (SBC examples only; 0 for the heuristic)',
+        },
       },
       required: [
         'annual_premium',
@@ -68,8 +91,8 @@ export const OOP_RESPONSE = {
       ],
       additionalProperties: false,
     },
-    notes: { type: 'array', items: { type: 'string' } },
-    plan_year: { type: 'integer' },
+    notes: { type: 'array', items: { type: 'string' }, description: 'How the estimate was made and its caveats, in words' },
+    plan_year: PRICED_AT.plan_year,
     ...LABELS,
   },
   required: [

@@ -13,7 +13,7 @@ import { JURISDICTIONS } from './list-issuers.ts';
 import { defineOperation, echoQuery } from './operation.ts';
 import { notFound, validationProblem, type FieldError } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { LINKS_OF, YEAR_MAX, YEAR_MIN } from './shared-schemas.ts';
+import { LABELS, LINKS_OF, YEAR_MAX, YEAR_MIN } from './shared-schemas.ts';
 
 interface Params {
   plan_id: string;
@@ -67,13 +67,14 @@ function crosswalkCoverage(registry: DataRegistry): Map<number, Set<string>> {
 
 const CROSSWALK_PLAN = {
   type: 'object',
+  description: 'A plan of the crosswalk',
   properties: {
-    plan_id: { type: 'string' },
-    year: { type: 'integer' },
-    state: { type: 'string' },
-    name: { type: ['string', 'null'] },
-    issuer_id: { type: ['string', 'null'] },
-    issuer_name: { type: ['string', 'null'] },
+    plan_id: { type: 'string', description: '14-character plan ID (standard component ID)' },
+    year: { type: 'integer', description: 'Plan year of this plan' },
+    state: { type: 'string', description: 'Two-letter state code' },
+    name: { type: ['string', 'null'], description: 'Marketing name, or null when that year’s plan data is not loaded' },
+    issuer_id: { type: ['string', 'null'], description: '5-digit HIOS issuer ID, or null' },
+    issuer_name: { type: ['string', 'null'], description: 'Issuer marketing name, or null when that year’s data is not loaded' },
   },
   required: ['plan_id', 'year', 'state', 'name', 'issuer_id', 'issuer_name'],
   additionalProperties: false,
@@ -83,14 +84,24 @@ export const CROSSWALK_RESPONSE = {
   type: 'object',
   properties: {
     _links: LINKS_OF(['self']),
-    source_plan: CROSSWALK_PLAN,
-    target_plan: { anyOf: [CROSSWALK_PLAN, { type: 'null' }] },
-    crosswalk_reason: { type: 'string' },
-    reason_description: { type: 'string' },
-    reason_code: { type: 'integer' },
-    crosswalk_level: { type: 'integer' },
-    data_source: { type: 'string' },
-    data_freshness: { type: 'string' },
+    source_plan: { ...CROSSWALK_PLAN, description: 'The plan asked about, in the source year' },
+    target_plan: {
+      description: 'The plan its members are moved to the next year; null when it is discontinued with no replacement',
+      anyOf: [CROSSWALK_PLAN, { type: 'null' }],
+    },
+    crosswalk_reason: {
+      type: 'string',
+      description: 'Why the plan maps as it does, e.g. plan_id_changed or plan_discontinued_no_replacement',
+    },
+    reason_description: { type: 'string', description: 'The reason in words' },
+    reason_code: { type: 'integer', description: 'CMS ReasonForCrosswalk code' },
+    crosswalk_level: {
+      type: 'integer',
+      description:
+        'CMS CrosswalkLevel: 0 same plan ID, 1 plan ID level, 2 plan ID and county, 3 ZIP within a county, 4 no re-enrollment option, 5 withdrawn',
+    },
+    data_source: { type: 'string', description: 'puf_data: the CMS Plan Crosswalk public use file' },
+    data_freshness: LABELS.data_freshness,
   },
   required: [
     '_links',

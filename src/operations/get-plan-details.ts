@@ -22,21 +22,35 @@ export function findPlan(yd: YearData, planId: string): PlanVariantRecord {
   return rec;
 }
 
-const MONEY_SET = (keys: readonly string[]) => ({
+/** What each amount of a deductible or out-of-pocket set is for (CMS plan attributes' network tiers). */
+const TIER_MEANING: Readonly<Record<string, string>> = {
+  individual_tier1: 'one person, in-network tier 1',
+  individual_tier2: 'one person, in-network tier 2 (plans with two network tiers)',
+  family_tier1: 'a family, in-network tier 1',
+  family_tier2: 'a family, in-network tier 2',
+  individual_oon: 'one person, out of network',
+  family_oon: 'a family, out of network',
+  combined_individual: 'one person, in and out of network combined',
+  combined_family: 'a family, in and out of network combined',
+};
+
+const MONEY_SET = (keys: readonly string[], what: string) => ({
   type: 'object',
-  properties: Object.fromEntries(keys.map((k) => [k, NULLABLE_NUMBER])),
+  description: `${what} in dollars by network tier; null where the plan does not state one`,
+  properties: Object.fromEntries(keys.map((k) => [k, { ...NULLABLE_NUMBER, description: `${what}, ${TIER_MEANING[k] ?? k}` }])),
   required: keys,
   additionalProperties: false,
 });
 const TIER_KEYS = ['individual_tier1', 'individual_tier2', 'family_tier1', 'family_tier2', 'individual_oon', 'family_oon'] as const;
 const SBC = {
   type: 'object',
+  description: 'The plan’s Summary of Benefits and Coverage example: what the patient pays, in dollars; null when the plan gives none',
   properties: {
-    deductible: NULLABLE_NUMBER,
-    copayment: NULLABLE_NUMBER,
-    coinsurance: NULLABLE_NUMBER,
-    limit: NULLABLE_NUMBER,
-    total: NULLABLE_NUMBER,
+    deductible: { ...NULLABLE_NUMBER, description: 'Paid toward the deductible' },
+    copayment: { ...NULLABLE_NUMBER, description: 'Paid in copayments' },
+    coinsurance: { ...NULLABLE_NUMBER, description: 'Paid in coinsurance' },
+    limit: { ...NULLABLE_NUMBER, description: 'Paid for what the plan limits or excludes' },
+    total: { ...NULLABLE_NUMBER, description: 'Total the patient pays in the example' },
   },
   required: ['deductible', 'copayment', 'coinsurance', 'limit', 'total'],
   additionalProperties: false,
@@ -46,33 +60,44 @@ export const PLAN_DETAIL_RESPONSE = {
   type: 'object',
   properties: {
     _links: LINKS_OF(['self', 'collection'], ['self', 'collection']),
-    id: { type: 'string' },
-    standard_component_id: { type: 'string' },
-    name: { type: 'string' },
-    issuer: { type: 'string' },
-    state: { type: 'string' },
+    id: PLAN_SUMMARY.properties.id,
+    standard_component_id: { type: 'string', description: '14-character plan ID shared by all variants of the plan' },
+    name: PLAN_SUMMARY.properties.name,
+    issuer: PLAN_SUMMARY.properties.issuer,
+    state: PLAN_SUMMARY.properties.state,
     metal_level: PLAN_SUMMARY.properties.metal_level,
     plan_type: PLAN_SUMMARY.properties.plan_type,
-    service_area_id: { type: 'string' },
-    hsa_eligible: { type: 'boolean' },
-    national_network: { type: 'boolean' },
-    deductible: MONEY_SET(TIER_KEYS),
-    max_out_of_pocket: MONEY_SET([...TIER_KEYS, 'combined_individual', 'combined_family']),
+    service_area_id: { type: 'string', description: 'Issuer’s service area ID: the counties or ZIPs where the plan is sold' },
+    hsa_eligible: PLAN_SUMMARY.properties.hsa_eligible,
+    national_network: PLAN_SUMMARY.properties.national_network,
+    deductible: MONEY_SET(TIER_KEYS, 'Yearly deductible'),
+    max_out_of_pocket: MONEY_SET([...TIER_KEYS, 'combined_individual', 'combined_family'], 'Yearly out-of-pocket maximum'),
     sbc_scenarios: {
       type: 'object',
-      properties: { having_baby: SBC, having_diabetes: SBC, simple_fracture: SBC },
+      description: 'The three standard SBC coverage examples',
+      properties: {
+        having_baby: {
+          ...SBC,
+          description: `Having a baby (9 months of in-network prenatal care and a hospital delivery). ${SBC.description}`,
+        },
+        having_diabetes: { ...SBC, description: `Managing type 2 diabetes (a year of routine in-network care). ${SBC.description}` },
+        simple_fracture: { ...SBC, description: `A simple fracture (emergency room visit and follow-up care). ${SBC.description}` },
+      },
       required: ['having_baby', 'having_diabetes', 'simple_fracture'],
       additionalProperties: false,
     },
     links: PLAN_SUMMARY.properties.links,
-    issuer_id: { type: 'string' },
-    csr_variation: { type: 'string' },
-    network_id: { type: ['string', 'null'] },
-    formulary_id: { type: ['string', 'null'] },
-    referral_required_for_specialist: { type: 'boolean' },
-    out_of_country_coverage: { type: 'boolean' },
-    out_of_service_area_coverage: { type: 'boolean' },
-    plan_year: { type: 'integer' },
+    issuer_id: { type: 'string', description: '5-digit HIOS issuer ID' },
+    csr_variation: {
+      type: 'string',
+      description: 'CMS cost-sharing variation of this variant, e.g. "Standard Silver On Exchange Plan" or "Silver Plan 87% AV Level"',
+    },
+    network_id: { type: ['string', 'null'], description: 'Issuer’s provider network ID, or null' },
+    formulary_id: { type: ['string', 'null'], description: 'Issuer’s drug formulary ID, or null' },
+    referral_required_for_specialist: { type: 'boolean', description: 'Whether seeing a specialist needs a referral' },
+    out_of_country_coverage: { type: 'boolean', description: 'Whether care outside the United States is covered' },
+    out_of_service_area_coverage: { type: 'boolean', description: 'Whether care outside the plan’s service area is covered' },
+    plan_year: { type: 'integer', description: 'Plan year of this plan record' },
     ...LABELS,
   },
   required: [

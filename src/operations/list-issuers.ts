@@ -2,7 +2,7 @@
 import { defineOperation, echoQuery } from './operation.ts';
 import { notFound, validationProblem } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { LINKS_OF, P } from './shared-schemas.ts';
+import { LABELS, LINKS_OF, P } from './shared-schemas.ts';
 
 interface Params {
   state: string;
@@ -68,20 +68,25 @@ export const ISSUERS_RESPONSE = {
   type: 'object',
   properties: {
     _links: LINKS_OF(['self']),
-    state: { type: 'string' },
-    year: { type: 'integer' },
+    state: { type: 'string', description: 'Two-letter state code' },
+    year: { type: 'integer', description: 'Plan year' },
     issuers: {
       type: 'array',
+      description: 'Issuers with plans in the state and year, by name',
       items: {
         type: 'object',
-        properties: { issuer_id: { type: 'string' }, name: { type: 'string' }, plan_count: { type: 'integer' } },
+        properties: {
+          issuer_id: { type: 'string', description: '5-digit HIOS issuer ID' },
+          name: { type: 'string', description: 'Issuer marketing name' },
+          plan_count: { type: 'integer', description: 'Plans the issuer offers in the state and year' },
+        },
         required: ['issuer_id', 'name', 'plan_count'],
         additionalProperties: false,
       },
     },
-    total: { type: 'integer' },
-    data_source: { type: 'string' },
-    data_freshness: { type: 'string' },
+    total: { type: 'integer', description: 'Number of issuers' },
+    data_source: LABELS.data_source,
+    data_freshness: LABELS.data_freshness,
   },
   required: ['_links', 'state', 'year', 'issuers', 'total', 'data_source', 'data_freshness'],
   additionalProperties: false,

@@ -7,8 +7,8 @@ export const YEARS_RESPONSE = {
   type: 'object',
   properties: {
     _links: LINKS_OF(['self']),
-    current_year: { type: 'integer' },
-    available_years: { type: 'array', items: { type: 'integer' } },
+    current_year: { type: 'integer', description: 'The default plan year of every other endpoint (the newest loaded)' },
+    available_years: { type: 'array', items: { type: 'integer' }, description: 'Plan years with loaded plan data, oldest first' },
   },
   required: ['_links', 'current_year', 'available_years'],
   additionalProperties: false,

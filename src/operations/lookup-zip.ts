@@ -8,7 +8,7 @@ import { defineOperation, echoQuery } from './operation.ts';
 import { spansRatingAreas } from './location.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { LINKS_OF, P } from './shared-schemas.ts';
+import { LABELS, LINKS_OF, P } from './shared-schemas.ts';
 
 interface Params {
   zip: string;
@@ -19,25 +19,26 @@ export const ZIP_RESPONSE = {
   type: 'object',
   properties: {
     _links: LINKS_OF(['self', 'search']),
-    zip: { type: 'string' },
+    zip: { type: 'string', description: 'The ZIP code looked up' },
     locations: {
       type: 'array',
+      description: 'Every county (and rating area) the ZIP lies in, largest share of residential addresses first',
       items: {
         type: 'object',
         properties: {
-          state: { type: 'string' },
-          county_fips: { type: 'string' },
-          county_name: { type: 'string' },
-          rating_area_id: { type: 'string' },
-          residential_share: { type: 'number' },
-          primary: { type: 'boolean' },
+          state: { type: 'string', description: 'Two-letter state code' },
+          county_fips: { type: 'string', description: '5-digit county FIPS code' },
+          county_name: { type: 'string', description: 'County name' },
+          rating_area_id: { type: 'string', description: 'The county’s rating area, e.g. "Rating Area 10"' },
+          residential_share: { type: 'number', description: 'Share of the ZIP’s residential addresses in this county (HUD), 0–1' },
+          primary: { type: 'boolean', description: 'True for the location used when county_fips is not given' },
         },
         required: ['state', 'county_fips', 'county_name', 'rating_area_id', 'primary'],
         additionalProperties: false,
       },
     },
-    multiple_areas: { type: 'boolean' },
-    plan_year: { type: 'integer' },
+    multiple_areas: { type: 'boolean', description: 'True when the locations lie in different rating areas (premiums differ by county)' },
+    plan_year: { type: 'integer', description: 'Plan year the rating areas and plan availability are for' },
     plans_available: {
       type: 'boolean',
       description:
@@ -48,7 +49,7 @@ export const ZIP_RESPONSE = {
       type: 'string',
       description: 'Source of the plan data of the primary location’s state; absent when plans_available is false',
     },
-    data_freshness: { type: 'string' },
+    data_freshness: LABELS.data_freshness,
   },
   required: ['_links', 'zip', 'locations', 'multiple_areas', 'plan_year', 'plans_available', 'data_freshness'],
   additionalProperties: false,

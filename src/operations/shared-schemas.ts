@@ -38,13 +38,17 @@ export const P = {
 
 export const NULLABLE_NUMBER = { type: ['number', 'null'] } as const;
 
+/** A nullable dollar amount with what it is; null where the plan's data does not give one. */
+export const NULLABLE_DOLLARS = (description: string) => ({ type: ['number', 'null'], description }) as const;
+
 export const HAL_LINK = {
   type: 'object',
+  description: 'A HAL link; what it leads to is said by the _links object that holds it',
   properties: {
-    href: { type: 'string' },
-    templated: { type: 'boolean' },
-    type: { type: 'string' },
-    title: { type: 'string' },
+    href: { type: 'string', description: 'URL of the linked resource; a URI template (RFC 6570) to expand first when templated is true' },
+    templated: { type: 'boolean', description: 'True when href is a URI template' },
+    type: { type: 'string', description: 'Media type of the linked resource' },
+    title: { type: 'string', description: 'Human-readable label of the link' },
   },
   required: ['href'],
   additionalProperties: false,
@@ -55,52 +59,87 @@ export const HAL_LINK = {
  * the schema's order, so the order is part of the bytes).
  */
 export const PRICED_AT = {
-  county: { type: 'string' },
-  county_fips: { type: 'string' },
-  rating_area: { type: 'string' },
-  multiple_areas: { type: 'boolean' },
-  plan_year: { type: 'integer' },
+  county: { type: 'string', description: 'County the premiums are for (the ZIP’s primary county unless county_fips chose another)' },
+  county_fips: { type: 'string', description: '5-digit FIPS code of that county' },
+  rating_area: { type: 'string', description: 'State rating area the premiums are for, e.g. "Rating Area 10"' },
+  multiple_areas: {
+    type: 'boolean',
+    description: 'True when the ZIP lies in several rating areas: premiums differ by county, choose one with county_fips',
+  },
+  plan_year: { type: 'integer', description: 'Plan year of the plans and premiums' },
 } as const;
 
 /** The provenance labels every plan-data response ends with. */
 export const LABELS = {
-  data_source: { type: 'string' },
-  data_freshness: { type: 'string' },
+  data_source: {
+    type: 'string',
+    description:
+      'Where the data comes from: puf_data (CMS Exchange public use files); +modeled_premiums when premiums are modeled from benchmark data rather than issuer rates',
+  },
+  data_freshness: { type: 'string', description: 'Plan year and date of the source data, and how premiums were obtained' },
 } as const;
 
 export const PLAN_SUMMARY = {
   type: 'object',
   properties: {
-    _links: { type: 'object', properties: { self: HAL_LINK }, required: ['self'], additionalProperties: false },
-    id: { type: 'string' },
-    name: { type: 'string' },
-    issuer: { type: 'string' },
-    state: { type: 'string' },
-    metal_level: { type: 'string', enum: [...METAL_LEVELS] },
-    plan_type: { type: 'string', enum: [...PLAN_TYPES] },
-    premium: { type: 'number' },
-    premium_with_credit: NULLABLE_NUMBER,
+    _links: {
+      type: 'object',
+      description: 'HAL links: self (the plan’s detail)',
+      properties: { self: HAL_LINK },
+      required: ['self'],
+      additionalProperties: false,
+    },
+    id: {
+      type: 'string',
+      description: 'Plan variant ID: 14-character standard component ID + "-" + 2-digit variant (CSR variants of silver: -04, -05, -06)',
+    },
+    name: { type: 'string', description: 'Marketing name of the plan' },
+    issuer: { type: 'string', description: 'Insurance company (issuer) marketing name' },
+    state: { type: 'string', description: 'Two-letter state code' },
+    metal_level: {
+      type: 'string',
+      enum: [...METAL_LEVELS],
+      description: 'Metal level (actuarial value tier): bronze, expanded bronze, silver, gold, platinum or catastrophic',
+    },
+    plan_type: { type: 'string', enum: [...PLAN_TYPES], description: 'Network type: hmo, ppo, epo, pos or indemnity' },
+    premium: {
+      type: 'number',
+      description:
+        'Monthly premium in dollars for the requested age, non-tobacco rate, before any credit (modeled when data_source says so)',
+    },
+    premium_with_credit: NULLABLE_DOLLARS(
+      'Monthly premium after the estimated premium tax credit (APTC), never below 0; null unless income and household_size were given',
+    ),
     deductible: {
       type: 'object',
-      properties: { individual: NULLABLE_NUMBER, family: NULLABLE_NUMBER },
+      description: 'Yearly deductible in dollars, in-network tier 1 (medical and drug combined when the plan integrates them)',
+      properties: {
+        individual: NULLABLE_DOLLARS('Deductible for one person; null when the plan does not state it'),
+        family: NULLABLE_DOLLARS('Deductible for a family, per group; null when the plan does not state it'),
+      },
       required: ['individual', 'family'],
       additionalProperties: false,
     },
     max_out_of_pocket: {
       type: 'object',
-      properties: { individual: NULLABLE_NUMBER, family: NULLABLE_NUMBER },
+      description: 'Yearly out-of-pocket maximum in dollars, in-network tier 1, same basis as deductible',
+      properties: {
+        individual: NULLABLE_DOLLARS('Out-of-pocket maximum for one person; null when the plan does not state it'),
+        family: NULLABLE_DOLLARS('Out-of-pocket maximum for a family; null when the plan does not state it'),
+      },
       required: ['individual', 'family'],
       additionalProperties: false,
     },
-    hsa_eligible: { type: 'boolean' },
-    national_network: { type: 'boolean' },
+    hsa_eligible: { type: 'boolean', description: 'Whether the plan qualifies for a health savings account (HSA)' },
+    national_network: { type: 'boolean', description: 'Whether the plan’s provider network is national' },
     links: {
       type: 'object',
+      description: 'The issuer’s documents for the plan (URLs as published in the CMS files)',
       properties: {
-        benefits_summary: { type: ['string', 'null'] },
-        brochure: { type: ['string', 'null'] },
-        formulary: { type: ['string', 'null'] },
-        provider_directory: { type: ['string', 'null'] },
+        benefits_summary: { type: ['string', 'null'], description: 'Summary of Benefits and Coverage (SBC) URL, or null' },
+        brochure: { type: ['string', 'null'], description: 'Plan brochure URL, or null' },
+        formulary: { type: ['string', 'null'], description: 'Drug formulary URL, or null' },
+        provider_directory: { type: ['string', 'null'], description: 'Provider directory URL of the plan’s network, or null' },
       },
       required: ['benefits_summary', 'brochure', 'formulary', 'provider_directory'],
       additionalProperties: false,
@@ -125,9 +164,26 @@ export const PLAN_SUMMARY = {
   additionalProperties: false,
 } as const;
 
-/** The `_links` object of a response: a HAL link for each name. */
+/** What each link relation of our responses leads to, for the schemas a model reads. */
+const LINK_MEANING: Readonly<Record<string, string>> = {
+  self: 'This resource, as requested',
+  first: 'The first page of this search',
+  next: 'The next page (cursor-based); absent on the last page',
+  prev: 'The previous page (page-based); absent on the first',
+  last: 'The last page (page-based only)',
+  plan_detail: 'Template of a listed plan’s detail: expand {plan_id}',
+  collection: 'Plan search of the plan’s state and year',
+  plan: 'The plan’s detail',
+  search: 'Template of a plan search at this ZIP; absent where no plan data is loaded for the state',
+};
+
+/**
+ * The `_links` object of a response: a HAL link for each name (the one HalLink schema, so the document
+ * refers to it), the meaning of each said once in the object's description.
+ */
 export const LINKS_OF = (names: readonly string[], required: readonly string[] = ['self']) => ({
   type: 'object',
+  description: `HAL links: ${names.map((n) => `${n} (${LINK_MEANING[n] ?? n})`).join('; ')}`,
   properties: Object.fromEntries(names.map((n) => [n, HAL_LINK])),
   required,
   additionalProperties: false,

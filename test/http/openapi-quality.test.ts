@@ -94,7 +94,7 @@ describe('OpenAPI document quality', () => {
     // Plan summaries inside collections are references too, not copies.
     assert.match(JSON.stringify(doc.components.schemas.SearchCollection), /"items":\{"\$ref":"#\/components\/schemas\/PlanSummary"\}/);
     assert.equal(
-      (text.match(/"hsa_eligible":\{"type":"boolean"\},"national_network"/g) ?? []).length,
+      (text.match(/"hsa_eligible":\{"type":"boolean","description":"[^"]*"\},"national_network"/g) ?? []).length,
       2,
       'PlanSummary and PlanDetail defined once each',
     );

@@ -31,6 +31,30 @@ describe('tool input schemas', () => {
     assert.ok(count > 30, `checked ${count} properties`);
   });
 
+  test('every output property of every tool has a description a model can read, and no type is an array', () => {
+    // Issue #20 §3.6: ~260 output properties had none, and 67 `type: [T, "null"]` unions made the MCP
+    // Inspector's --strict warn (single-type dialects reject them).
+    const missing: string[] = [];
+    const typeArrays: string[] = [];
+    let count = 0;
+    const walk = (schema: unknown, path: string): void => {
+      if (typeof schema !== 'object' || schema === null) return;
+      const node = schema as Record<string, unknown>;
+      if (Array.isArray(node.type)) typeArrays.push(path);
+      for (const branch of [...((node.anyOf as unknown[]) ?? []), ...((node.oneOf as unknown[]) ?? [])]) walk(branch, path);
+      if (node.items !== undefined) walk(node.items, `${path}[]`);
+      for (const [name, prop] of Object.entries((node.properties ?? {}) as Record<string, { description?: unknown }>)) {
+        count++;
+        if (typeof prop.description !== 'string' || prop.description.trim().length < 8) missing.push(`${path}.${name}`);
+        walk(prop, `${path}.${name}`);
+      }
+    };
+    for (const tool of TOOLS) walk(tool.outputSchema, tool.name);
+    assert.deepEqual(missing, [], 'output properties without a description');
+    assert.deepEqual(typeArrays, [], 'type arrays in output schemas');
+    assert.ok(count > 300, `checked ${count} properties`);
+  });
+
   test("the crosswalk's year is required and described as the source year, with no default claimed", () => {
     const tool = TOOL_BY_NAME.get('get_plan_crosswalk')!;
     const year = propsOf(tool.inputSchema).year!;
