@@ -47,6 +47,10 @@ test('hpd serve --build-if-missing builds the default dataset when none exists, 
   });
   assert.match(stderr, /building the embedded default dataset \(PY2025\)/);
   assert.match(stdout, /serving years 2025/);
+  // The start-up line names the uWS build and the Node that loaded it; on Node 20 oidc-provider (the
+  // embedded authorization server) also warned "Unsupported runtime", which a supported Node never does.
+  assert.match(stdout, new RegExp(`with uws-legacy [\\d.]+ on Node ${process.version.replaceAll('.', '\\.')}, `));
+  assert.doesNotMatch(`${stdout}${stderr}`, /Unsupported runtime/);
 
   const health = await fetch(`http://127.0.0.1:${port}/healthz`);
   assert.equal(health.status, 200);
