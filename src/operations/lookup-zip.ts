@@ -44,7 +44,10 @@ export const ZIP_RESPONSE = {
       description:
         'Whether the loaded build has plan data for the state of the primary location. When false, search, plan detail, compare and out-of-pocket answer 404 for this ZIP, there is no search link, the crosswalk has no plans of the state, and the APTC estimate answers from published benchmark data only (benchmark_source benchmark_only, an approximation), or 404 where no benchmark is published for the rating area (the note says which)',
     },
-    note: { type: 'string', description: 'Present when plans_available is false, saying which data is missing' },
+    note: {
+      type: 'string',
+      description: 'Present when plans_available is false: which data is missing and what each endpoint answers for this ZIP',
+    },
     data_source: {
       type: 'string',
       description: 'Source of the plan data of the primary location’s state; absent when plans_available is false',
