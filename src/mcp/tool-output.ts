@@ -28,8 +28,25 @@ function portable(node: unknown): unknown {
   // Keywords that constrain one type stay with it (an enum of strings, a string's pattern), so each
   // branch is exactly the schema of that type; `description` and `default` describe the whole value.
   const { description, ...constraints } = rest;
-  const anyOf = types.map((t) => (t === 'null' ? { type: 'null' } : { type: t, ...constraints }));
+  const anyOf = types.map((t) => (t === 'null' ? { type: 'null' } : { type: t, ...only(t, constraints) }));
   return description === undefined ? { anyOf } : { description, anyOf };
+}
+
+/**
+ * A branch's constraints with its `enum` cut to values of the branch's type: null is the null branch's
+ * (a nullable enum lists it), and single-type dialects refuse an enum value of another type.
+ */
+function only(type: string, constraints: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(constraints.enum)) return constraints;
+  return { ...constraints, enum: constraints.enum.filter((v) => ofType(type, v)) };
+}
+
+function ofType(type: string, v: unknown): boolean {
+  if (v === null) return type === 'null';
+  if (type === 'integer') return Number.isInteger(v);
+  if (type === 'array') return Array.isArray(v);
+  if (type === 'object') return typeof v === 'object' && !Array.isArray(v);
+  return typeof v === type;
 }
 
 function mapValues(properties: Record<string, unknown>): Record<string, unknown> {

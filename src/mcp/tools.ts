@@ -142,9 +142,11 @@ export const TOOLS: readonly ToolDefinition[] = [
     summarize: (b) => {
       const h = b.household as Body;
       const line =
-        b.eligible === true
-          ? `Estimated credit ${money(b.aptc_amount)}/month: benchmark ${money(b.benchmark_premium)}/month minus the expected contribution ${money(h.expected_monthly_contribution)}/month (${num(h.fpl_percentage)} % FPL, applicable ${num(h.applicable_percentage)} %).`
-          : `Not eligible for the premium tax credit at ${num(h.fpl_percentage)} % FPL.`;
+        b.benchmark_source === null
+          ? `${String(b.benchmark_plan_description)} (${num(h.fpl_percentage)} % FPL).`
+          : b.eligible === true
+            ? `Estimated credit ${money(b.aptc_amount)}/month: benchmark ${money(b.benchmark_premium)}/month minus the expected contribution ${money(h.expected_monthly_contribution)}/month (${num(h.fpl_percentage)} % FPL, applicable ${num(h.applicable_percentage)} %).`
+            : `Not eligible for the premium tax credit at ${num(h.fpl_percentage)} % FPL.`;
       return `${line}${b.benchmark_source === 'benchmark_only' ? ` ${String(b.benchmark_plan_description)}; the credit is an approximation.` : modeledNote(b)}`;
     },
   }),

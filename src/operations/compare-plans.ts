@@ -1,5 +1,6 @@
 /** @module `GET /v1/health/plans/compare`: 2–4 plans side by side at one location and age. */
-import { PLAN_VARIANT_ID, STANDARD_COMPONENT_ID } from '../engine/plan-record.ts';
+import { STANDARD_COMPONENT_ID } from '../engine/plan-record.ts';
+import { findPlan } from './get-plan-details.ts';
 import { locationFields, offeredPremium, resolveLocation, type LocationParams } from './location.ts';
 import { defineOperation, echoQuery } from './operation.ts';
 import { notFound } from './problems.ts';
@@ -95,14 +96,9 @@ export const comparePlansOperation = defineOperation({
   responseSchema: COMPARE_RESPONSE,
   check: (p) => (new Set(p.ids.map(variantId)).size !== p.ids.length ? [{ field: 'ids', message: 'Plan IDs must be distinct' }] : []),
   handle(ctx, p, meta) {
-    const ids = p.ids.map(variantId);
     const yd = ctx.registry.get(p.year)!;
     const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
-    const records = ids.map((id, i) => {
-      const rec = PLAN_VARIANT_ID.test(id) ? yd.ds.planRecord(id) : undefined;
-      if (rec === undefined) throw notFound(`Plan ${p.ids[i]} not found.`);
-      return rec;
-    });
+    const records = p.ids.map((id) => findPlan(yd, id));
     const plans = records.map((rec) => {
       const index = yd.ds.planIndex(rec.standard_component_id);
       const premium = offeredPremium(yd, where, rec.standard_component_id, p.age);

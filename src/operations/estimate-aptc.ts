@@ -1,12 +1,12 @@
 /**
  * @module `GET /v1/health/plans/aptc-estimate`: the monthly premium tax credit of a household, with the
  * working shown (FPL, %FPL, band, applicable %, contribution, per-member benchmark premiums). Works in
- * every state: geography and benchmarks are national, so states without plan data use the benchmark
- * table, labelled as an approximation.
+ * every state the benchmark table prices: geography and benchmarks are national, so states without plan
+ * data use the benchmark table, labelled as an approximation (README, "States without plan data").
  */
 import { estimateAptc } from '../engine/subsidy.ts';
 import { ratingAreaLabel } from './data-registry.ts';
-import { locationFields, resolveLocation, type LocationParams } from './location.ts';
+import { hasPublishedBenchmark, locationFields, noPlanData, resolveLocation, type LocationParams } from './location.ts';
 import { defineOperation, echoQuery } from './operation.ts';
 import { compileQuery } from './query.ts';
 import { LABELS, LINKS_OF, NULLABLE_NUMBER, P, PRICED_AT } from './shared-schemas.ts';
@@ -71,7 +71,8 @@ export const APTC_RESPONSE = {
     },
     benchmark_premium: {
       type: 'number',
-      description: 'Monthly premium of the benchmark (second-lowest-cost silver plan) for the members counted, dollars',
+      description:
+        'Monthly premium of the benchmark (second-lowest-cost silver plan) for the members counted, dollars; an approximation when benchmark_source is benchmark_only, modeled when modeled, 0 when benchmark_source is null (no benchmark here)',
     },
     benchmark_plan_description: {
       type: 'string',
@@ -138,7 +139,7 @@ export const APTC_RESPONSE = {
       type: ['string', 'null'],
       enum: ['rate_puf', 'modeled', 'benchmark_only', null],
       description:
-        'How the benchmark premium was obtained: rate_puf (issuer rates), modeled (premiums modeled from benchmark data), benchmark_only (published benchmark data alone: no plan data is loaded for the state; an approximation)',
+        'How the benchmark premium was obtained: rate_puf (issuer rates), modeled (premiums modeled from benchmark data), benchmark_only (published benchmark data alone: no plan data is loaded for the state; an approximation); null when no benchmark is available here (benchmark_premium 0, no credit estimated)',
     },
     notes: {
       type: 'array',
@@ -182,10 +183,15 @@ export const estimateAptcOperation = defineOperation({
   handle(ctx, p, meta) {
     const yd = ctx.registry.get(p.year)!;
     const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: false });
+    const plansHere = yd.statesWithPlans.has(where.loc.state);
+    // Without plan data only the published table can price the benchmark; without it there is no
+    // estimate to give, and the state's 404 (as the ZIP lookup says) beats a credit of $0 from nothing.
+    if (!plansHere && !hasPublishedBenchmark(yd, where.loc)) {
+      throw noPlanData(where.loc.state, yd.year, `, and no published benchmark premium for ${ratingAreaLabel(where.loc.ratingArea)}`);
+    }
     const est = estimateAptc(yd.ds, yd.rules, where.loc, { income: p.household_income, householdSize: p.household_size, ages: p.ages });
     const loc = locationFields(where);
     const band = est.band === null ? null : `${est.band.from_pct}-${est.band.to_pct === null ? '' : est.band.to_pct}%`;
-    const plansHere = yd.statesWithPlans.has(where.loc.state);
     const area = ratingAreaLabel(where.loc.ratingArea);
     return {
       _links: {
@@ -206,7 +212,9 @@ export const estimateAptcOperation = defineOperation({
       benchmark_plan_description:
         est.benchmark_source === 'benchmark_only'
           ? `Approximate second-lowest-cost silver premium for this household in ${loc.county}, ${loc.state} (${area}), from published benchmark data: no plan data is loaded for ${loc.state}`
-          : `Second-lowest-cost silver plan for this household in ${loc.county}, ${loc.state} (${area})`,
+          : est.benchmark_source === null
+            ? `No benchmark premium for this household in ${loc.county}, ${loc.state} (${area}): no silver plan is sold here and no published benchmark covers it, so the credit is not estimated`
+            : `Second-lowest-cost silver plan for this household in ${loc.county}, ${loc.state} (${area})`,
       benchmark_plan_id: est.benchmark_plan_id,
       household: {
         income: p.household_income,

@@ -73,7 +73,8 @@ const CROSSWALK_PLAN = {
     year: { type: 'integer', description: 'Plan year of this plan' },
     state: { type: 'string', description: 'Two-letter state code' },
     name: { type: ['string', 'null'], description: 'Marketing name, or null when that year’s plan data is not loaded' },
-    issuer_id: { type: ['string', 'null'], description: '5-digit HIOS issuer ID, or null' },
+    // Never null: the plan ID's first five digits stand in when the file leaves the issuer column empty.
+    issuer_id: { type: 'string', description: '5-digit HIOS issuer ID (of the crosswalk file, else the plan ID’s first five digits)' },
     issuer_name: { type: ['string', 'null'], description: 'Issuer marketing name, or null when that year’s data is not loaded' },
   },
   required: ['plan_id', 'year', 'state', 'name', 'issuer_id', 'issuer_name'],

@@ -1,6 +1,8 @@
 /** @module `GET /v1/health/plans/{plan_id}`: the full detail record of a plan variant. */
 import { PLAN_VARIANT_ID, STANDARD_COMPONENT_ID, type PlanVariantRecord } from '../engine/plan-record.ts';
 import type { YearData } from './data-registry.ts';
+import { JURISDICTIONS } from './list-issuers.ts';
+import { noPlanData } from './location.ts';
 import { defineOperation } from './operation.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
@@ -13,13 +15,19 @@ interface Params {
 
 /**
  * The record of a plan id: a variant id, or a 14-character standard component id resolved to its `-01`
- * variant. Any other shape is simply not found (the contract documents no 400 for it).
+ * variant. Any other shape is simply not found (the contract documents no 400 for it). Detail, compare
+ * and the OOP estimate all look plans up here, so they answer an unknown plan alike.
  */
 export function findPlan(yd: YearData, planId: string): PlanVariantRecord {
   const id = STANDARD_COMPONENT_ID.test(planId) ? `${planId}-01` : planId;
-  const rec = PLAN_VARIANT_ID.test(id) ? yd.ds.planRecord(id) : undefined;
-  if (rec === undefined) throw notFound(`Plan ${planId} not found.`);
-  return rec;
+  const shaped = PLAN_VARIANT_ID.exec(id);
+  const rec = shaped === null ? undefined : yd.ds.planRecord(id);
+  if (rec !== undefined) return rec;
+  // A plan ID names its state (letters 6–7): one of a state without plan data gets that state's 404,
+  // the answer its ZIP gets, rather than a "not found" that reads as a wrong ID.
+  const state = shaped?.[1]?.slice(5, 7);
+  if (state !== undefined && JURISDICTIONS.has(state) && !yd.statesWithPlans.has(state)) throw noPlanData(state, yd.year);
+  throw notFound(`Plan ${planId} not found.`);
 }
 
 /** What each amount of a deductible or out-of-pocket set is for (CMS plan attributes' network tiers). */

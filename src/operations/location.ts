@@ -6,7 +6,7 @@
 import type { ZipLocation } from '../engine/dataset.ts';
 import { NO_LIST } from '../engine/build-format.ts';
 import { pickLocation, ratingAreaLabel, type YearData } from './data-registry.ts';
-import { notFound, validationProblem } from './problems.ts';
+import { notFound, validationProblem, type ProblemError } from './problems.ts';
 
 /** The request parameters that place a priced request: every such operation's parameters extend them. */
 export interface LocationParams {
@@ -30,10 +30,26 @@ export function resolveLocation(
   if (locations === null) throw notFound(`ZIP code ${zip} not found.`);
   const loc = pickLocation(locations, countyFips);
   if (loc === null) throw validationProblem([{ field: 'county_fips', message: `County ${countyFips} is not part of ZIP ${zip}` }]);
-  if (opts.requirePlans && (loc.listId === NO_LIST || !yd.statesWithPlans.has(loc.state))) {
-    throw notFound(`No plan data for ${loc.state} in ${yd.year}.`);
-  }
+  if (opts.requirePlans && (loc.listId === NO_LIST || !yd.statesWithPlans.has(loc.state))) throw noPlanData(loc.state, yd.year);
   return { loc, multipleAreas: spansRatingAreas(locations) };
+}
+
+/**
+ * States without plan data in the build (README, "States without plan data"): every request about such
+ * a state, by its ZIP or by the state letters of a plan ID, answers this one 404; only the APTC estimate
+ * answers instead, from the published benchmark table, where that table prices the location.
+ */
+export function noPlanData(state: string, year: number, why = ''): ProblemError {
+  return notFound(`No plan data for ${state} in ${year}${why}.`);
+}
+
+/**
+ * Whether the build's published SLCSP table prices a location: what an APTC estimate in a state without
+ * plan data answers from. The table is per rating area and age-rated from one curve, so the adult (21)
+ * rate stands for every age; the ZIP lookup and the estimate ask this same question.
+ */
+export function hasPublishedBenchmark(yd: YearData, loc: ZipLocation): boolean {
+  return yd.ds.slcsp(loc.state, loc.ratingArea, 21) !== null;
 }
 
 /**

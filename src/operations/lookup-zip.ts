@@ -5,7 +5,7 @@
  */
 import { ratingAreaLabel } from './data-registry.ts';
 import { defineOperation, echoQuery } from './operation.ts';
-import { spansRatingAreas } from './location.ts';
+import { hasPublishedBenchmark, spansRatingAreas } from './location.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
 import { LABELS, LINKS_OF, P } from './shared-schemas.ts';
@@ -42,9 +42,12 @@ export const ZIP_RESPONSE = {
     plans_available: {
       type: 'boolean',
       description:
-        'Whether the loaded build has plan data for the state of the primary location. When false, search, plan detail, compare, out-of-pocket and crosswalk answer 404 for this ZIP, there is no search link, and the APTC estimate answers from published benchmark data only (benchmark_source benchmark_only)',
+        'Whether the loaded build has plan data for the state of the primary location. When false, search, plan detail, compare and out-of-pocket answer 404 for this ZIP, there is no search link, the crosswalk has no plans of the state, and the APTC estimate answers from published benchmark data only (benchmark_source benchmark_only, an approximation), or 404 where no benchmark is published for the rating area (the note says which)',
     },
-    note: { type: 'string', description: 'Present when plans_available is false, saying which data is missing' },
+    note: {
+      type: 'string',
+      description: 'Present when plans_available is false: which data is missing and what each endpoint answers for this ZIP',
+    },
     data_source: {
       type: 'string',
       description: 'Source of the plan data of the primary location’s state; absent when plans_available is false',
@@ -97,9 +100,7 @@ export const lookupZipOperation = defineOperation({
       plans_available: plansAvailable,
       ...(plansAvailable
         ? { data_source: yd.dataSource(state) }
-        : {
-            note: noPlanDataNote(state, p.year),
-          }),
+        : { note: noPlanDataNote(state, p.year, hasPublishedBenchmark(yd, locations[0]!)) }),
       data_freshness: yd.dataFreshness,
     };
   },
@@ -107,8 +108,11 @@ export const lookupZipOperation = defineOperation({
 
 /**
  * What a ZIP of a state without plan data in the build gets from each endpoint (README, "States without
- * plan data"): the one rule, stated where a caller first meets it.
+ * plan data"): the one rule, stated where a caller first meets it, from the predicates the endpoints use.
  */
-export function noPlanDataNote(state: string, year: number): string {
-  return `No plan data for ${state} in ${year}: search, plan detail, compare, out-of-pocket and crosswalk answer 404 for this ZIP; the APTC estimate answers from published benchmark data only (benchmark_source benchmark_only, an approximation). Its location and rating area are shown.`;
+export function noPlanDataNote(state: string, year: number, benchmark: boolean): string {
+  const aptc = benchmark
+    ? '; the APTC estimate answers from published benchmark data only (benchmark_source benchmark_only, an approximation)'
+    : ' and so does the APTC estimate (no published benchmark premium for its rating area either)';
+  return `No plan data for ${state} in ${year}: search, plan detail, compare and out-of-pocket answer 404 for this ZIP${aptc}. The crosswalk has no ${state} plans. Its location and rating area are shown.`;
 }

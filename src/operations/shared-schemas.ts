@@ -74,7 +74,7 @@ export const LABELS = {
   data_source: {
     type: 'string',
     description:
-      'Where the data comes from: puf_data (CMS Exchange public use files); +modeled_premiums when premiums are modeled from benchmark data rather than issuer rates',
+      'Where the data comes from: puf_data (CMS Exchange public use files, the HealthCare.gov states) or state_exchange (a state running its own marketplace, whose plans the build does not hold: only the APTC estimate answers there, see benchmark_source); +modeled_premiums when premiums are modeled from SLCSP benchmark data rather than issuer rates',
   },
   data_freshness: { type: 'string', description: 'Plan year and date of the source data, and how premiums were obtained' },
 } as const;

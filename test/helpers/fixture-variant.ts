@@ -7,16 +7,21 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildDataset } from '../../build/compile.ts';
 import { createProgress } from '../../build/progress.ts';
-import { planAttributesCsv, writeFixtureInputs } from './fixture-inputs.ts';
+import { planAttributesCsv, writeFixtureInputs, type FixtureInputOptions } from './fixture-inputs.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DEFAULT_IMPORT = '2024-11-20 01:02:03';
 
 /** Builds the fixture with plan data imported on `importDate` (YYYY-MM-DD) into `buildsRoot`; returns the build hash. */
 export async function buildFixtureVariant(dir: string, buildsRoot: string, importDate: string): Promise<string> {
-  const f = writeFixtureInputs(join(dir, `in-${importDate}`), 2025, {
+  return buildFixtureWith(dir, buildsRoot, `in-${importDate}`, {
     planAttributes: planAttributesCsv(2025).replaceAll(DEFAULT_IMPORT, `${importDate} 01:02:03`),
   });
+}
+
+/** Builds the 2025 fixture with some inputs replaced (inputs written under `dir/name`); returns the build hash. */
+export async function buildFixtureWith(dir: string, buildsRoot: string, name: string, opts: FixtureInputOptions): Promise<string> {
+  const f = writeFixtureInputs(join(dir, name), 2025, opts);
   const r = await buildDataset({
     year: 2025,
     root: ROOT,

@@ -40,6 +40,9 @@ export const YEARS = '/v1/health/years';
 const SILVER = '11111TX0010001-01';
 const GULF = '22222TX0020001-01';
 const AK = '44444AK0040001-01';
+/** A well-formed plan ID of HI, the fixture's state without plan data (README, "States without plan data"). */
+const HI_PLAN = '12345HI0010001-01';
+const NO_HI = 'No plan data for HI in 2025.';
 
 export const CASES: readonly Case[] = [
   // Search.
@@ -186,6 +189,14 @@ export const CASES: readonly Case[] = [
     detail: 'Plan 99999XX0000000-01 not found.',
   },
   {
+    name: 'detail, plan of a state without plan data',
+    op: DETAIL,
+    rest: `/v1/health/plans/${HI_PLAN}`,
+    args: { plan_id: HI_PLAN },
+    status: 404,
+    detail: NO_HI,
+  },
+  {
     name: 'detail, Free',
     op: DETAIL,
     rest: `/v1/health/plans/${SILVER}`,
@@ -233,6 +244,22 @@ export const CASES: readonly Case[] = [
     status: 404,
     detail: `Plan ${AK} is not offered in ZIP 77002.`,
   },
+  {
+    name: 'compare, ZIP of a state without plan data',
+    op: COMPARE,
+    rest: `/v1/health/plans/compare?ids=${SILVER},${GULF}&zip=${FIXTURE_ZIPS.honolulu}&age=40`,
+    args: { plan_ids: [SILVER, GULF], zip: FIXTURE_ZIPS.honolulu, age: 40 },
+    status: 404,
+    detail: NO_HI,
+  },
+  {
+    name: 'compare, plan of a state without plan data',
+    op: COMPARE,
+    rest: `/v1/health/plans/compare?ids=${SILVER},${HI_PLAN}&zip=77002&age=40`,
+    args: { plan_ids: [SILVER, HI_PLAN], zip: '77002', age: 40 },
+    status: 404,
+    detail: NO_HI,
+  },
   // Out-of-pocket estimate.
   {
     name: 'OOP, SBC scenario',
@@ -257,6 +284,22 @@ export const CASES: readonly Case[] = [
     args: { plan_id: AK, zip: '77002', age: 40, scenario: 'low' },
     status: 404,
     detail: `Plan ${AK} is not offered in ZIP 77002.`,
+  },
+  {
+    name: 'OOP, ZIP of a state without plan data',
+    op: OOP,
+    rest: `/v1/health/plans/${SILVER}/oop-estimate?zip=${FIXTURE_ZIPS.honolulu}&age=40&scenario=low`,
+    args: { plan_id: SILVER, zip: FIXTURE_ZIPS.honolulu, age: 40, scenario: 'low' },
+    status: 404,
+    detail: NO_HI,
+  },
+  {
+    name: 'OOP, plan and ZIP of a state without plan data',
+    op: OOP,
+    rest: `/v1/health/plans/${HI_PLAN}/oop-estimate?zip=${FIXTURE_ZIPS.honolulu}&age=40&scenario=low`,
+    args: { plan_id: HI_PLAN, zip: FIXTURE_ZIPS.honolulu, age: 40, scenario: 'low' },
+    status: 404,
+    detail: NO_HI,
   },
   {
     name: 'OOP, Free',
@@ -348,6 +391,15 @@ export const CASES: readonly Case[] = [
     args: { plan_id: '11111TX0010009', year: 2025, state: 'TX' },
     status: 404,
   },
+  {
+    // The crosswalk is asked by state: one it has no data for is a 400 on state (spec), as the ZIP note says.
+    name: 'crosswalk, state without plan data',
+    op: CROSSWALK,
+    rest: '/v1/health/plans/crosswalk?plan_id=12345HI0010001&year=2025&state=HI',
+    args: { plan_id: '12345HI0010001', year: 2025, state: 'HI' },
+    status: 400,
+    fields: ['state'],
+  },
   // ZIP lookup.
   {
     name: 'ZIP, two counties',
@@ -364,7 +416,11 @@ export const CASES: readonly Case[] = [
     rest: `/v1/health/zips/${FIXTURE_ZIPS.honolulu}`,
     args: { zip: FIXTURE_ZIPS.honolulu },
     status: 200,
-    facts: { plans_available: false },
+    facts: {
+      plans_available: false,
+      '_links.search': undefined,
+      note: 'No plan data for HI in 2025: search, plan detail, compare and out-of-pocket answer 404 for this ZIP; the APTC estimate answers from published benchmark data only (benchmark_source benchmark_only, an approximation). The crosswalk has no HI plans. Its location and rating area are shown.',
+    },
   },
   {
     name: 'ZIP, unknown',

@@ -141,7 +141,7 @@ describe('GET /v1/health/zips/{zip} for a state without plan data', () => {
     assert.equal(lookup._links.search, undefined, 'no link to a search that answers 404');
     assert.match(
       lookup.note,
-      /search, plan detail, compare, out-of-pocket and crosswalk answer 404 for this ZIP; the APTC estimate answers from published benchmark data only/,
+      /search, plan detail, compare and out-of-pocket answer 404 for this ZIP; the APTC estimate answers from published benchmark data only/,
     );
     const aptcPath = `/v1/health/plans/aptc-estimate?zip=${zip}&household_income=40000&household_size=1&ages=40`;
     const aptc = await expectOk(await s.get(aptcPath), 'calculateAptc');
@@ -164,8 +164,24 @@ describe('GET /v1/health/zips/{zip} for a state without plan data', () => {
         assert.equal(r.status, 200, href);
       }
     }
+    // What the note says each endpoint answers, each answers: the one 404, whether the request names the
+    // state by its ZIP or by a plan ID's state letters.
+    const none = { detail: 'No plan data for HI in 2025.' };
+    const hiPlan = '12345HI0010001-01';
     const search = `/v1/health/plans?zip=${zip}&age=40`;
-    await expectProblem(await s.get(search), 404, search, { detail: 'No plan data for HI in 2025.' });
+    await expectProblem(await s.get(search), 404, search, none);
+    const detail = `/v1/health/plans/${hiPlan}`;
+    await expectProblem(await s.get(detail), 404, detail, none);
+    const cmp = '/v1/health/plans/compare';
+    await expectProblem(await s.get(`${cmp}?ids=11111TX0010001-01,22222TX0020001-01&zip=${zip}&age=40`), 404, cmp, none);
+    await expectProblem(await s.get(`${cmp}?ids=11111TX0010001-01,${hiPlan}&zip=${FIXTURE_ZIPS.harris}&age=40`), 404, cmp, none);
+    for (const [plan, at] of [
+      ['11111TX0010001-01', zip],
+      [hiPlan, FIXTURE_ZIPS.harris],
+    ]) {
+      const oop = `/v1/health/plans/${plan}/oop-estimate`;
+      await expectProblem(await s.get(`${oop}?zip=${at}&age=40&scenario=low`), 404, oop, none);
+    }
   });
 });
 

@@ -33,14 +33,28 @@ describe('tool input schemas', () => {
 
   test('every output property of every tool has a description a model can read, and no type is an array', () => {
     // Issue #20 §3.6: ~260 output properties had none, and 67 `type: [T, "null"]` unions made the MCP
-    // Inspector's --strict warn (single-type dialects reject them).
+    // Inspector's --strict warn (single-type dialects reject them). The rule, over every tool's
+    // outputSchema at every depth (properties, array items, anyOf/oneOf branches):
+    // - every property has a description of at least 8 characters;
+    // - no `type` is an array: a nullable value is anyOf [{type: T, …}, {type: 'null'}];
+    // - an `enum` under a single `type` lists only values of that type (null belongs to the null branch);
+    // - nothing the walk cannot see into ($ref, allOf, patternProperties, a schema as additionalProperties),
+    //   so no property escapes the first two rules.
     const missing: string[] = [];
     const typeArrays: string[] = [];
+    const mixedEnums: string[] = [];
+    const unwalked: string[] = [];
     let count = 0;
+    const ofType = (type: string, v: unknown): boolean =>
+      type === 'integer' ? Number.isInteger(v) : type === 'null' ? v === null : v !== null && typeof v === type;
     const walk = (schema: unknown, path: string): void => {
       if (typeof schema !== 'object' || schema === null) return;
       const node = schema as Record<string, unknown>;
       if (Array.isArray(node.type)) typeArrays.push(path);
+      if (typeof node.type === 'string' && Array.isArray(node.enum) && !node.enum.every((v) => ofType(node.type as string, v)))
+        mixedEnums.push(path);
+      for (const k of ['$ref', 'allOf', 'patternProperties']) if (node[k] !== undefined) unwalked.push(`${path} ${k}`);
+      if (typeof node.additionalProperties === 'object') unwalked.push(`${path} additionalProperties`);
       for (const branch of [...((node.anyOf as unknown[]) ?? []), ...((node.oneOf as unknown[]) ?? [])]) walk(branch, path);
       if (node.items !== undefined) walk(node.items, `${path}[]`);
       for (const [name, prop] of Object.entries((node.properties ?? {}) as Record<string, { description?: unknown }>)) {
@@ -52,7 +66,18 @@ describe('tool input schemas', () => {
     for (const tool of TOOLS) walk(tool.outputSchema, tool.name);
     assert.deepEqual(missing, [], 'output properties without a description');
     assert.deepEqual(typeArrays, [], 'type arrays in output schemas');
+    assert.deepEqual(mixedEnums, [], 'enums holding values of another type than their branch');
+    assert.deepEqual(unwalked, [], 'schema parts the rule cannot check');
     assert.ok(count > 300, `checked ${count} properties`);
+  });
+
+  test('an output value is nullable only where the server sends null', () => {
+    // The crosswalk's issuer IDs fall back to the plan ID's first five digits: always a string.
+    const cw = TOOL_BY_NAME.get('get_plan_crosswalk')!.outputSchema;
+    const source = propsOf(propsOf(cw).source_plan!);
+    assert.deepEqual({ ...source.issuer_id, description: undefined }, { type: 'string', description: undefined });
+    const target = (propsOf(cw).target_plan!.anyOf as JsonSchema[]).find((b) => b.type === 'object')!;
+    assert.equal(propsOf(target).issuer_id!.type, 'string');
   });
 
   test("the crosswalk's year is required and described as the source year, with no default claimed", () => {
