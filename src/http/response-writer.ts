@@ -11,10 +11,14 @@
  * - `res.end(body)` copies whatever the socket does not take at once into uWS's per-connection
  *   backpressure buffer and marks the response done, so a client that pipelines requests and never reads
  *   made the process buffer every response (10 such connections: +800 MB). Bodies are written with
- *   `tryEnd` instead: the kernel takes what fits, the rest is sent from our (shared, immutable) buffer as
- *   the client reads, and while it is pending uWS closes the connection if another request arrives on it
- *   ("no async pipelining"). A connection thus holds at most one unsent response, referenced, not copied;
- *   one that stops reading is closed by uWS's 10 s send timeout.
+ *   `tryEnd` instead: the kernel takes what fits, and while the rest is pending uWS closes the
+ *   connection if another request arrives on it ("no async pipelining"). A connection thus holds at most
+ *   one unsent response; one that stops reading is closed by uWS's 10 s send timeout.
+ * - uWS keeps **no copy** of what a `tryEnd` could not send: `onWritable` must send the rest from bytes
+ *   that are still the response's. Search and compare bodies are views of a serializer's scratch buffer,
+ *   reused by the next response of the route, so a page finished late was spliced with other pages'
+ *   bytes (every time, over a real link: test/http/partial-write.test.ts). A pending write therefore
+ *   copies its body once, when the kernel first refuses part of it; most responses never do.
  */
 import type { HttpResponse } from './uws.ts';
 
@@ -35,6 +39,8 @@ export function endWithBody(res: HttpResponse, body: Buffer, closeConnection: bo
   const total = body.byteLength;
   const [, done] = res.tryEnd(body, total);
   if (done) return;
-  // uWS calls back with the number of body bytes sent so far; the response ends when all are sent.
-  res.onWritable((offset) => res.tryEnd(body.subarray(offset), total)[0]);
+  // Copied now, in the turn that wrote the first part, before any other response can reuse the buffer
+  // `body` views (the whole body: offsets stay uWS's, the body bytes sent so far, as before).
+  const owned = Buffer.from(body);
+  res.onWritable((offset) => res.tryEnd(owned.subarray(offset), total)[0]);
 }

@@ -132,7 +132,8 @@ export function fragmentSerializer(envelope: Serializer): (body: Record<string, 
     bytes(PLANS_CLOSE);
     bytes(outerBytes.subarray(cut + PLACEHOLDER_BYTES.length, outerLength));
     // A view of the scratch buffer, valid until the next call: the REST front hands it to uWS in the
-    // same synchronous turn (uWS copies what it cannot send at once), so no per-request copy is made.
+    // same synchronous turn, and a write the kernel does not take at once copies it then
+    // (response-writer.ts: uWS keeps no copy), so no per-request copy is made.
     return scratch.subarray(0, at);
   };
 }
