@@ -24,6 +24,7 @@
 import { chmodSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { assertLmdbFileUsable } from '../policy/lmdb-file-check.ts';
 
 export const OAUTH_FILE = 'oauth.mdb';
 
@@ -64,6 +65,7 @@ export interface OAuthStore {
  * @example const oauth = openOAuthStore(join(stateDir, OAUTH_FILE)); new Provider(issuer, { adapter: oauth.adapterFor });
  */
 export function openOAuthStore(path: string, clock: () => number = Date.now): OAuthStore {
+  assertLmdbFileUsable(path);
   const root: RootDatabase = open({ path, noSubdir: true, maxDbs: 4, compression: false });
   // Refresh tokens, sessions and confidential clients' secrets live here: owner-only, like the keys.
   for (const file of [path, `${path}-lock`]) {

@@ -30,6 +30,7 @@ import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { ApiKeyRecord, StateStore, UserRecord } from './state-store.ts';
 import { InvariantError } from '../invariant.ts';
+import { assertLmdbFileUsable } from './lmdb-file-check.ts';
 
 /** The environment file inside the state directory. */
 export const STATE_FILE = 'state.mdb';
@@ -212,5 +213,7 @@ class LmdbStateStore implements StateStore {
  */
 export function openLmdbStateStore(dir: string): StateStore {
   mkdirSync(dir, { recursive: true });
-  return new LmdbStateStore(join(dir, STATE_FILE));
+  const path = join(dir, STATE_FILE);
+  assertLmdbFileUsable(path);
+  return new LmdbStateStore(path);
 }

@@ -1,0 +1,111 @@
+/**
+ * @module `hpd state`: verify and back up the embedded state files (API keys and users in `state.mdb`,
+ * OAuth grants, clients and sessions in `oauth.mdb`), also while `hpd serve` runs on them.
+ *
+ * `verify` checks each file as the server does before mapping it (lmdb-file-check.ts), then reads every
+ * record of every database, so damage the meta pages do not show is found before a request meets it.
+ * `backup DIR` writes a compacted, consistent copy of each file (LMDB's own copy, taken in a read
+ * transaction: writers are not stopped) and verifies the copies. Restoring is copying them back with
+ * hpd stopped (README, "Limits and safety").
+ */
+import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { open } from 'lmdb';
+import { OAUTH_FILE } from '../auth-server/lmdb-adapter.ts';
+import { lmdbFileProblem } from '../policy/lmdb-file-check.ts';
+import { STATE_FILE } from '../policy/lmdb-store.ts';
+import { parseCommandArgs, unknownSubcommand } from './args.ts';
+import { stateDir } from './paths.ts';
+import { CliError, UsageError } from './usage-error.ts';
+
+export const STATE_USAGE = `Usage: hpd state <command>
+
+Commands:
+  verify        check ${STATE_FILE} and ${OAUTH_FILE} and read every record; exit 1 when one is damaged
+  backup DIR    write a consistent, compacted copy of each into DIR (new or empty), and verify the copies;
+                safe while hpd serve runs. Restore: stop hpd, copy the files back into the state directory
+
+State: $HPD_STATE_DIR, default var/ in the repository. With HPD_REDIS_URL the state is in Redis: back
+it up with Redis's own persistence (README, "Running several instances").`;
+
+/** The files of the state directory and the databases each holds (their names are the stores' own). */
+const FILES: ReadonlyArray<{ readonly file: string; readonly dbs: readonly string[] }> = [
+  { file: STATE_FILE, dbs: ['keys', 'keys-by-hash', 'users', 'counters', 'meta'] },
+  { file: OAUTH_FILE, dbs: ['records', 'indexes'] },
+];
+
+export async function stateCommand(argv: readonly string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '--help' || sub === '-h' || rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${STATE_USAGE}\n`);
+    return sub === undefined ? 2 : 0;
+  }
+  if (sub === 'verify') {
+    const { positionals } = parseCommandArgs('state verify', rest, {}, true);
+    if (positionals.length > 0) throw new UsageError(`state verify takes no argument "${positionals[0]}"`);
+    return verify(stateDir()) ? 0 : 1;
+  }
+  if (sub === 'backup') {
+    const { positionals } = parseCommandArgs('state backup', rest, {}, true);
+    if (positionals.length !== 1) throw new UsageError('state backup takes exactly one DIR');
+    return backup(stateDir(), resolve(positionals[0]!));
+  }
+  throw unknownSubcommand('state', sub, ['verify', 'backup']);
+}
+
+/** Record counts of every database of an LMDB file that passed the file check. */
+function countRecords(path: string, dbs: readonly string[]): string {
+  const root = open({ path, noSubdir: true, readOnly: true, maxDbs: 9, compression: false });
+  try {
+    return dbs
+      .map((name) => {
+        let n = 0;
+        for (const _ of root.openDB({ name, encoding: 'binary' }).getKeys()) n++;
+        return `${name} ${n}`;
+      })
+      .join(', ');
+  } finally {
+    void root.close();
+  }
+}
+
+/** One line per file on stdout (damage on stderr); true when every existing file is sound. */
+function verify(dir: string): boolean {
+  let sound = true;
+  for (const { file, dbs } of FILES) {
+    const path = join(dir, file);
+    if (!existsSync(path)) {
+      process.stdout.write(`${path}: absent (created when first needed)\n`);
+      continue;
+    }
+    const problem = lmdbFileProblem(path);
+    if (problem !== null) {
+      process.stderr.write(`${path}: damaged: ${problem}\n`);
+      sound = false;
+      continue;
+    }
+    process.stdout.write(`${path}: ok (${countRecords(path, dbs)})\n`);
+  }
+  return sound;
+}
+
+async function backup(dir: string, to: string): Promise<number> {
+  if (existsSync(to) && readdirSync(to).length > 0) throw new UsageError(`${to} is not empty: a backup never overwrites files`);
+  // The copies hold what the originals do (key hashes, refresh tokens, client secrets): owner-only.
+  mkdirSync(to, { recursive: true, mode: 0o700 });
+  for (const { file } of FILES) {
+    const path = join(dir, file);
+    if (!existsSync(path)) continue;
+    const problem = lmdbFileProblem(path);
+    if (problem !== null) throw new CliError(`${path} is damaged (${problem}): nothing to back up from it; restore an earlier backup`);
+    const root = open({ path, noSubdir: true, readOnly: true, maxDbs: 9, compression: false });
+    try {
+      await root.backup(join(to, file), true);
+      chmodSync(join(to, file), 0o600);
+    } finally {
+      await root.close();
+    }
+    process.stderr.write(`backed up ${path} to ${join(to, file)}\n`);
+  }
+  return verify(to) ? 0 : 1;
+}
