@@ -48,7 +48,15 @@ export interface TokenVerifierOptions {
   readonly clock?: () => number;
   /** JWKS resolver override (tests with a local key set). */
   readonly keys?: JWTVerifyGetKey;
+  /** Oldest access token accepted, by its `iat`, whatever its `exp` says (default {@link MAX_TOKEN_AGE_SECONDS}). */
+  readonly maxTokenAgeSeconds?: number;
 }
+
+/**
+ * An hour: the embedded server's tokens live 15 minutes and external issuers' commonly an hour, so a
+ * token older than that is a replay of a leaked one or an issuer misconfigured to mint long-lived ones.
+ */
+export const MAX_TOKEN_AGE_SECONDS = 3600;
 
 export interface CredentialVerifier {
   verify(authorizationHeader: string | undefined): Promise<CredentialResult>;
@@ -115,13 +123,17 @@ export function createCredentialVerifier(opts: TokenVerifierOptions): Credential
       }
       if (kind !== 'jwt') return { ok: false, reason: 'invalid', description: 'The credential is neither an API key nor an access token' };
       try {
+        // RFC 9068: only a JWT typed as an access token (an ID token signed by the same issuer is not
+        // one), with its issue time, and not older than the bound above.
         const { payload } = await jwtVerify(token, await keySet(), {
           issuer: opts.issuer,
           audience: audiences,
           algorithms: ['RS256'],
+          typ: 'at+jwt',
+          maxTokenAge: opts.maxTokenAgeSeconds ?? MAX_TOKEN_AGE_SECONDS,
           clockTolerance: opts.clockToleranceSeconds ?? 30,
           currentDate: new Date(clock()),
-          requiredClaims: ['exp', 'sub'],
+          requiredClaims: ['exp', 'sub', 'iat'],
         });
         const userId = String(payload.sub);
         // The token is valid, but the tier comes from the store, which past its grace without Redis knows nothing reliable.

@@ -46,13 +46,22 @@ after(async () => {
 
 const token = (
   claims: Record<string, unknown>,
-  opts: { key?: CryptoKey; kid?: string; exp?: number | string; nbf?: number | string; aud?: string; iss?: string } = {},
+  opts: {
+    key?: CryptoKey;
+    kid?: string;
+    exp?: number | string;
+    nbf?: number | string;
+    aud?: string;
+    iss?: string;
+    typ?: string;
+    iat?: number;
+  } = {},
 ): Promise<string> => {
   const jwt = new SignJWT({ client_id: 'test-client', scope: 'openid offline_access', ...claims })
-    .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: opts.kid ?? 'k1' })
+    .setProtectedHeader({ alg: 'RS256', typ: opts.typ ?? 'at+jwt', kid: opts.kid ?? 'k1' })
     .setIssuer(opts.iss ?? TEST_ISSUER)
     .setAudience(opts.aud ?? fx.mcpUrl)
-    .setIssuedAt(Math.floor(fx.now() / 1000) - 10)
+    .setIssuedAt(opts.iat ?? Math.floor(fx.now() / 1000) - 10)
     .setExpirationTime(opts.exp ?? Math.floor(fx.now() / 1000) + 900);
   if (opts.nbf !== undefined) jwt.setNotBefore(opts.nbf);
   return jwt.sign(opts.key ?? signingKey);
@@ -380,7 +389,7 @@ describe('OAuth access tokens (RS256 JWTs against the authorization server’s k
     assert.equal(problemOf((await viaToken.client.callTool({ name: 'list_plan_years', arguments: {} })) as ToolResult).status, 429);
   });
 
-  test('refused: expired, not yet valid, wrong audience, wrong issuer, alg none, HS256 with the public key, tampered, unknown key, revoked API key', async () => {
+  test('refused: expired, not yet valid, wrong audience, wrong issuer, alg none, HS256 with the public key, tampered, unknown key, not at+jwt, too old, revoked API key', async () => {
     const now = Math.floor(fx.now() / 1000);
     const pem = Buffer.from(JSON.stringify(publicJwk));
     const b64 = (o: unknown): string => Buffer.from(JSON.stringify(o)).toString('base64url');
@@ -401,6 +410,9 @@ describe('OAuth access tokens (RS256 JWTs against the authorization server’s k
       ['HS256 with the public key', hs256],
       ['tampered payload', tampered],
       ['signed by another key', await token({ sub: 'usr_token_pro' }, { key: otherKey })],
+      // RFC 9068 (issue #21, finding 7): typed as an access token, and not older than an hour.
+      ['typed JWT, not at+jwt (an ID token)', await token({ sub: 'usr_token_pro' }, { typ: 'JWT' })],
+      ['issued two hours ago, still unexpired', await token({ sub: 'usr_token_pro' }, { iat: now - 7200, exp: now + 900 })],
       ['revoked API key', plaintext],
     ];
     assert.ok(p.length > 0);
