@@ -43,6 +43,7 @@ import { loadSourcesFile, resolveInputs, type ResolvedInput } from './sources.ts
 import { assembleTables } from './tables/assemble.ts';
 import { verifyBuild } from './verify-build.ts';
 import { writeLmdb } from './write-lmdb.ts';
+import { writeFailure } from './write-failure.ts';
 
 export interface BuildOptions {
   readonly year: number;
@@ -135,7 +136,7 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildResult> {
     return { dir: published.dir, manifest: served, reused: false, diagnostics: sink };
   } catch (err) {
     discardTmpBuildDir(tmpDir);
-    throw err;
+    throw writeFailure(err, progress.current(), tmpDir) ?? err;
   }
 }
 

@@ -20,6 +20,8 @@ export interface ProgressSink {
   info(line: string): void;
   /** One line the operator must see (a damaged build being replaced): written even when quiet. */
   warn(line: string): void;
+  /** The stage started last and not ended yet, for a failure to name where it happened. */
+  current(): string | null;
   readonly summaries: StageSummary[];
 }
 
@@ -38,8 +40,10 @@ export function createProgress(opts: { tty: boolean; quiet?: boolean; out?: Node
   const write = (s: string): void => {
     if (opts.quiet !== true) out.write(s);
   };
+  const open: string[] = [];
   return {
     summaries,
+    current: () => open.at(-1) ?? null,
     info(line) {
       write(`${line}\n`);
     },
@@ -47,6 +51,7 @@ export function createProgress(opts: { tty: boolean; quiet?: boolean; out?: Node
       out.write(`${line}\n`);
     },
     stage(name) {
+      open.push(name);
       const started = performance.now();
       let lastDraw = 0;
       let drawn = false;
@@ -71,6 +76,7 @@ export function createProgress(opts: { tty: boolean; quiet?: boolean; out?: Node
           write(`\r\u001b[2K${name}${bar} ${fmtInt(rows)} rows ${fmtInt(rate)} rows/s${eta}`);
         },
         end(rows) {
+          open.splice(open.lastIndexOf(name), 1);
           const seconds = (performance.now() - started) / 1000;
           const summary: StageSummary = {
             stage: name,

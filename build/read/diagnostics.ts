@@ -35,6 +35,7 @@ export const DIAGNOSTIC_CODES = {
   model: 'HPD_BUILD_MODEL',
   verify: 'HPD_BUILD_VERIFY_FAILED',
   interrupted: 'HPD_BUILD_INTERRUPTED',
+  writeFailed: 'HPD_BUILD_WRITE_FAILED',
 } as const;
 export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[keyof typeof DIAGNOSTIC_CODES];
 
