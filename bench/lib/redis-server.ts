@@ -53,6 +53,9 @@ export async function startTestRedis(opts: { readonly persistent?: boolean } = {
         'no',
         '--loglevel',
         'warning',
+        // DEBUG SLEEP stalls it in the tests of a slow Redis (allowed from loopback only).
+        '--enable-debug-command',
+        'local',
       ],
       {
         stdio: ['ignore', 'pipe', 'pipe'],

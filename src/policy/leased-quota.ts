@@ -204,8 +204,9 @@ export class LeasedQuota implements Quota {
           u.refusedLimit = limit;
         }
       })
-      // Unreachable: the waiters see the link down and count locally; a prefetch just did not happen.
-      .catch(() => {})
+      // Unreachable or stalled (a timeout marks the link down): the waiters see it down and count
+      // locally instead of leasing again; a prefetch just did not happen.
+      .catch((err: unknown) => this.#link.observe(err))
       .finally(() => {
         u.pending = null;
       });

@@ -6,6 +6,12 @@
  * Commands fail at once while Redis is unreachable (no offline queue, one try, a 1 s timeout): a request
  * must never hang on Redis. ioredis keeps reconnecting in the background (backoff capped at 1 s), and
  * each change of state is logged in one line, never once per request.
+ *
+ * A Redis that stalls (a long command, a fork on a big dataset, `DEBUG SLEEP`) keeps its connection open,
+ * so ioredis still calls it ready: requests then waited for the whole stall, one 1 s timeout after
+ * another. A command that times out therefore counts the link as down, exactly as if it had dropped
+ * (the outage rules apply: known keys from the last state, quotas counted locally, `/readyz` degraded),
+ * until a PING answers again. A stall thus adds at most one command timeout to the requests that meet it.
  */
 import { Redis } from 'ioredis';
 import { RedisUnreachableError } from './redis-unreachable-error.ts';
@@ -26,7 +32,17 @@ export interface RedisLink {
   downSince(): number | null;
   /** Called on every change of state (after the one-line log). */
   onChange(listener: (up: boolean) => void): void;
+  /** Tells the link how a command failed: a timeout marks Redis stalled (down) until a PING answers. */
+  observe(err: unknown): void;
   close(): Promise<void>;
+}
+
+/** How often a stalled link asks Redis whether it answers again. */
+const STALL_PROBE_MS = 250;
+
+/** Whether a command's failure is ioredis's command timeout. */
+export function isCommandTimeout(err: unknown): boolean {
+  return err instanceof Error && err.message === 'Command timed out';
 }
 
 export interface RedisLinkOptions {
@@ -81,21 +97,43 @@ export async function connectRedis(url: string, opts: RedisLinkOptions = {}, sta
     subscriber.disconnect();
     throw new RedisUnreachableError(`cannot reach Redis at ${shown}: ${err instanceof Error ? err.message : String(err)}`);
   }
+  let closed = false;
   let downAt: number | null = null;
+  let connected = true;
+  let stalled = false;
   const listeners: Array<(up: boolean) => void> = [];
-  const set = (up: boolean): void => {
+  const update = (why: string): void => {
+    const up = connected && !stalled;
     if (up === (downAt === null)) return;
     downAt = up ? null : clock();
     log(
       up
         ? `hpd: redis at ${shown} reachable again${who}`
-        : `hpd: redis at ${shown} unreachable${who}: serving known keys from the last known state`,
+        : `hpd: redis at ${shown} unreachable${who} (${why}): serving known keys from the last known state`,
     );
     for (const l of listeners) l(up);
   };
-  client.on('ready', () => set(true));
-  client.on('close', () => set(false));
-  let closed = false;
+  client.on('ready', () => {
+    connected = true;
+    stalled = false;
+    update('connected');
+  });
+  client.on('close', () => {
+    connected = false;
+    update('connection closed');
+  });
+  /** While stalled: PING until Redis answers, then the link is up again. */
+  const probe = async (): Promise<void> => {
+    while (stalled && !closed) {
+      try {
+        await client.ping();
+        stalled = false;
+        update('answering again');
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, STALL_PROBE_MS).unref());
+      }
+    }
+  };
   return {
     client,
     subscriber,
@@ -103,6 +141,12 @@ export async function connectRedis(url: string, opts: RedisLinkOptions = {}, sta
     downSince: () => downAt,
     onChange(listener) {
       listeners.push(listener);
+    },
+    observe(err) {
+      if (!isCommandTimeout(err) || stalled || !connected || closed) return;
+      stalled = true;
+      update(`no answer within ${COMMAND_TIMEOUT_MS} ms`);
+      void probe();
     },
     async close() {
       if (closed) return;

@@ -131,9 +131,9 @@ class RedisStateStore implements StateStore {
   #enqueue(step: () => Promise<void>): Promise<void> {
     const next = this.#syncing
       .then(() => (this.#closed ? undefined : step()))
-      .catch(() => {
-        // Redis unreachable: the periodic check and the reconnect reload catch up later.
-      });
+      // Redis unreachable (or stalled: a timeout marks the link down): the periodic check and the
+      // reload when it is back catch up later.
+      .catch((err: unknown) => this.#link.observe(err));
     this.#syncing = next;
     return next;
   }
