@@ -28,6 +28,7 @@ import type { AttemptThrottle } from './login-throttle.ts';
 import { PAGE_HEADERS, renderErrorPage, renderInteractionPage, type InteractionPageOptions } from './pages.ts';
 import { verifyNothing, verifyPassword } from './passwords.ts';
 import { createUser, findUserByEmail, normalizeEmail, SignupError } from './users.ts';
+import { clientAddress } from './client-address.ts';
 
 /** The sub-paths that accept a form POST. */
 export const INTERACTION_ACTIONS = ['login', 'signup', 'confirm', 'abort'] as const;
@@ -149,24 +150,6 @@ async function pageOptions(interaction: Interaction, ctx: InteractionContext): P
     options.signedInAs = user?.email ?? interaction.session.accountId;
   }
   return options;
-}
-
-/**
- * The address the throttle keys on. Behind a trusted proxy every connection comes from the proxy, so
- * the last X-Forwarded-For entry (the one the proxy itself appended; earlier ones are whatever the
- * client sent) stands for the client; without one, the socket's peer.
- */
-function clientAddress(req: IncomingMessage, trustProxy: boolean): string | undefined {
-  if (trustProxy) {
-    const header = req.headers['x-forwarded-for'];
-    const list = (Array.isArray(header) ? header.join(',') : (header ?? ''))
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    const last = list.at(-1);
-    if (last !== undefined) return last;
-  }
-  return req.socket.remoteAddress;
 }
 
 /** 429 with Retry-After: the same page again, the message next to the form that was refused. */

@@ -9,10 +9,17 @@ import { normalizeAuthorizationQuery } from './authorization-query.ts';
 import { handleInteraction, INTERACTION_PATH, type InteractionAction, type InteractionContext } from './interactions.ts';
 import { PAGE_HEADERS, renderErrorPage } from './pages.ts';
 import { errorPageFor, ROUTES } from './provider-config.ts';
+import { clientAddress } from './client-address.ts';
+import type { RegistrationLimit } from './registration-limit.ts';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
-export function createRoutes(provider: Provider, interactions: InteractionContext, onError: (err: unknown) => void): RequestHandler {
+export function createRoutes(
+  provider: Provider,
+  interactions: InteractionContext,
+  registrations: RegistrationLimit,
+  onError: (err: unknown) => void,
+): RequestHandler {
   const koa = provider.callback();
   return (req, res) => {
     const url = req.url ?? '/';
@@ -24,6 +31,8 @@ export function createRoutes(provider: Provider, interactions: InteractionContex
       return;
     }
     if (pathname === ROUTES.registration && registrationPreflight(req, res)) return;
+    if (pathname === ROUTES.registration && req.method === 'POST' && registrationRefused(req, res, registrations, interactions.trustProxy))
+      return;
     if (pathname === ROUTES.authorization && req.method === 'GET') {
       const rewritten = normalizeAuthorizationQuery(q === -1 ? '' : url.slice(q + 1));
       if (rewritten !== undefined) req.url = `${pathname}?${rewritten}`;
@@ -36,6 +45,28 @@ export function createRoutes(provider: Provider, interactions: InteractionContex
       }
     });
   };
+}
+
+/**
+ * Registration is open to anyone but not unbounded: past the per-address limit a 429 (RFC 6585) with
+ * Retry-After and an OAuth error body, as the provider's own errors are. True when refused.
+ */
+function registrationRefused(req: IncomingMessage, res: ServerResponse, limit: RegistrationLimit, trustProxy: boolean): boolean {
+  const wait = limit.take(clientAddress(req, trustProxy) ?? 'unknown');
+  if (wait === 0) return false;
+  const body = JSON.stringify({
+    error: 'temporarily_unavailable',
+    error_description: `too many client registrations from this address: retry in ${wait} s`,
+  });
+  res.writeHead(429, {
+    'content-type': 'application/json; charset=utf-8',
+    'retry-after': String(wait),
+    'cache-control': 'no-store',
+    'content-length': String(Buffer.byteLength(body)),
+  });
+  res.end(body);
+  req.resume();
+  return true;
 }
 
 /**

@@ -50,6 +50,8 @@ import { InvariantError } from '../invariant.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import type { InteractionContext } from './interactions.ts';
 import { OAUTH_FILE, openOAuthStore, type OAuthStore } from './lmdb-adapter.ts';
+import { expireUnusedClients } from './unused-clients.ts';
+import { createRegistrationLimit } from './registration-limit.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { createProvider } from './provider-config.ts';
 import { openRedisOAuthStore } from './redis-adapter.ts';
@@ -181,8 +183,9 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
 
   const secrets: AuthSecrets =
     redis === undefined ? await loadOrCreateAuthSecrets(opts.stateDir) : await loadOrCreateRedisAuthSecrets(redis);
-  const oauth: OAuthStore =
-    redis === undefined ? openOAuthStore(join(opts.stateDir, OAUTH_FILE), clock) : openRedisOAuthStore(redis, { clock });
+  const oauth: OAuthStore = expireUnusedClients(
+    redis === undefined ? openOAuthStore(join(opts.stateDir, OAUTH_FILE), clock) : openRedisOAuthStore(redis, { clock }),
+  );
 
   let handler: RequestHandler | undefined;
   const listener = frontListener(opts, () => handler);
@@ -234,7 +237,7 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
       trustProxy,
       onError,
     };
-    handler = createRoutes(provider, interactions, onError);
+    handler = createRoutes(provider, interactions, createRegistrationLimit(clock), onError);
 
     if (redis === undefined) {
       sweepTimer = setInterval(() => {
