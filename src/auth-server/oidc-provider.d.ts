@@ -67,6 +67,7 @@ declare module 'oidc-provider' {
     readonly kind: string;
     readonly accountId?: string;
     readonly clientId?: string;
+    readonly grantId?: string;
   }
 
   export interface Grant {

@@ -110,7 +110,10 @@ function providerConfiguration(s: ProviderSettings, errorRedirects: ErrorRedirec
     extraTokenClaims: async (_ctx, token) => {
       // Read at minting time, so `hpd users set-tier` shows in the next token (contract §8).
       const user = token.accountId === undefined ? undefined : store.getUser(token.accountId);
-      return user === undefined ? undefined : { tier: user.tier };
+      // The grant the token was issued under (`gid`): the MCP endpoint refuses a token whose grant
+      // has been revoked (credentials.ts), instead of honouring it until it expires.
+      const grant = typeof token.grantId === 'string' ? { gid: token.grantId } : {};
+      return user === undefined ? grant : { tier: user.tier, ...grant };
     },
     features: providerFeatures(s),
     findAccount: async (_ctx, sub) => {

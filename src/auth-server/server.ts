@@ -122,6 +122,8 @@ export interface AuthServer {
   /** The issuer, which is also the server's base URL. */
   readonly url: string;
   readonly port: number;
+  /** Whether a grant still stands (revoked grants are deleted): how the MCP endpoint refuses its tokens. */
+  grantActive(grantId: string): Promise<boolean>;
   /**
    * Stops listening, closes connections with nothing in flight, lets requests in flight finish for up
    * to `graceMs` (default DEFAULT_DRAIN_MS), closes the rest and oauth.mdb (not the user store, nor a
@@ -249,6 +251,7 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
     let closing: Promise<void> | undefined;
     return {
       url: issuer,
+      grantActive: async (grantId) => (await oauth.adapterFor('Grant').find(grantId)) !== undefined,
       port,
       close(graceMs = DEFAULT_DRAIN_MS): Promise<void> {
         closing ??= (async () => {

@@ -342,7 +342,14 @@ async function startMcpAndAuth(
     parts.opened.push(() => started.close());
     auth = started;
   }
-  const verifier = createCredentialVerifier({ issuer, resource: c.mcpUrl, store, clock: c.clock });
+  const verifier = createCredentialVerifier({
+    issuer,
+    resource: c.mcpUrl,
+    store,
+    clock: c.clock,
+    // The embedded issuer's grants; an external issuer's are not ours to see (its tokens live until exp).
+    ...(auth === null ? {} : { grantActive: auth.grantActive }),
+  });
   const mcp: McpHttpServer = createMcpServer({
     registry: live,
     quota: parts.quota,

@@ -50,6 +50,12 @@ export interface TokenVerifierOptions {
   readonly keys?: JWTVerifyGetKey;
   /** Oldest access token accepted, by its `iat`, whatever its `exp` says (default {@link MAX_TOKEN_AGE_SECONDS}). */
   readonly maxTokenAgeSeconds?: number;
+  /**
+   * Whether the grant a token names (`gid`) still stands, when the issuer is the embedded server: a
+   * revoked grant (a refresh token revoked or replayed) then stops its access tokens at once, not when
+   * they expire. One state-store read per token verification (a Redis round trip in clusters).
+   */
+  readonly grantActive?: (grantId: string) => Promise<boolean>;
 }
 
 /**
@@ -135,6 +141,8 @@ export function createCredentialVerifier(opts: TokenVerifierOptions): Credential
           currentDate: new Date(clock()),
           requiredClaims: ['exp', 'sub', 'iat'],
         });
+        if (opts.grantActive !== undefined && typeof payload.gid === 'string' && !(await opts.grantActive(payload.gid)))
+          return { ok: false, reason: 'invalid', description: 'The access token was revoked (its grant no longer stands)' };
         const userId = String(payload.sub);
         // The token is valid, but the tier comes from the store, which past its grace without Redis knows nothing reliable.
         if (opts.store.health() === 'unavailable')

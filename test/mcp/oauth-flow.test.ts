@@ -214,7 +214,7 @@ describe('MCP OAuth flow end to end with the SDK client', () => {
     assert.equal(((await reuse.json()) as { error: string }).error, 'invalid_grant');
 
     // Replay detection: reusing a spent refresh token revokes the whole grant, so the newly issued refresh
-    // token is gone too (access tokens stay valid until they expire: JWTs are verified locally).
+    // token is gone too, and so is its access token at the MCP endpoint (the grant is checked per call).
     const replayed = await fetch(metadata.token_endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -226,6 +226,22 @@ describe('MCP OAuth flow end to end with the SDK client', () => {
     });
     assert.equal(replayed.status, 400, 'the rotated refresh token died with its grant');
     assert.equal(((await replayed.json()) as { error: string }).error, 'invalid_grant');
+    const revoked = await fetch(svc.mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${refreshed.access_token}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
+    });
+    assert.equal(revoked.status, 401, 'the access token of a revoked grant is refused before it expires (issue #21, finding 7)');
+    assert.match(revoked.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
   });
 
   test('a log-in (not sign-up) of the same user in a fresh browser gives tokens for the same account and the same counter', async () => {
