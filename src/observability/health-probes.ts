@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DataRegistry } from '../operations/data-registry.ts';
 import type { StateStore } from '../policy/state-store.ts';
 
-export type Readiness = 'draining' | 'ready' | 'degraded' | 'unavailable';
+export type Readiness = 'draining' | 'ready' | 'degraded' | 'lost' | 'unavailable';
 
 export interface HealthProbes {
   /** Answers GET/HEAD /healthz and /readyz and returns true; false for any other request. */

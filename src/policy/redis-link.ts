@@ -34,6 +34,12 @@ export interface RedisLink {
   onChange(listener: (up: boolean) => void): void;
   /** Tells the link how a command failed: a timeout marks Redis stalled (down) until a PING answers. */
   observe(err: unknown): void;
+  /**
+   * Counts the link as down for a reason only its caller can judge (Redis lost hpd's data), until
+   * {@link RedisLink.release}: the outage rules apply meanwhile.
+   */
+  hold(reason: string): void;
+  release(reason: string): void;
   close(): Promise<void>;
 }
 
@@ -73,37 +79,15 @@ export async function connectRedis(url: string, opts: RedisLinkOptions = {}, sta
   const clock = opts.clock ?? Date.now;
   const who = opts.name === undefined ? '' : ` (${opts.name})`;
   const shown = redactRedisUrl(url);
-  const options = {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: COMMAND_TIMEOUT_MS,
-    connectTimeout: COMMAND_TIMEOUT_MS,
-    retryStrategy: (times: number) => Math.min(1000, 50 * 2 ** Math.min(times, 5)),
-    lazyConnect: true,
-  } as const;
-  const client = new Redis(url, options);
-  // The subscriber queues its SUBSCRIBE until connected and re-subscribes after a reconnect.
-  const subscriber = new Redis(url, { ...options, enableOfflineQueue: true, commandTimeout: undefined });
-  // ioredis reports each failed reconnect as an 'error' event; the state lines below say it once.
-  client.on('error', () => {});
-  subscriber.on('error', () => {});
-  try {
-    await Promise.race([
-      Promise.all([client.connect(), subscriber.connect()]),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('no answer')), startTimeoutMs).unref()),
-    ]);
-  } catch (err) {
-    client.disconnect();
-    subscriber.disconnect();
-    throw new RedisUnreachableError(`cannot reach Redis at ${shown}: ${err instanceof Error ? err.message : String(err)}`);
-  }
+  const { client, subscriber } = await connectClients(url, shown, startTimeoutMs);
   let closed = false;
   let downAt: number | null = null;
   let connected = true;
   let stalled = false;
+  let held = false;
   const listeners: Array<(up: boolean) => void> = [];
   const update = (why: string): void => {
-    const up = connected && !stalled;
+    const up = connected && !stalled && !held;
     if (up === (downAt === null)) return;
     downAt = up ? null : clock();
     log(
@@ -142,6 +126,14 @@ export async function connectRedis(url: string, opts: RedisLinkOptions = {}, sta
     onChange(listener) {
       listeners.push(listener);
     },
+    hold(reason) {
+      held = true;
+      update(reason);
+    },
+    release(reason) {
+      held = false;
+      update(reason);
+    },
     observe(err) {
       if (!isCommandTimeout(err) || stalled || !connected || closed) return;
       stalled = true;
@@ -157,4 +149,33 @@ export async function connectRedis(url: string, opts: RedisLinkOptions = {}, sta
       subscriber.disconnect();
     },
   };
+}
+
+/** The command and subscriber connections, once both answer; one readable line when they do not. */
+async function connectClients(url: string, shown: string, startTimeoutMs: number): Promise<{ client: Redis; subscriber: Redis }> {
+  const options = {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    connectTimeout: COMMAND_TIMEOUT_MS,
+    retryStrategy: (times: number) => Math.min(1000, 50 * 2 ** Math.min(times, 5)),
+    lazyConnect: true,
+  } as const;
+  const client = new Redis(url, options);
+  // The subscriber queues its SUBSCRIBE until connected and re-subscribes after a reconnect.
+  const subscriber = new Redis(url, { ...options, enableOfflineQueue: true, commandTimeout: undefined });
+  // ioredis reports each failed reconnect as an 'error' event; the state lines say it once.
+  client.on('error', () => {});
+  subscriber.on('error', () => {});
+  try {
+    await Promise.race([
+      Promise.all([client.connect(), subscriber.connect()]),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('no answer')), startTimeoutMs).unref()),
+    ]);
+  } catch (err) {
+    client.disconnect();
+    subscriber.disconnect();
+    throw new RedisUnreachableError(`cannot reach Redis at ${shown}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return { client, subscriber };
 }

@@ -19,7 +19,19 @@
  * While Redis is unreachable the replica keeps answering for `graceMs` (default 5 min): known keys are
  * served, unknown ones get `health()` 'degraded' so the fronts answer 503 rather than 401 (the key may
  * have been created elsewhere during the outage). After the grace, 'unavailable': every request 503.
+ *
+ * A Redis that comes back empty (restarted without persistence, FLUSHALL) is not taken at its word:
+ * it would have revoked every key at once. The dataset carries an epoch (`hpd:epoch`), set once when an
+ * empty Redis is first used and recorded by each instance in its state directory (`redis-epoch`). A
+ * running instance that finds the epoch gone or changed keeps its replica, counts the link as down
+ * (the outage rules: known keys served, quotas counted locally) and reports 'lost', which fails
+ * readiness, until the same epoch is back (Redis restored from its AOF/RDB). A process that starts
+ * against a Redis without the epoch it recorded refuses to start (StateError); starting over on an
+ * empty Redis is the operator's decision: remove `redis-epoch` from the state directory.
  */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Redis } from 'ioredis';
 import { REDIS_PREFIX, type RedisLink } from './redis-link.ts';
 import { DEFAULT_REDIS_GRACE_MS } from './state-backend.ts';
@@ -31,6 +43,9 @@ const KEYS = `${REDIS_PREFIX}keys`;
 const KEYS_BY_HASH = `${REDIS_PREFIX}keys-by-hash`;
 const USERS = `${REDIS_PREFIX}users`;
 const GENERATION = `${REDIS_PREFIX}generation`;
+const EPOCH = `${REDIS_PREFIX}epoch`;
+/** The file of the state directory that records the epoch of the Redis dataset this instance serves. */
+export const REDIS_EPOCH_FILE = 'redis-epoch';
 export const CHANGES_CHANNEL = `${REDIS_PREFIX}changes`;
 /** The quota hash of a UTC day. */
 export const quotaKey = (day: string): string => `${REDIS_PREFIX}quota:${day}`;
@@ -84,6 +99,8 @@ export interface RedisStoreOptions {
   /** How long the replica answers for known keys while Redis is unreachable (default 5 min). */
   readonly graceMs?: number;
   readonly clock?: () => number;
+  /** Where this instance records the dataset's epoch; without it the epoch is checked but not recorded. */
+  readonly epochFile?: string;
 }
 
 class RedisStateStore implements StateStore {
@@ -95,6 +112,11 @@ class RedisStateStore implements StateStore {
   #keysByHash = new Map<string, string>();
   #users = new Map<string, UserRecord>();
   #generation = 0;
+  readonly #epochFile: string | undefined;
+  /** The epoch of the dataset this replica holds. */
+  #epoch = '';
+  /** Since when Redis answers without that epoch (ms since the epoch), or null. */
+  #lostSince: number | null = null;
   /** Replica updates run one at a time, in order. */
   #syncing: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | null = null;
@@ -105,9 +127,38 @@ class RedisStateStore implements StateStore {
     this.#redis = link.client;
     this.#graceMs = opts.graceMs ?? DEFAULT_REDIS_GRACE_MS;
     this.#clock = opts.clock ?? Date.now;
+    this.#epochFile = opts.epochFile;
+  }
+
+  /** The dataset's epoch: joined, or set when an empty Redis is first used; refused when Redis lost it. */
+  async #joinEpoch(): Promise<void> {
+    let recorded: string | undefined;
+    try {
+      recorded = this.#epochFile === undefined ? undefined : readFileSync(this.#epochFile, 'utf8').trim() || undefined;
+    } catch {
+      recorded = undefined;
+    }
+    let epoch = await this.#redis.get(EPOCH);
+    if (epoch === null) {
+      const hasData = (await this.#redis.exists(KEYS, USERS, GENERATION)) > 0;
+      if (recorded !== undefined && !hasData) {
+        throw new StateError(
+          `Redis has lost hpd's data (this instance served epoch ${recorded}; Redis has no epoch and no keys or users): restore Redis from its AOF/RDB backup, or, to start over with no API keys, users or OAuth keys, remove ${this.#epochFile} on every instance`,
+        );
+      }
+      // A new deployment (or one from before epochs, which keeps its data): this dataset's epoch now.
+      await this.#redis.set(EPOCH, randomBytes(8).toString('hex'), 'NX');
+      epoch = (await this.#redis.get(EPOCH)) ?? '';
+    }
+    this.#epoch = epoch;
+    if (this.#epochFile !== undefined && recorded !== epoch) {
+      mkdirSync(dirname(this.#epochFile), { recursive: true });
+      writeFileSync(this.#epochFile, `${epoch}\n`, { mode: 0o600 });
+    }
   }
 
   async start(): Promise<void> {
+    await this.#joinEpoch();
     await this.#reloadAll();
     await this.#link.subscriber.subscribe(CHANGES_CHANNEL);
     this.#link.subscriber.on('message', (channel: string, message: string) => {
@@ -120,9 +171,9 @@ class RedisStateStore implements StateStore {
       }
       this.#enqueue(() => this.#apply(change));
     });
-    // Back from an outage: whatever changed meanwhile is read again at once.
+    // Back from an outage: whatever changed meanwhile is read again at once (not while the data is lost).
     this.#link.onChange((up) => {
-      if (up) this.#enqueue(() => this.#reloadAll());
+      if (up && this.#lostSince === null) this.#enqueue(() => this.#reloadAll());
     });
     this.#timer = setInterval(() => this.#enqueue(() => this.#check()), CHECK_MS);
     this.#timer.unref();
@@ -139,14 +190,27 @@ class RedisStateStore implements StateStore {
   }
 
   async #check(): Promise<void> {
+    if (this.#lostSince !== null) {
+      // Lost: only the epoch is read, until Redis holds this dataset again (restored from its backup).
+      if ((await this.#redis.get(EPOCH)) !== this.#epoch) return;
+      this.#lostSince = null;
+      this.#link.release(`its data is back (epoch ${this.#epoch})`);
+      return;
+    }
     if (!this.#link.up()) return;
-    const g = Number((await this.#redis.get(GENERATION)) ?? 0);
-    if (g !== this.#generation) await this.#reloadAll();
+    const [epoch, generation] = await this.#redis.mget(EPOCH, GENERATION);
+    if (epoch !== this.#epoch) {
+      // Taking an emptied Redis at its word would revoke every key at once: keep the replica.
+      this.#lostSince = this.#clock();
+      this.#link.hold(`it has lost hpd's data: epoch ${epoch ?? 'missing'}, this replica holds ${this.#epoch}; restore it from its backup`);
+      return;
+    }
+    if (Number(generation ?? 0) !== this.#generation) await this.#reloadAll();
   }
 
   /** One change after the replica's generation: fetch that record; anything else: reload all. */
   async #apply(change: Change): Promise<void> {
-    if (change.g <= this.#generation) return;
+    if (this.#lostSince !== null || change.g <= this.#generation) return;
     if (change.g !== this.#generation + 1) return this.#reloadAll();
     const m = this.#redis.multi();
     if (change.key !== undefined) m.hget(KEYS, change.key);
@@ -213,7 +277,8 @@ class RedisStateStore implements StateStore {
   health(): StoreHealth {
     const since = this.#link.downSince();
     if (since === null) return 'ok';
-    return this.#clock() - since < this.#graceMs ? 'degraded' : 'unavailable';
+    if (this.#clock() - since >= this.#graceMs) return 'unavailable';
+    return this.#lostSince !== null ? 'lost' : 'degraded';
   }
 
   generation(): number {

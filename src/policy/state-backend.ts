@@ -4,6 +4,7 @@
  * behind a load balancer). Everything above the policy layer sees a StateStore either way; the Redis
  * link is exposed for what must share it (the leased quota, the authorization server's storage).
  */
+import { join } from 'node:path';
 import { openLmdbStateStore } from './lmdb-store.ts';
 import type { Quota } from './quota.ts';
 import type { RedisLink } from './redis-link.ts';
@@ -42,7 +43,7 @@ export async function openStateBackend(c: StateBackendConfig): Promise<StateBack
   }
   // Loaded only here: an instance on the embedded store (and each of its REST workers) never loads
   // the Redis client.
-  const [{ connectRedis }, { openRedisStateStore }, { LeasedQuota }] = await Promise.all([
+  const [{ connectRedis }, { openRedisStateStore, REDIS_EPOCH_FILE }, { LeasedQuota }] = await Promise.all([
     import('./redis-link.ts'),
     import('./redis-store.ts'),
     import('./leased-quota.ts'),
@@ -50,7 +51,11 @@ export async function openStateBackend(c: StateBackendConfig): Promise<StateBack
   const link = await connectRedis(c.redisUrl, { log: c.log, name: c.name, clock: c.clock });
   let store: StateStore;
   try {
-    store = await openRedisStateStore(link, { graceMs: c.redisGraceMs ?? DEFAULT_REDIS_GRACE_MS, clock: c.clock });
+    store = await openRedisStateStore(link, {
+      graceMs: c.redisGraceMs ?? DEFAULT_REDIS_GRACE_MS,
+      clock: c.clock,
+      epochFile: join(c.stateDir, REDIS_EPOCH_FILE),
+    });
   } catch (err) {
     await link.close();
     throw err;

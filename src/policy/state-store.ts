@@ -51,9 +51,11 @@ export const USER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@:+-]{0,127}$/;
 /**
  * Whether a store answers authoritatively: 'ok'; 'degraded' when a networked store lost its backend
  * and answers from its last known state (known keys keep working; an unknown key may have been created
- * elsewhere, so it is not refused as invalid); 'unavailable' once that has lasted too long.
+ * elsewhere, so it is not refused as invalid); 'lost' when the backend answers but has lost the data
+ * (an emptied Redis): served as 'degraded', but not ready, since an operator must restore it;
+ * 'unavailable' once either has lasted too long.
  */
-export type StoreHealth = 'ok' | 'degraded' | 'unavailable';
+export type StoreHealth = 'ok' | 'degraded' | 'lost' | 'unavailable';
 
 export interface StateStore {
   /** See {@link StoreHealth}; the embedded store is always 'ok'. */
