@@ -3,8 +3,24 @@
  * which answers them, and the OpenAPI document, whose examples must be the very bodies a client gets.
  */
 import type { ProblemSpec } from '../operations/problems.ts';
+import { isCredentialName } from '../operations/unknown-name.ts';
 
 export const UNAUTHORIZED: ProblemSpec = { kind: 'unauthorized', detail: 'Missing or invalid API key.' };
+
+/**
+ * The 401 of a request without an `Authorization` header: the plain one, or, when the key was sent in
+ * the query as other APIs take it (`?api_key=`), one that says where it goes. Authentication comes
+ * before validation (api-contract §1.2), so this 401 is all such a caller ever sees: without the hint
+ * the key they can see in their own URL is "missing".
+ */
+export function missingCredential(query: ReadonlyArray<readonly [string, string]>): ProblemSpec {
+  const sent = query.find(([name]) => isCredentialName(name));
+  if (sent === undefined) return UNAUTHORIZED;
+  return {
+    kind: 'unauthorized',
+    detail: `${UNAUTHORIZED.detail} The query parameter ${sent[0]} is not read: send the key in the Authorization header (Authorization: Bearer <key>).`,
+  };
+}
 
 export const RATE_LIMITED: ProblemSpec = {
   kind: 'rateLimited',

@@ -14,7 +14,7 @@ import type { QuotaDecision } from '../policy/quota.ts';
 import { rateLimitHeaders } from '../policy/rate-limit-headers.ts';
 import { RequestMetrics } from '../observability/request-metrics.ts';
 import { acceptsJson, ifNoneMatchMatches, linkHeader } from './conditional.ts';
-import { BODY_NOT_ALLOWED, RATE_LIMITED, UNAUTHORIZED } from './front-problems.ts';
+import { BODY_NOT_ALLOWED, missingCredential, RATE_LIMITED, UNAUTHORIZED } from './front-problems.ts';
 import { queryPairs } from './query-string.ts';
 import { requestIdFrom } from './request-id.ts';
 import type { ResponseCache } from './response-cache.ts';
@@ -216,7 +216,9 @@ export class OperationPipeline {
     if (!who.ok) {
       metrics?.authFailed('rest', who.reason);
       if (who.reason === 'unavailable') return front.problemReply(STATE_UNAVAILABLE, r.path, [['retry-after', STATE_RETRY_AFTER]]);
-      return front.problemReply(UNAUTHORIZED, r.path, [['www-authenticate', who.reason === 'missing' ? REALM : INVALID_TOKEN]]);
+      if (who.reason === 'missing')
+        return front.problemReply(missingCredential(queryPairs(r.rawQuery)), r.path, [['www-authenticate', REALM]]);
+      return front.problemReply(UNAUTHORIZED, r.path, [['www-authenticate', INVALID_TOKEN]]);
     }
     const counted = this.#config.quota.consume(who.userId, who.tier);
     const proceed = (decision: QuotaDecision): Answer => this.#answer(r, who.tier, decision);

@@ -19,6 +19,7 @@ import { createNodeListener, type ListenerLimits, type NodeListener } from '../h
 import { requestPath } from '../http/request-target.ts';
 import type { DataRegistry } from '../operations/data-registry.ts';
 import { asLiveRegistry, type LiveRegistry } from '../operations/live-registry.ts';
+import { isCredentialName } from '../operations/unknown-name.ts';
 import { OAUTH_SCOPES } from '../policy/oauth-scopes.ts';
 import type { Quota } from '../policy/quota.ts';
 import type { AccessLog } from '../observability/access-log.ts';
@@ -192,15 +193,23 @@ async function authenticate(e: Endpoint, req: IncomingMessage, res: ServerRespon
     e.links,
     {
       kind: 'unauthorized',
-      detail:
-        cred.reason === 'missing'
-          ? 'Missing credential: send an API key or an OAuth access token as a Bearer token.'
-          : `${cred.description}.`,
+      detail: cred.reason === 'missing' ? missingCredentialDetail(req.url ?? '') : `${cred.description}.`,
     },
     path,
     { 'www-authenticate': challenge },
   );
   return null;
+}
+
+/**
+ * The 401 detail of a request without an `Authorization` header. An endpoint URL configured as other
+ * MCP servers take it (`/mcp?api_key=…`) is named, since that key is what the caller believes it sent.
+ */
+function missingCredentialDetail(url: string): string {
+  const q = url.indexOf('?');
+  const sent = q < 0 ? undefined : [...new URLSearchParams(url.slice(q + 1)).keys()].find(isCredentialName);
+  const where = sent === undefined ? '' : ` The query parameter ${sent} is not read.`;
+  return `Missing credential: send an API key or an OAuth access token as a Bearer token in the Authorization header.${where}`;
 }
 
 /** An authenticated MCP request: to its session's transport, or an initialize starting a session. */

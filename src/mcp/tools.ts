@@ -16,10 +16,9 @@ import { listPlanYearsOperation } from '../operations/list-plan-years.ts';
 import { getPlanDetailsOperation } from '../operations/get-plan-details.ts';
 import { lookupZipOperation } from '../operations/lookup-zip.ts';
 import type { Operation } from '../operations/operation.ts';
-import { UNKNOWN_PARAMETER } from '../operations/problems.ts';
-import { suggestion } from '../operations/suggest.ts';
 import type { JsonSchema } from '../operations/query.ts';
 import { searchPlansOperation } from '../operations/search-plans.ts';
+import { unknownNameMessage } from '../operations/unknown-name.ts';
 import { toolInputSchema, type ToolParam } from './tool-input.ts';
 import { toolOutputSchema } from './tool-output.ts';
 
@@ -209,7 +208,7 @@ export function toolArgsToRequest(tool: ToolDefinition, args: Record<string, unk
   const known = new Set(Object.keys((tool.inputSchema.properties ?? {}) as object));
   for (const [name, value] of Object.entries(args)) {
     if (!known.has(name)) {
-      errors.push({ field: name, message: `${UNKNOWN_PARAMETER}${suggestion(name, [...known])}` });
+      errors.push({ field: name, message: unknownNameMessage(name, [...known], 'this tool takes no arguments') });
       continue;
     }
     const param = tool.rename?.[name] ?? name;

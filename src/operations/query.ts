@@ -9,8 +9,8 @@
  * request is reported together; messages follow the Zod wording of the public docs (api-contract §4.4).
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { type FieldError, UNKNOWN_PARAMETER } from './problems.ts';
-import { suggestion } from './suggest.ts';
+import type { FieldError } from './problems.ts';
+import { unknownNameMessage } from './unknown-name.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -194,8 +194,8 @@ export function parseQuery<P>(
 }
 
 /**
- * "Unknown parameter (did you mean metal_level?)", or the query parameters the endpoint takes when none
- * is close (a path parameter such as `plan_id` is not one of them).
+ * The message of a name the endpoint does not take (unknown-name.ts): the query parameters it takes
+ * are the ones to suggest, so a path parameter such as `plan_id` is not one of them.
  */
 function unknownParameterMessage(
   q: { readonly order: readonly string[]; readonly spec: QuerySpec },
@@ -203,7 +203,7 @@ function unknownParameterMessage(
   pathParams: Readonly<Record<string, string>>,
 ): string {
   const names = [...q.order, ...Object.keys(q.spec.aliases ?? {})].filter((n) => !Object.hasOwn(pathParams, n));
-  return `${UNKNOWN_PARAMETER}${suggestion(key, names)}`;
+  return unknownNameMessage(key, names, 'this endpoint takes no query parameters');
 }
 
 /** The message of a query parameter that the endpoint takes in its path. */

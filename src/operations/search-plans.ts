@@ -39,10 +39,21 @@ export interface SearchParams {
   household_size?: number;
 }
 
-/** Why a cursor is refused; each says what to do, since a client can only repair what it is told. */
-const CURSOR_MALFORMED = 'Not a cursor this API issued: pass the cursor of a next link unchanged';
+/**
+ * Why a cursor is refused; each says what to do, since a client can only repair what it is told. Worded
+ * for both fronts: a tool result has no links to follow, but REST and MCP both carry next_cursor.
+ */
+const CURSOR_MALFORMED = 'Not a cursor this API issued: send the next_cursor of the previous page unchanged';
 const CURSOR_OTHER_QUERY =
+  'Issued for another query (other filters or sort): send it with the parameters of the request that returned it, or drop it to start again';
+/** A cursor of an earlier format, which does not say its year and build, so the cause is one of these. */
+const CURSOR_OTHER_QUERY_OR_BUILD =
   'Issued for another query (other filters, sort, year or data build): send it with the parameters of the request that returned it, or drop it to start again';
+const cursorOtherYear = (issued: number, asked: number): string =>
+  `Issued for plan year ${issued}, not ${asked}: send year=${issued} with the parameters of the request that returned it, or drop it to start again`;
+// Repeating the request cannot help here: a walk through the pages never mixes two builds.
+const cursorOtherBuild = (year: number): string =>
+  `Issued by another build of the ${year} plan data (the data was updated since): drop it to start again from the first page`;
 const CURSOR_GONE = 'Points after a plan that is no longer in these results: drop it to start again';
 
 const PRO_PARAMS = new Set(['issuer', 'hsa_eligible', 'max_premium', 'max_deductible', 'sort_by', 'income', 'household_size']);
@@ -104,6 +115,12 @@ interface Cursor {
   readonly v: 1;
   readonly k: [number | string | null, string];
   readonly f: string;
+  /**
+   * Plan year and build (first 12 characters of its hash) that issued it: the fingerprint `f` covers
+   * both, these say which one differs when it does not match. Absent from cursors issued before them.
+   */
+  readonly y?: number;
+  readonly b?: string;
 }
 
 export const SEARCH_RESPONSE = {
@@ -198,7 +215,7 @@ export const searchPlansOperation = defineOperation({
     if (p.cursor !== undefined) {
       const c = decodeCursor(p.cursor);
       if (c === null) throw validationProblem([{ field: 'cursor', message: CURSOR_MALFORMED }]);
-      if (c.f !== fingerprint()) throw validationProblem([{ field: 'cursor', message: CURSOR_OTHER_QUERY }]);
+      if (c.f !== fingerprint()) throw validationProblem([{ field: 'cursor', message: cursorMismatch(c, p.year, buildOf(yd)) }]);
       afterId = c.k[1];
     }
     const page = searchPlans(yd.ds, {
@@ -226,7 +243,13 @@ export const searchPlansOperation = defineOperation({
     const last = page.rows.at(-1);
     const nextCursor =
       page.hasMore && last !== undefined
-        ? encodeCursor({ v: 1, k: [row2key(yd, last, p.sort_by), yd.ds.plan(last.planIndex).standardComponentId], f: fingerprint() })
+        ? encodeCursor({
+            v: 1,
+            k: [row2key(yd, last, p.sort_by), yd.ds.plan(last.planIndex).standardComponentId],
+            f: fingerprint(),
+            y: p.year,
+            b: buildOf(yd),
+          })
         : undefined;
     const lastPage = page.total === null ? 0 : Math.max(1, Math.ceil(page.total / p.per_page));
     // Links absent from a page are undefined members, which JSON leaves out: one object literal (one
@@ -375,11 +398,25 @@ function fingerprintOf(yd: YearData, county: string, areaIndex: number, p: Searc
   return fastHash(text);
 }
 
+/** The build named in cursors: enough of its hash to tell builds apart, as `/readyz` and the logs do. */
+function buildOf(yd: YearData): string {
+  return yd.ds.buildHash.slice(0, 12);
+}
+
+/** Why a cursor's fingerprint does not match this request: the year, the build, or else the query. */
+function cursorMismatch(c: Cursor, year: number, build: string): string {
+  if (c.y === undefined || c.b === undefined) return CURSOR_OTHER_QUERY_OR_BUILD;
+  if (c.y !== year) return cursorOtherYear(c.y, year);
+  if (c.b !== build) return cursorOtherBuild(year);
+  return CURSOR_OTHER_QUERY;
+}
+
 /** The JSON of the cursor (as JSON.stringify would write it), base64url-encoded. */
 function encodeCursor(c: Cursor): string {
   const [key, id] = c.k;
   const keyText = typeof key === 'string' ? jsonString(key) : JSON.stringify(key);
-  return Buffer.from(`{"v":${c.v},"k":[${keyText},${jsonString(id)}],"f":${jsonString(c.f)}}`).toString('base64url');
+  const issuer = c.y === undefined || c.b === undefined ? '' : `,"y":${c.y},"b":${jsonString(c.b)}`;
+  return Buffer.from(`{"v":${c.v},"k":[${keyText},${jsonString(id)}],"f":${jsonString(c.f)}${issuer}}`).toString('base64url');
 }
 
 function decodeCursor(s: string): Cursor | null {
@@ -387,6 +424,7 @@ function decodeCursor(s: string): Cursor | null {
   try {
     const c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as Partial<Cursor>;
     if (c.v !== 1 || !Array.isArray(c.k) || c.k.length !== 2 || typeof c.k[1] !== 'string' || typeof c.f !== 'string') return null;
+    if ((c.y !== undefined && !Number.isInteger(c.y)) || (c.b !== undefined && typeof c.b !== 'string')) return null;
     return c as Cursor;
   } catch {
     return null;

@@ -24,6 +24,8 @@ export interface Case {
   readonly detail?: string | RegExp;
   /** The detail in the tool's argument names, when it differs: a model corrects what it sent by its name. */
   readonly toolDetail?: string;
+  /** `errors[].message` of the tool, where a message speaks of the front itself (an endpoint, a tool). */
+  readonly toolMessages?: readonly string[];
   /** Dotted paths into a 200 body (`_embedded.plans.0.id`, `locations.length`) and their values. */
   readonly facts?: Readonly<Record<string, unknown>>;
 }
@@ -112,6 +114,16 @@ export const CASES: readonly Case[] = [
     status: 400,
     fields: ['metal'],
     detail: 'Unknown parameter metal (did you mean metal_level?).',
+  },
+  {
+    // Other APIs take a key in the query; this one refuses it and says where it goes, on both fronts.
+    name: 'search, key as a parameter',
+    op: PLANS,
+    rest: '/v1/health/plans?zip=77002&age=40&api_key=x',
+    args: { zip: '77002', age: 40, api_key: 'x' },
+    status: 400,
+    fields: ['api_key'],
+    detail: 'Unknown parameter api_key: credentials are read only from the Authorization header (Authorization: Bearer <key>).',
   },
   {
     name: 'search, float age',
@@ -475,5 +487,18 @@ export const CASES: readonly Case[] = [
     tier: 'free',
     status: 200,
     facts: { available_years: [2025], current_year: 2025 },
+  },
+  {
+    // Nothing to suggest: the caller learns the name is not merely misspelled.
+    name: 'years, a parameter it does not take',
+    op: YEARS,
+    rest: '/v1/health/years?x=1',
+    args: { x: 1 },
+    tier: 'free',
+    status: 400,
+    fields: ['x'],
+    detail: 'Unknown parameter x (this endpoint takes no query parameters).',
+    toolDetail: 'Unknown parameter x (this tool takes no arguments).',
+    toolMessages: ['Unknown parameter (this tool takes no arguments)'],
   },
 ];

@@ -532,7 +532,7 @@ describe('unknown query parameters (api-contract §1.1, changed 2026-11-24; issu
     test(`${url.split('?')[0]}: an unknown name is a 400 naming it, never ignored`, async () => {
       const path = url.endsWith('?') ? `${url}bogus=1` : `${url}&bogus=1`;
       const body = await expectProblem(await s.get(path), 400, path, { fields: ['bogus'], detail: /^Unknown parameter bogus/ });
-      assert.match(messageOf(body, 'bogus'), /^Unknown parameter( \(valid: [a-z_, ]+\))?$/);
+      assert.match(messageOf(body, 'bogus'), /^Unknown parameter \((valid: [a-z_, ]+|this endpoint takes no query parameters)\)$/);
     });
   }
 
@@ -555,6 +555,34 @@ describe('unknown query parameters (api-contract §1.1, changed 2026-11-24; issu
     const path = `${SEARCH}?zip=7700&age=40&foo=1&foo=2&bar=3`;
     const body = await expectProblem(await s.get(path), 400, path, { fields: ['foo', 'bar', 'zip'] });
     assert.equal(body.detail, 'Invalid input.');
+  });
+
+  test('a key or a cache-buster in the query is refused with the reason, on GET and HEAD alike', async () => {
+    const key = `${SEARCH}?zip=77002&age=40&api_key=hpd_${'0'.repeat(40)}`;
+    const body = await expectProblem(await s.get(key), 400, key, { fields: ['api_key'] });
+    assert.equal(
+      body.detail,
+      'Unknown parameter api_key: credentials are read only from the Authorization header (Authorization: Bearer <key>).',
+    );
+    const busted = `${SEARCH}?zip=77002&age=40&_=1732480000000`;
+    assert.equal(
+      messageOf(await expectProblem(await s.get(busted), 400, busted, { fields: ['_'] }), '_'),
+      'Unknown parameter: cache-busting parameters are not taken: responses are already revalidated (Cache-Control: no-cache, ETag)',
+    );
+    assert.equal((await s.get(busted, { method: 'HEAD' })).status, 400);
+  });
+
+  test('without an Authorization header, a key sent in the query is named in the 401', async () => {
+    const path = `${SEARCH}?zip=77002&age=40&api_key=hpd_${'0'.repeat(40)}`;
+    const res = await s.get(path, { tier: null });
+    assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="health-api"', 'the challenge of a missing credential');
+    const body = await expectProblem(res, 401, path);
+    assert.equal(
+      body.detail,
+      'Missing or invalid API key. The query parameter api_key is not read: send the key in the Authorization header (Authorization: Bearer <key>).',
+    );
+    const plain = `${SEARCH}?zip=77002&age=40`;
+    assert.equal((await expectProblem(await s.get(plain, { tier: null }), 401, plain)).detail, 'Missing or invalid API key.');
   });
 
   test('the documented aliases are not unknown', async () => {

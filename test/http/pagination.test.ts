@@ -251,7 +251,7 @@ describe('cursors are bound to their query', () => {
       // What went wrong and what to do, not "Invalid cursor: Invalid cursor." (issue #20 §3.4).
       assert.match(
         messageOf(body, 'cursor'),
-        /^Issued for another query \(other filters, sort, year or data build\): send it with the parameters of the request that returned it, or drop it/,
+        /^Issued for another query \(other filters or sort\): send it with the parameters of the request that returned it, or drop it/,
       );
       assert.match(body.detail, /^Invalid cursor: Issued for another query/);
     });

@@ -253,6 +253,21 @@ describe('HTTP rules of the MCP endpoint', () => {
     );
   });
 
+  test('without an Authorization header, a key in the endpoint URL (as other MCP servers take it) is named in the 401', async () => {
+    const init = {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
+    };
+    const r = await fetch(`${fx.mcpUrl}?api_key=hpd_${'0'.repeat(40)}`, init);
+    assert.equal(r.status, 401);
+    assert.match(r.headers.get('www-authenticate') ?? '', /^Bearer resource_metadata=/, 'the challenge of a missing credential');
+    assert.equal(
+      ((await r.json()) as { detail: string }).detail,
+      'Missing credential: send an API key or an OAuth access token as a Bearer token in the Authorization header. The query parameter api_key is not read.',
+    );
+  });
+
   test('protected-resource metadata (RFC 9728) at the resource path and the path-inserted form', async () => {
     const origin = new URL(fx.mcpUrl).origin;
     for (const url of [`${fx.mcpUrl}/.well-known/oauth-protected-resource`, `${origin}/.well-known/oauth-protected-resource/mcp`]) {

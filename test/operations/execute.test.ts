@@ -152,7 +152,7 @@ describe('search: validation, parameter tier gate, year', () => {
   });
   test('a cursor that is not one of this query is a 400 on cursor', () => {
     assert.deepEqual(fieldErrors(run(PLANS, 'pro', 'zip=77002&age=40&cursor=bm90LWEtY3Vyc29y')), [
-      'cursor: Not a cursor this API issued: pass the cursor of a next link unchanged',
+      'cursor: Not a cursor this API issued: send the next_cursor of the previous page unchanged',
     ]);
     const first = ok(run(PLANS, 'pro', 'zip=77002&age=40&per_page=2'));
     assert.ok(typeof first.next_cursor === 'string');
@@ -160,7 +160,7 @@ describe('search: validation, parameter tier gate, year', () => {
     assert.deepEqual(
       fieldErrors(run(PLANS, 'pro', `zip=77002&age=41&per_page=2&cursor=${first.next_cursor}`)),
       [
-        'cursor: Issued for another query (other filters, sort, year or data build): send it with the parameters of the request that returned it, or drop it to start again',
+        'cursor: Issued for another query (other filters or sort): send it with the parameters of the request that returned it, or drop it to start again',
       ],
       'another age: another query',
     );
