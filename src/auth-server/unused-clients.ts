@@ -9,7 +9,7 @@
  * store's own expiry (the LMDB sweep, Redis key expiry). With the per-address registration limit
  * (registration-limit.ts) this bounds what one address can leave stored. Works over either store.
  */
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import type { Adapter } from 'oidc-provider';
 import type { OAuthStore } from './lmdb-adapter.ts';
 
 /** A day: an MCP client registers just before its user signs in, minutes at most. */
