@@ -7,9 +7,15 @@
  * provider sees it. The table is bounded (least recently used addresses go first, full buckets before
  * anything else), so rotating addresses cannot grow it. Per process: instances behind one name each
  * allow their share (the README says so); unused registrations also expire (unused-clients.ts).
+ *
+ * Addresses are cheap (an IPv6 /64, a botnet), so the whole server also has a bucket of
+ * {@link ALL_REGISTRATIONS_PER_HOUR}: with the one-day expiry of unused clients, at most ~24,000 unused
+ * registrations (~35 MB of oauth.mdb at the measured ~1.4 KB each) can be stored at any time.
  */
 
 export const REGISTRATIONS_PER_HOUR = 20;
+/** Every address together; a public MCP server sees one registration per client installation. */
+export const ALL_REGISTRATIONS_PER_HOUR = 1_000;
 const HOUR_MS = 3_600_000;
 const MAX_ADDRESSES = 10_000;
 
@@ -18,15 +24,29 @@ interface Bucket {
   at: number;
 }
 
-export interface RegistrationLimit {
-  /** Takes one registration for `address`: 0 when allowed, else the seconds until the next one is. */
-  take(address: string): number;
+export interface Refusal {
+  /** Seconds until a registration is allowed again. */
+  readonly wait: number;
+  /** Whose allowance ran out: this address's, or every address's together. */
+  readonly scope: 'address' | 'server';
 }
 
-export function createRegistrationLimit(clock: () => number = Date.now, perHour = REGISTRATIONS_PER_HOUR): RegistrationLimit {
+export interface RegistrationLimit {
+  /** Takes one registration for `address`: null when allowed. */
+  take(address: string): Refusal | null;
+}
+
+const waitFor = (b: Bucket, perHour: number): number => Math.ceil(((1 - b.tokens) * HOUR_MS) / perHour / 1000);
+
+export function createRegistrationLimit(
+  clock: () => number = Date.now,
+  perHour = REGISTRATIONS_PER_HOUR,
+  allPerHour = ALL_REGISTRATIONS_PER_HOUR,
+): RegistrationLimit {
   const buckets = new Map<string, Bucket>();
-  const refill = (b: Bucket, now: number): void => {
-    b.tokens = Math.min(perHour, b.tokens + ((now - b.at) * perHour) / HOUR_MS);
+  const all: Bucket = { tokens: allPerHour, at: clock() };
+  const refill = (b: Bucket, now: number, rate = perHour): void => {
+    b.tokens = Math.min(rate, b.tokens + ((now - b.at) * rate) / HOUR_MS);
     b.at = now;
   };
   const evict = (now: number): void => {
@@ -50,11 +70,12 @@ export function createRegistrationLimit(clock: () => number = Date.now, perHour 
         refill(b, now);
       }
       buckets.set(address, b);
-      if (b.tokens >= 1) {
-        b.tokens -= 1;
-        return 0;
-      }
-      return Math.ceil(((1 - b.tokens) * HOUR_MS) / perHour / 1000);
+      if (b.tokens < 1) return { wait: waitFor(b, perHour), scope: 'address' };
+      refill(all, now, allPerHour);
+      if (all.tokens < 1) return { wait: waitFor(all, allPerHour), scope: 'server' };
+      b.tokens -= 1;
+      all.tokens -= 1;
+      return null;
     },
   };
 }

@@ -48,15 +48,17 @@ export function createRoutes(
 }
 
 /**
- * Registration is open to anyone but not unbounded: past the per-address limit a 429 (RFC 6585) with
+ * Registration is open to anyone but not unbounded: past the per-address or the server's limit a 429 (RFC 6585) with
  * Retry-After and an OAuth error body, as the provider's own errors are. True when refused.
  */
 function registrationRefused(req: IncomingMessage, res: ServerResponse, limit: RegistrationLimit, trustProxy: boolean): boolean {
-  const wait = limit.take(clientAddress(req, trustProxy) ?? 'unknown');
-  if (wait === 0) return false;
+  const refusal = limit.take(clientAddress(req, trustProxy) ?? 'unknown');
+  if (refusal === null) return false;
+  const wait = refusal.wait;
+  const whose = refusal.scope === 'address' ? 'from this address' : 'on this server';
   const body = JSON.stringify({
     error: 'temporarily_unavailable',
-    error_description: `too many client registrations from this address: retry in ${wait} s`,
+    error_description: `too many client registrations ${whose}: retry in ${wait} s`,
   });
   res.writeHead(429, {
     'content-type': 'application/json; charset=utf-8',

@@ -110,6 +110,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     version: PACKAGE_VERSION,
     listenerLimits: { maxConnections: c.maxConnections },
     restMaxConnections: c.restMaxConnections,
+    restMaxConnectionsPerAddress: c.restMaxConnectionsPerAddress,
     workers,
     watchBuilds: c.watchBuilds,
     responseCacheBytes: c.responseCacheBytes,

@@ -53,6 +53,8 @@ export interface ServicesConfig {
   readonly drainMs?: number;
   /** Concurrent connections on the REST listener (default DEFAULT_REST_MAX_CONNECTIONS). */
   readonly restMaxConnections?: number;
+  /** REST connections one address may hold (default DEFAULT_REST_MAX_CONNECTIONS_PER_ADDRESS; 0: no limit). */
+  readonly restMaxConnectionsPerAddress?: number;
   /** Byte budget of the REST response cache (default DEFAULT_RESPONSE_CACHE_BYTES). */
   readonly responseCacheBytes?: number;
   /** Byte budget of the REST search cache, per thread (default DEFAULT_SEARCH_CACHE_BYTES). */
@@ -263,6 +265,7 @@ async function startRest(
     const pool = await startRestPool({
       workers,
       maxConnections: c.restMaxConnections ?? DEFAULT_REST_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: c.restMaxConnectionsPerAddress,
       years: () => imagesOf(live.current()),
       worker: {
         stateDir: c.stateDir,
@@ -295,6 +298,7 @@ async function startRest(
     upgradeUrl: c.upgradeUrl,
     clock: c.clock,
     maxConnections: c.restMaxConnections,
+    maxConnectionsPerAddress: c.restMaxConnectionsPerAddress,
     responseCacheBytes: c.responseCacheBytes,
     searchCacheBytes: c.searchCacheBytes,
     metrics,

@@ -25,6 +25,7 @@ export interface ServeConfig {
   readonly externalIssuer: string | undefined;
   readonly maxConnections: number;
   readonly restMaxConnections: number;
+  readonly restMaxConnectionsPerAddress: number;
   readonly responseCacheBytes: number;
   readonly searchCacheBytes: number;
   readonly drainMs: number;
@@ -82,6 +83,7 @@ export function serveConfig(env: NodeJS.ProcessEnv = process.env, overrides: Ser
     externalIssuer: v.authIssuer,
     maxConnections: v.maxConnections,
     restMaxConnections: v.restMaxConnections,
+    restMaxConnectionsPerAddress: v.restMaxConnectionsPerAddress,
     responseCacheBytes: Math.round(v.responseCacheMb * 1024 * 1024),
     searchCacheBytes: Math.round(v.searchCacheMb * 1024 * 1024),
     drainMs: Math.round(v.drainSeconds * 1000),

@@ -194,6 +194,16 @@ export const SETTINGS = {
     description: 'concurrent connections on the REST listener; more are closed as they open',
     scope: 'serve',
   }),
+  restMaxConnectionsPerAddress: setting<number>({
+    name: 'HPD_REST_MAX_CONNECTIONS_PER_ADDRESS',
+    parse: p.integer(0, 1_000_000),
+    expected: 'a whole number of connections (0: no per-address limit)',
+    fallback: 1_000,
+    defaultText: '1000',
+    description:
+      'REST connections one client address may hold (Linux: counted from the kernel socket table); more are closed as they open, so one address cannot take the whole HPD_REST_MAX_CONNECTIONS. Behind a load balancer every connection comes from its address: keep this above its per-instance maxconn, or 0',
+    scope: 'serve',
+  }),
   responseCacheMb: setting<number>({
     name: 'HPD_RESPONSE_CACHE_MB',
     parse: p.decimal(0, 65_536),

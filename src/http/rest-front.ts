@@ -34,6 +34,12 @@ export interface ServerConfig {
   readonly searchCacheBytes?: number;
   /** Concurrent connections; further ones are closed as soon as they open. Default 10,000. */
   readonly maxConnections?: number;
+  /** Connections one remote address may hold (src/http/address-cap.ts); 0 turns the limit off. Default 1,000. */
+  readonly maxConnectionsPerAddress?: number;
+  /** The port connections arrive on, when another thread listens for this server (REST workers); 0 until known. */
+  readonly listeningPort?: () => number;
+  /** Threads serving the same listener (REST workers), which share the per-address limit; default 1. */
+  readonly threads?: number;
   /** Names this server in log lines ('rest', or 'rest worker N'). */
   readonly name?: string;
   /** This thread's request counters (/metrics); absent: nothing is counted. */

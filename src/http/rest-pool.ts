@@ -31,11 +31,13 @@ const CLOSE_WAIT_MS = 5000;
 export interface RestPoolConfig {
   readonly workers: number;
   /** Shared by every worker; `index`, its share of the connection cap and the years are added per worker. */
-  readonly worker: Omit<RestWorkerData, 'index' | 'maxConnections' | 'years'>;
+  readonly worker: Omit<RestWorkerData, 'index' | 'maxConnections' | 'maxConnectionsPerAddress' | 'port' | 'threads' | 'years'>;
   /** The builds served now (a replacement worker starts on these). */
   readonly years: () => readonly YearImage[];
   /** The whole REST connection cap, split evenly among the workers. */
   readonly maxConnections: number;
+  /** Connections one address may hold, across all workers (src/http/address-cap.ts); 0: no limit. */
+  readonly maxConnectionsPerAddress?: number;
   readonly log?: (line: string) => void;
 }
 
@@ -85,6 +87,7 @@ class WorkerPool implements RestPool {
   readonly #acceptor = uws.App() as Acceptor;
   readonly #slots = new Map<number, Slot>();
   readonly #perWorker: number;
+  readonly #port = new Int32Array(new SharedArrayBuffer(4));
   #closing = false;
   #replaced = 0;
   #backoff = FIRST_BACKOFF_MS;
@@ -107,7 +110,15 @@ class WorkerPool implements RestPool {
   /** Starts worker `index`; resolves once it is ready (and registered with the acceptor unless closing). */
   spawn(index: number): Promise<void> {
     return new Promise((resolve, reject) => {
-      const data: RestWorkerData = { ...this.#c.worker, index, maxConnections: this.#perWorker, years: this.#c.years() };
+      const data: RestWorkerData = {
+        ...this.#c.worker,
+        index,
+        maxConnections: this.#perWorker,
+        maxConnectionsPerAddress: this.#c.maxConnectionsPerAddress,
+        port: this.#port.buffer as SharedArrayBuffer,
+        threads: this.#c.workers,
+        years: this.#c.years(),
+      };
       const worker = new Worker(WORKER_URL, {
         workerData: data,
         execArgv: ['--import', HOOKS],
@@ -179,7 +190,9 @@ class WorkerPool implements RestPool {
   listen(port: number, host: string): Promise<number> {
     return listenExclusive(this.#acceptor, 'rest', host, port).then((token) => {
       this.#listenSocket = token;
-      return uws.us_socket_local_port(token);
+      const port = uws.us_socket_local_port(token);
+      Atomics.store(this.#port, 0, port);
+      return port;
     });
   }
 

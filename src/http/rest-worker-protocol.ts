@@ -18,6 +18,12 @@ export interface RestWorkerData {
   readonly limits: Readonly<Record<Tier, number>>;
   /** This worker's share of the REST connection cap. */
   readonly maxConnections: number;
+  /** Connections one address may hold (every worker counts against the same limit); 0: no limit. */
+  readonly maxConnectionsPerAddress?: number;
+  /** One Int32 the acceptor sets to its listening port once it listens (the census needs it). */
+  readonly port: SharedArrayBuffer;
+  /** Worker threads of the pool. */
+  readonly threads: number;
   readonly responseCacheBytes?: number;
   readonly searchCacheBytes?: number;
   /** The shared quota table (SharedArrayBuffers travel by reference); null when the state is on Redis. */

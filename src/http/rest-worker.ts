@@ -23,6 +23,7 @@ if (parentPort === null) throw new InvariantError('rest-worker.ts runs as a work
 const port = parentPort;
 const data = workerData as RestWorkerData;
 const post = (m: FromWorker): void => port.postMessage(m);
+const listeningPort = new Int32Array(data.port);
 
 const log = (line: string): void => void process.stderr.write(`${line} [worker ${data.index}]\n`);
 const live = createFollowerRegistry(data.years, log);
@@ -44,6 +45,9 @@ const server = createRestServer({
   baseUrl: data.baseUrl,
   upgradeUrl: data.upgradeUrl,
   maxConnections: data.maxConnections,
+  maxConnectionsPerAddress: data.maxConnectionsPerAddress,
+  listeningPort: () => Atomics.load(listeningPort, 0),
+  threads: data.threads,
   name: `rest worker ${data.index}`,
   responseCacheBytes: data.responseCacheBytes,
   searchCacheBytes: data.searchCacheBytes,

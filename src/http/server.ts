@@ -13,6 +13,7 @@
  * routes.
  */
 import { asLiveRegistry } from '../operations/live-registry.ts';
+import { AddressCap, DEFAULT_REST_MAX_CONNECTIONS_PER_ADDRESS } from './address-cap.ts';
 import { createConnectionCap } from './connection-cap.ts';
 import { ResponseCache } from './response-cache.ts';
 import { registerDocuments } from './rest-documents.ts';
@@ -53,16 +54,17 @@ export interface RestServer {
  * flood of connections from taking every file descriptor of the process (MCP and the authorization
  * server included). uWS reports each opened (+1) and closed (-1) connection to the filter.
  */
-function capConnections(app: TemplatedApp, name: string, maxConnections: number): void {
+function capConnections(app: TemplatedApp, name: string, maxConnections: number, perAddress: AddressCap | null): void {
   const cap = createConnectionCap(name, maxConnections);
   let openConnections = 0;
   // biome-ignore lint/suspicious/useIterableCallbackReturn: uWS's connection filter, not Array.prototype.filter
   app.filter((res, change) => {
     openConnections += Number(change);
-    if (Number(change) > 0 && openConnections > maxConnections) {
+    if (Number(change) <= 0) return;
+    if (openConnections > maxConnections) {
       cap.refuse();
       res.close();
-    }
+    } else if (perAddress !== null && !perAddress.admit(res.getRemoteAddress())) res.close();
   });
 }
 
@@ -73,7 +75,15 @@ export function createRestServer(config: ServerConfig): RestServer {
   const cache = new ResponseCache<CachedResponse>(config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES);
   // Search requests are many and skewed (a few ZIPs and ages take most of them): least recently used goes first.
   const searchCache = new ResponseCache<CachedResponse>(config.searchCacheBytes ?? DEFAULT_SEARCH_CACHE_BYTES, { lru: true });
-  capConnections(app, config.name ?? 'rest', config.maxConnections ?? DEFAULT_REST_MAX_CONNECTIONS);
+  let listenSocket: us_listen_socket | null = null;
+  let listeningPort = 0;
+  const name = config.name ?? 'rest';
+  const perAddressMax = config.maxConnectionsPerAddress ?? DEFAULT_REST_MAX_CONNECTIONS_PER_ADDRESS;
+  const perAddress =
+    perAddressMax === 0
+      ? null
+      : new AddressCap({ max: perAddressMax, name, threads: config.threads, port: config.listeningPort ?? (() => listeningPort) });
+  capConnections(app, name, config.maxConnections ?? DEFAULT_REST_MAX_CONNECTIONS, perAddress);
   const routes = buildRoutes();
   const pipeline = new OperationPipeline(front, config, { response: cache, search: searchCache });
   for (const route of routes) front.route(route.pattern, route.label, (res, req, head) => pipeline.handle(route, res, req, head));
@@ -85,7 +95,6 @@ export function createRestServer(config: ServerConfig): RestServer {
     cache.clear();
     searchCache.clear();
   });
-  let listenSocket: us_listen_socket | null = null;
   return {
     appDescriptor() {
       return (app as unknown as { getDescriptor(): unknown }).getDescriptor();
@@ -93,7 +102,8 @@ export function createRestServer(config: ServerConfig): RestServer {
     listen(port, host = '127.0.0.1') {
       return listenExclusive(app, 'rest', host, port).then((token) => {
         listenSocket = token;
-        return uws.us_socket_local_port(token);
+        listeningPort = uws.us_socket_local_port(token);
+        return listeningPort;
       });
     },
     responseCacheStats() {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { openOAuthStore } from '../../src/auth-server/lmdb-adapter.ts';
-import { REGISTRATIONS_PER_HOUR } from '../../src/auth-server/registration-limit.ts';
+import { ALL_REGISTRATIONS_PER_HOUR, createRegistrationLimit, REGISTRATIONS_PER_HOUR } from '../../src/auth-server/registration-limit.ts';
 import { expireUnusedClients, UNUSED_CLIENT_TTL_S } from '../../src/auth-server/unused-clients.ts';
 import { REDIRECT_URI, startFixture } from './oauth-test-client.ts';
 
@@ -66,4 +66,28 @@ test('a client never used expires after a day; a client with a grant stays', asy
   assert.ok((await store.sweep()) >= 1);
   assert.equal(await clients.find('unused'), undefined, 'the client nobody authorized expired');
   assert.ok(await clients.find('used'), 'the client a user authorized stays');
+});
+
+test('every address together gets ALL_REGISTRATIONS_PER_HOUR: rotating addresses cannot store unused clients without bound', () => {
+  let now = 0;
+  const limit = createRegistrationLimit(() => now);
+  const addresses = Math.ceil(ALL_REGISTRATIONS_PER_HOUR / REGISTRATIONS_PER_HOUR) + 5;
+  let allowed = 0;
+  let refusedByServer = 0;
+  for (let a = 0; a < addresses; a++)
+    for (let i = 0; i < REGISTRATIONS_PER_HOUR; i++) {
+      const r = limit.take(`2001:db8::${a}`);
+      if (r === null) allowed++;
+      else if (r.scope === 'server') refusedByServer++;
+    }
+  assert.equal(allowed, ALL_REGISTRATIONS_PER_HOUR);
+  assert.equal(refusedByServer, addresses * REGISTRATIONS_PER_HOUR - ALL_REGISTRATIONS_PER_HOUR);
+  const refusal = limit.take('2001:db8::ffff');
+  assert.equal(refusal?.scope, 'server');
+  assert.equal(refusal?.wait, Math.ceil(3600 / ALL_REGISTRATIONS_PER_HOUR), 'the next one is allowed when the bucket refills one');
+  now += 3_600_000 / ALL_REGISTRATIONS_PER_HOUR;
+  assert.equal(limit.take('2001:db8::ffff'), null, 'refilled evenly over the hour');
+  // A refused address keeps its own tokens: the server's refusal took nothing from it.
+  now += 3_600_000;
+  for (let i = 0; i < REGISTRATIONS_PER_HOUR; i++) assert.equal(limit.take('2001:db8::1'), null);
 });

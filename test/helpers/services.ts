@@ -38,6 +38,7 @@ export async function startTestServices(
     drainMs?: number;
     workers?: number;
     restMaxConnections?: number;
+    restMaxConnectionsPerAddress?: number;
     metricsPort?: number;
   } = {},
 ): Promise<TestServices> {
@@ -63,6 +64,7 @@ export async function startTestServices(
       drainMs: opts.drainMs,
       workers: opts.workers,
       restMaxConnections: opts.restMaxConnections,
+      restMaxConnectionsPerAddress: opts.restMaxConnectionsPerAddress,
       metricsPort: opts.metricsPort,
     });
     return {
