@@ -4,7 +4,7 @@
  *
  * Opens are counted as uWS reports them; closes cannot be attributed to an address (see
  * socket-census.ts), so counts only grow between two censuses of the kernel's socket table. A census is
- * asked for only when an address reaches its limit (or the tally of addresses grows large), and the
+ * asked for only when an address's count passes half its limit (or the tally of addresses grows large), and the
  * next one waits 20 times as long as the last one took (10 ms to 1 s): a client under its limit never
  * pays for one, and a flood costs at most ~5 % of a thread in table reads, off the event loop.
  * Between censuses the estimate can only be too high (opens counted since a census began may already
@@ -72,19 +72,27 @@ export class AddressCap {
     this.#log = o.log ?? ((line) => process.stderr.write(`${line}\n`));
   }
 
-  /** A connection from `remote` (uWS's 4 or 16 address bytes) opened: false means close it. */
-  admit(remote: ArrayBuffer): boolean {
+  /**
+   * A connection from `remote` (uWS's 4 or 16 address bytes) opened while this thread holds `open`
+   * connections (this one included): false means close it.
+   */
+  admit(remote: ArrayBuffer, open: number): boolean {
     if (this.#off) return true;
     const key = addressKey(remote);
     const since = this.#since.get(key) ?? 0;
-    if ((this.#base.get(key) ?? 0) + since * this.#threads + 1 > this.#o.max) {
+    // Closes are counted for the thread, not the address: no address holds more than the thread does,
+    // so a client that opens and closes one connection at a time never looks like a flood.
+    const estimate = Math.min((this.#base.get(key) ?? 0) + since * this.#threads, (open - 1) * this.#threads) + 1;
+    if (estimate > this.#o.max) {
       this.#refresh();
       this.#refused(key);
       return false;
     }
     this.#since.set(key, since + 1);
     if (this.#next !== null) this.#next.set(key, (this.#next.get(key) ?? 0) + 1);
-    if (this.#since.size > TALLY_LIMIT) this.#refresh();
+    // Halfway there, a census: on a busy thread, a client that opens and closes connections one after
+    // another (no keep-alive) has its tally reset long before it could reach the limit.
+    if (estimate * 2 > this.#o.max || this.#since.size > TALLY_LIMIT) this.#refresh();
     return true;
   }
 

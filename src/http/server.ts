@@ -64,7 +64,7 @@ function capConnections(app: TemplatedApp, name: string, maxConnections: number,
     if (openConnections > maxConnections) {
       cap.refuse();
       res.close();
-    } else if (perAddress !== null && !perAddress.admit(res.getRemoteAddress())) res.close();
+    } else if (perAddress !== null && !perAddress.admit(res.getRemoteAddress(), openConnections)) res.close();
   });
 }
 

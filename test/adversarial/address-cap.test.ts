@@ -65,6 +65,11 @@ for (const workers of [0, 2]) {
     const s = await startTestServices({ workers, restMaxConnections: CAP, restMaxConnectionsPerAddress: PER_ADDRESS });
     t.after(() => s.close());
     const port = s.services.restPort;
+    // A client without keep-alive opens and closes far more connections than the limit, one at a time.
+    const sequential: Array<number | string> = [];
+    for (let i = 0; i < 4 * PER_ADDRESS; i++) sequential.push(await getFrom(port, '127.0.0.4'));
+    assert.deepEqual(sequential, Array(4 * PER_ADDRESS).fill(200), 'a client holding one connection at a time is never refused');
+
     const attack = flood(port, '127.0.0.2', FLOOD);
     t.after(() => attack.destroy());
     await sleep(1_500);
