@@ -20,12 +20,13 @@ import { COMPILER_VERSION } from './compiler-version.ts';
 import { writeManifest } from './build-manifest.ts';
 import { coverPlans } from './coverage.ts';
 import { loadGeography, type GeographyConfig } from './geo/geography.ts';
-import { loadPremiums } from './load-premiums.ts';
+import { loadPlanSources } from './load-plan-sources.ts';
+import { planBundles } from './plan-sources.ts';
+import { stateProvenance } from './provenance.ts';
+import { premiumsOfSources } from './source-premiums.ts';
 import { METAL_FACTORS, VARIATION } from './model-rates.ts';
 import { loadBenefits, type BenefitsByVariant } from './puf/benefits.ts';
 import { loadCrosswalk, type CrosswalkTable } from './puf/crosswalk.ts';
-import { loadPlanAttributes } from './puf/plan-attributes.ts';
-import { loadServiceAreas } from './puf/service-area.ts';
 import type { ProgressSink } from './progress.ts';
 import {
   createTmpBuildDir,
@@ -39,7 +40,7 @@ import {
 } from './publish.ts';
 import { DIAGNOSTIC_CODES, DiagnosticSink, FatalBuildError } from './read/diagnostics.ts';
 import { openTable } from './read/table.ts';
-import { loadSourcesFile, resolveInputs, type ResolvedInput } from './sources.ts';
+import { loadSourcesFile, resolveInputs, type ResolvedInput, type SourcesFile } from './sources.ts';
 import { assembleTables } from './tables/assemble.ts';
 import { verifyBuild } from './verify-build.ts';
 import { writeLmdb } from './write-lmdb.ts';
@@ -125,7 +126,7 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildResult> {
 
   const tmpDir = createTmpBuildDir(opts.buildsRoot, year, hash);
   try {
-    const manifest = await compileInto(tmpDir, { year, hash, inputs, rules, rulesYear, geoConfig, sink, progress, started });
+    const manifest = await compileInto(tmpDir, { year, sources, hash, inputs, rules, rulesYear, geoConfig, sink, progress, started });
     const verify = progress.stage('verify');
     verifyBuild(tmpDir, manifest);
     verify.end(1);
@@ -181,6 +182,7 @@ function buildHash(parts: { year: number; inputs: Map<string, ResolvedInput>; ru
 
 interface CompileContext {
   readonly year: number;
+  readonly sources: SourcesFile;
   readonly hash: string;
   readonly inputs: Map<string, ResolvedInput>;
   readonly rules: TaxYearRules;
@@ -239,56 +241,31 @@ async function readOptionalInputs(
 
 async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManifest> {
   const { year, inputs, sink, progress, rules } = ctx;
-  const displayName = (name: string): string => {
-    const p = inputs.get(name)!.path;
-    return p.split('/').at(-1)!;
-  };
+  const displayName = (name: string): string => inputs.get(name)!.file;
 
   // Geography first: coverage of every plan is expressed in its counties and rating areas.
   const geo = await readGeography(ctx);
   for (const f of sink.files.keys()) sink.checkRejectedShare(f);
 
-  const pa = await loadPlanAttributes(
-    await openTable(need(inputs, 'plan_attributes'), displayName('plan_attributes')),
-    year,
-    sink,
-    progress,
-  );
-  const serviceAreas = await loadServiceAreas(
-    await openTable(need(inputs, 'service_area'), displayName('service_area')),
-    year,
-    sink,
-    progress,
-  );
-  if (pa.variants.size === 0) {
-    throw new FatalBuildError(DIAGNOSTIC_CODES.badFormat, `${displayName('plan_attributes')}: no individual medical plan of ${year}`);
+  const bundles = planBundles(ctx.sources, inputs);
+  const plans = await loadPlanSources(bundles, year, sink, progress);
+  if (plans.variants.size === 0) {
+    const files = bundles.map((b) => b.planAttributes.input.file).join(', ');
+    throw new FatalBuildError(DIAGNOSTIC_CODES.badFormat, `${files}: no individual medical plan of ${year}`);
   }
 
   const coverageStage = progress.stage('coverage');
-  const { coverage, planAreas, variantsByScid } = coverPlans(pa.variants.values(), serviceAreas, geo, sink, {
-    planAttributes: displayName('plan_attributes'),
-    serviceArea: displayName('service_area'),
+  const cover = coverPlans(plans.variants.values(), plans.serviceAreas, geo, sink, (state) => {
+    const b = plans.states.get(state)!.bundle;
+    return { planAttributes: b.planAttributes.input.file, serviceArea: b.serviceArea.input.file };
   });
-  coverageStage.end(coverage.size);
+  coverageStage.end(cover.coverage.size);
 
   const benchmarks = loadBenchmarks(need(inputs, 'slcsp_benchmarks'), year);
-  const ratesInput = inputs.get('rates');
-  const { rateTable, premiumsModeled } = await loadPremiums(
-    {
-      year,
-      rates: ratesInput === undefined ? null : { path: ratesInput.path, file: displayName('rates') },
-      variants: pa.variants.values(),
-      planAreas,
-      benchmarks,
-      rules,
-      newestImport: pa.newestImport,
-    },
-    new Set(variantsByScid.keys()),
-    sink,
-    progress,
-  );
+  const premiums = await premiumsOfSources(bundles, plans, { year, benchmarks, rules, planAreas: cover.planAreas }, sink, progress);
+  const { rateTable } = premiums;
 
-  const { crosswalk, benefits } = await readOptionalInputs(ctx, new Set(pa.variants.keys()), displayName);
+  const { crosswalk, benefits } = await readOptionalInputs(ctx, new Set(plans.variants.keys()), displayName);
 
   const tablesStage = progress.stage('tables');
   const assembled = assembleTables({
@@ -298,18 +275,18 @@ async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManif
     rules: ctx.rules,
     sink: ctx.sink,
     geo,
-    variantsByScid,
-    coverage,
+    variantsByScid: cover.variantsByScid,
+    coverage: cover.coverage,
     rateTable,
     benchmarks,
-    premiumsModeled,
+    modeledStates: premiums.modeledStates,
   });
   const tablesBytes = writeTables(join(dir, TABLES_FILE), assembled.meta, assembled.arrays);
   tablesStage.end(assembled.rows);
 
   const lmdbStage = progress.stage('lmdb');
   const lmdbRows = await writeLmdb(join(dir, LMDB_FILE), {
-    variants: pa.variants,
+    variants: plans.variants,
     geo,
     issuers: assembled.issuersByState,
     crosswalk,
@@ -327,9 +304,11 @@ async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManif
     progress,
     assembled,
     rateTable,
-    premiumsModeled,
-    planImport: pa.newestImport,
+    premiumsModeled: premiums.modeledStates.size > 0,
+    planImport: plans.newestImport,
     crosswalk,
     tablesBytes,
+    provenance: stateProvenance(year, plans, premiums),
+    serviceAreas: { statewideByDecision: plans.statewideByDecision, plansWithoutServiceArea: cover.withoutServiceArea.length },
   });
 }
