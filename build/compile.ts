@@ -95,7 +95,7 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildResult> {
   });
   const geographyFile = opts.geographyFile ?? join(opts.root, 'data', 'geo', 'geography.json');
   const geoConfig = JSON.parse(readFileSync(geographyFile, 'utf8')) as GeographyConfig;
-  const { rules, rulesYear, rulesText } = pickRules(year, opts.rulesDir, sink);
+  const { rules, rulesYear, rulesText } = pickRules(year, opts.rulesDir);
 
   const hash = buildHash({ year, inputs, rulesText, geographyText: readFileSync(geographyFile, 'utf8') });
   const finalDir = join(yearDir(opts.buildsRoot, year), hash);
@@ -144,21 +144,18 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildResult> {
 function pickRules(
   year: number,
   dir: string | undefined,
-  sink: DiagnosticSink,
 ): { rules: TaxYearRules; rulesYear: number; rulesText: string } {
   const years = availableRuleYears(dir);
   if (years.length === 0) throw new FatalBuildError(DIAGNOSTIC_CODES.inputMissing, 'no rule tables in data/rules');
-  // Premium rating uses the coverage year's table; the nearest one stands in for a year without a table.
-  const rulesYear = years.includes(year) ? year : years.reduce((best, y) => (Math.abs(y - year) < Math.abs(best - year) ? y : best));
-  if (rulesYear !== year) {
-    sink.warn({
-      file: 'data/rules',
-      line: 0,
-      column: 0,
-      code: DIAGNOSTIC_CODES.model,
-      reason: `no rule table for ${year}; age curves of ${rulesYear} used`,
-    });
+  // A plan year's credits need its own poverty guidelines and applicable percentages; borrowing a
+  // neighbouring year's table would serve wrong APTC figures with nothing to say so.
+  if (!years.includes(year)) {
+    throw new FatalBuildError(
+      DIAGNOSTIC_CODES.inputMissing,
+      `no rule table data/rules/${year}.json (tables exist for ${years.join(', ')}): add the ${year} table (poverty guidelines of ${year - 1}, applicable percentages, age curves); a plan year never borrows another year's`,
+    );
   }
+  const rulesYear = year;
   const rulesDir = dir ?? new URL('../data/rules/', import.meta.url).pathname;
   let rules: TaxYearRules;
   try {

@@ -101,7 +101,7 @@ export const lookupZipOperation = defineOperation({
       ...(plansAvailable
         ? { data_source: yd.dataSource(state) }
         : { note: noPlanDataNote(state, p.year, hasPublishedBenchmark(yd, locations[0]!)) }),
-      data_freshness: yd.dataFreshness,
+      data_freshness: yd.freshness(state),
     };
   },
 });
