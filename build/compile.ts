@@ -141,10 +141,7 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildResult> {
   }
 }
 
-function pickRules(
-  year: number,
-  dir: string | undefined,
-): { rules: TaxYearRules; rulesYear: number; rulesText: string } {
+function pickRules(year: number, dir: string | undefined): { rules: TaxYearRules; rulesYear: number; rulesText: string } {
   const years = availableRuleYears(dir);
   if (years.length === 0) throw new FatalBuildError(DIAGNOSTIC_CODES.inputMissing, 'no rule tables in data/rules');
   // A plan year's credits need its own poverty guidelines and applicable percentages; borrowing a
