@@ -107,5 +107,8 @@ describe('APTC worked by hand, Form 8962 style, on real PY2024 premiums', () => 
     );
     assert.deepEqual([e.benchmark_plan_id, e.benchmark_premium], ['77566VT0040005-01', 2668.32]);
     assert.equal(e.aptc_amount, 2474.32);
+    // The amount is the file's, read from the build, not only the 2.81 factor that gives the same cents.
+    assert.equal(ds.familyTierCents('77566VT0040005', 1, 'coupleAndTwoDependents'), 266832);
+    assert.equal(ds.familyTierCents('77566VT0040005', 1, 'primarySubscriberAndOneDependent'), 183269);
   });
 });
