@@ -21,7 +21,8 @@ import { writeManifest } from './build-manifest.ts';
 import { coverPlans } from './coverage.ts';
 import { loadGeography, type GeographyConfig } from './geo/geography.ts';
 import { loadPlanSources } from './load-plan-sources.ts';
-import { planBundles } from './plan-sources.ts';
+import { areaUncertainty, type UncertaintyFile } from './geo/area-uncertainty.ts';
+import { FEDERAL_BUNDLE, type PlanBundle, planBundles } from './plan-sources.ts';
 import { stateProvenance } from './provenance.ts';
 import { premiumsOfSources } from './source-premiums.ts';
 import { METAL_FACTORS, VARIATION } from './model-rates.ts';
@@ -40,7 +41,7 @@ import {
 } from './publish.ts';
 import { DIAGNOSTIC_CODES, DiagnosticSink, FatalBuildError } from './read/diagnostics.ts';
 import { openTable } from './read/table.ts';
-import { loadSourcesFile, resolveInputs, type ResolvedInput, type SourcesFile } from './sources.ts';
+import { loadSourcesFile, resolveInputs, type ResolvedInput } from './sources.ts';
 import { assembleTables } from './tables/assemble.ts';
 import { verifyBuild } from './verify-build.ts';
 import { writeLmdb } from './write-lmdb.ts';
@@ -97,7 +98,12 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildResult> {
   const geoConfig = JSON.parse(readFileSync(geographyFile, 'utf8')) as GeographyConfig;
   const { rules, rulesYear, rulesText } = pickRules(year, opts.rulesDir);
 
-  const hash = buildHash({ year, inputs, rulesText, geographyText: readFileSync(geographyFile, 'utf8') });
+  const bundles = planBundles(sources, inputs);
+  // Only builds with state-exchange plan data read the table of uncertain rating areas (Connecticut),
+  // so a federal-only build neither depends on it nor changes when it does.
+  const uncertaintyFile = join(opts.root, 'data', 'geo', 'rating-area-uncertainty.json');
+  const uncertaintyText = bundles.some((b) => b.id !== FEDERAL_BUNDLE) ? readFileSync(uncertaintyFile, 'utf8') : null;
+  const hash = buildHash({ year, inputs, rulesText, geographyText: readFileSync(geographyFile, 'utf8'), uncertaintyText });
   const finalDir = join(yearDir(opts.buildsRoot, year), hash);
   removeStaleTmpDirs(opts.buildsRoot, year);
   if (opts.force !== true && existsSync(finalDir)) {
@@ -126,7 +132,19 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildResult> {
 
   const tmpDir = createTmpBuildDir(opts.buildsRoot, year, hash);
   try {
-    const manifest = await compileInto(tmpDir, { year, sources, hash, inputs, rules, rulesYear, geoConfig, sink, progress, started });
+    const manifest = await compileInto(tmpDir, {
+      year,
+      bundles,
+      uncertaintyText,
+      hash,
+      inputs,
+      rules,
+      rulesYear,
+      geoConfig,
+      sink,
+      progress,
+      started,
+    });
     const verify = progress.stage('verify');
     verifyBuild(tmpDir, manifest);
     verify.end(1);
@@ -164,19 +182,28 @@ function pickRules(year: number, dir: string | undefined): { rules: TaxYearRules
   return { rules, rulesYear, rulesText: readFileSync(join(rulesDir, `${rulesYear}.json`), 'utf8') };
 }
 
-function buildHash(parts: { year: number; inputs: Map<string, ResolvedInput>; rulesText: string; geographyText: string }): string {
+function buildHash(parts: {
+  year: number;
+  inputs: Map<string, ResolvedInput>;
+  rulesText: string;
+  geographyText: string;
+  uncertaintyText: string | null;
+}): string {
   const h = createHash('sha256');
   h.update(`hpd-build\0${COMPILER_VERSION}\0${FORMAT_VERSION}\0${parts.year}\0`);
   for (const name of [...parts.inputs.keys()].sort()) h.update(`${name}=${parts.inputs.get(name)!.sha256}\0`);
   h.update(createHash('sha256').update(parts.rulesText).digest('hex'));
   h.update(createHash('sha256').update(parts.geographyText).digest('hex'));
   h.update(JSON.stringify({ METAL_FACTORS, VARIATION }));
+  if (parts.uncertaintyText !== null) h.update(createHash('sha256').update(parts.uncertaintyText).digest('hex'));
   return h.digest('hex');
 }
 
 interface CompileContext {
   readonly year: number;
-  readonly sources: SourcesFile;
+  readonly bundles: readonly PlanBundle[];
+  /** data/geo/rating-area-uncertainty.json, when the build reads it. */
+  readonly uncertaintyText: string | null;
   readonly hash: string;
   readonly inputs: Map<string, ResolvedInput>;
   readonly rules: TaxYearRules;
@@ -241,7 +268,7 @@ async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManif
   const geo = await readGeography(ctx);
   for (const f of sink.files.keys()) sink.checkRejectedShare(f);
 
-  const bundles = planBundles(ctx.sources, inputs);
+  const { bundles } = ctx;
   const plans = await loadPlanSources(bundles, year, sink, progress);
   if (plans.variants.size === 0) {
     const files = bundles.map((b) => b.planAttributes.input.file).join(', ');
@@ -304,5 +331,9 @@ async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManif
     tablesBytes,
     provenance: stateProvenance(year, plans, premiums),
     serviceAreas: { statewideByDecision: plans.statewideByDecision, plansWithoutServiceArea: cover.withoutServiceArea.length },
+    ratingAreaUncertainty:
+      ctx.uncertaintyText === null
+        ? null
+        : areaUncertainty(JSON.parse(ctx.uncertaintyText) as UncertaintyFile, geo, new Set(plans.states.keys())),
   });
 }
