@@ -18,6 +18,7 @@ import { DIAGNOSTIC_CODES, DiagnosticSink, FatalBuildError } from '../../../buil
 import { ageOfTierRow, familyAmount, fractionOfPercent, isoDateOfUs, yesNoOfBoolean } from '../../../build/read/dialect-values.ts';
 import { type ColumnDialect, withDialect } from '../../../build/read/dialect.ts';
 import { openTable } from '../../../build/read/table.ts';
+import { makeZip } from '../../helpers/zip-writer.ts';
 
 const SBE_DIR = fileURLToPath(new URL('../../../../shared/data/cms/sbe-py2024/', import.meta.url));
 const progress = createProgress({ tty: false, quiet: true });
@@ -146,6 +147,31 @@ describe('diagnostics of a dialect view', () => {
       () => table.require(['PlanId']),
       (err: unknown) =>
         err instanceof FatalBuildError && err.code === DIAGNOSTIC_CODES.missingColumn && /PLAN ID \(PlanId\)/.test(err.message),
+    );
+  });
+});
+
+describe('an SBE bundle as the one zip CMS distributes', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hpd-sbe-zip-'));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('each input reads its own member, named by pattern; a pattern matching none is a bad format naming the members', async () => {
+    const members = ['RIPlans05102024.csv', 'RIRates05102024.csv', 'RIServiceAreas05102024.csv'].map((name) => ({
+      name,
+      data: fs.readFileSync(path.join(SBE_DIR, name)),
+      method: 8,
+    }));
+    const zip = path.join(dir, 'RI.zip');
+    fs.writeFileSync(zip, makeZip(members));
+    const sink = new DiagnosticSink();
+    const rates = withDialect(await openTable(zip, 'RI.zip#rates', /^RIRates\d*\.csv$/i), SBE_RATES_DIALECT);
+    await loadRates(rates, 2024, new Set(['77514RI0010001']), sink, progress);
+    assert.equal(sink.files.get('RI.zip#rates')?.rowsRead, 6222);
+    assert.equal(sink.errorCount, 0);
+    await assert.rejects(
+      openTable(zip, 'RI.zip#x', /^RINetworks\d*\.csv$/i),
+      (err: unknown) =>
+        err instanceof FatalBuildError && err.code === DIAGNOSTIC_CODES.badFormat && /RIPlans05102024\.csv/.test(err.message),
     );
   });
 });
