@@ -7,10 +7,11 @@ import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FORMAT_VERSION, LMDB_FILE, MANIFEST_FILE, SUMS_FILE, TABLES_FILE } from '../src/engine/build-format.ts';
 import { describeOutputs, sumsText } from '../src/engine/build-integrity.ts';
-import type { BuildManifest, ManifestInput } from '../src/engine/manifest.ts';
+import type { BuildManifest, ManifestInput, RatingAreaUncertainty, StateProvenance } from '../src/engine/manifest.ts';
 import { COMPILER_VERSION } from './compiler-version.ts';
 import { METAL_FACTORS, VARIATION } from './model-rates.ts';
 import type { ProgressSink } from './progress.ts';
+import { provenanceLabels } from './provenance.ts';
 import type { CrosswalkTable } from './puf/crosswalk.ts';
 import type { RateTable } from './puf/rates.ts';
 import { type DiagnosticSink, formatDiagnostic } from './read/diagnostics.ts';
@@ -31,6 +32,9 @@ export interface ManifestParts {
   readonly planImport: string | null;
   readonly crosswalk: CrosswalkTable | null;
   readonly tablesBytes: number;
+  readonly provenance: Record<string, StateProvenance>;
+  readonly serviceAreas: { readonly statewideByDecision: readonly string[]; readonly plansWithoutServiceArea: number };
+  readonly ratingAreaUncertainty: RatingAreaUncertainty | null;
 }
 
 const MODELED_DESCRIPTION =
@@ -51,8 +55,8 @@ export function writeManifest(dir: string, p: ManifestParts): BuildManifest {
     build_hash: p.hash,
     year,
     built_at: new Date().toISOString(),
-    data_source: premiumsModeled ? 'puf_data+modeled_premiums' : 'puf_data',
-    data_freshness: `PY${year} as of ${freshnessDate ?? 'unknown'}${premiumsModeled ? '; premiums modeled from SLCSP benchmarks' : ''}`,
+    // The build's own labels (a state's are under `provenance`): modeled when any state is.
+    ...provenanceLabels(year, freshnessDate, premiumsModeled),
     premiums: premiumsModeled
       ? {
           source: 'modeled',
@@ -83,6 +87,12 @@ export function writeManifest(dir: string, p: ManifestParts): BuildManifest {
       kept: sink.kept.map(formatDiagnostic),
       truncated: sink.truncated(),
     },
+    provenance: p.provenance,
+    service_areas: {
+      statewide_by_decision: [...p.serviceAreas.statewideByDecision],
+      plans_without_service_area: p.serviceAreas.plansWithoutServiceArea,
+    },
+    ...(p.ratingAreaUncertainty === null || p.ratingAreaUncertainty.zips === 0 ? {} : { rating_area_uncertainty: p.ratingAreaUncertainty }),
     stages: p.progress.summaries.map((s) => ({ ...s })),
     files: { [LMDB_FILE]: lmdbBytes, [TABLES_FILE]: p.tablesBytes },
     // Hashed from the files as they lie on disk, after LMDB closed them: what a reader will find.
@@ -96,7 +106,7 @@ export function writeManifest(dir: string, p: ManifestParts): BuildManifest {
 
 function manifestInputs(inputs: ReadonlyMap<string, ResolvedInput>, sink: DiagnosticSink): ManifestInput[] {
   return [...inputs.values()].map((i) => {
-    const counts = sink.files.get(i.path.split('/').at(-1)!);
+    const counts = sink.files.get(i.file);
     return {
       name: i.name,
       title: i.title,

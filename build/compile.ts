@@ -20,12 +20,14 @@ import { COMPILER_VERSION } from './compiler-version.ts';
 import { writeManifest } from './build-manifest.ts';
 import { coverPlans } from './coverage.ts';
 import { loadGeography, type GeographyConfig } from './geo/geography.ts';
-import { loadPremiums } from './load-premiums.ts';
+import { loadPlanSources } from './load-plan-sources.ts';
+import { areaUncertainty, type UncertaintyFile } from './geo/area-uncertainty.ts';
+import { FEDERAL_BUNDLE, type PlanBundle, planBundles } from './plan-sources.ts';
+import { stateProvenance } from './provenance.ts';
+import { premiumsOfSources } from './source-premiums.ts';
 import { METAL_FACTORS, VARIATION } from './model-rates.ts';
 import { loadBenefits, type BenefitsByVariant } from './puf/benefits.ts';
 import { loadCrosswalk, type CrosswalkTable } from './puf/crosswalk.ts';
-import { loadPlanAttributes } from './puf/plan-attributes.ts';
-import { loadServiceAreas } from './puf/service-area.ts';
 import type { ProgressSink } from './progress.ts';
 import {
   createTmpBuildDir,
@@ -94,9 +96,14 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildResult> {
   });
   const geographyFile = opts.geographyFile ?? join(opts.root, 'data', 'geo', 'geography.json');
   const geoConfig = JSON.parse(readFileSync(geographyFile, 'utf8')) as GeographyConfig;
-  const { rules, rulesYear, rulesText } = pickRules(year, opts.rulesDir, sink);
+  const { rules, rulesYear, rulesText } = pickRules(year, opts.rulesDir);
 
-  const hash = buildHash({ year, inputs, rulesText, geographyText: readFileSync(geographyFile, 'utf8') });
+  const bundles = planBundles(sources, inputs);
+  // Only builds with state-exchange plan data read the table of uncertain rating areas (Connecticut),
+  // so a federal-only build neither depends on it nor changes when it does.
+  const uncertaintyFile = join(opts.root, 'data', 'geo', 'rating-area-uncertainty.json');
+  const uncertaintyText = bundles.some((b) => b.id !== FEDERAL_BUNDLE) ? readFileSync(uncertaintyFile, 'utf8') : null;
+  const hash = buildHash({ year, inputs, rulesText, geographyText: readFileSync(geographyFile, 'utf8'), uncertaintyText });
   const finalDir = join(yearDir(opts.buildsRoot, year), hash);
   removeStaleTmpDirs(opts.buildsRoot, year);
   if (opts.force !== true && existsSync(finalDir)) {
@@ -125,7 +132,19 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildResult> {
 
   const tmpDir = createTmpBuildDir(opts.buildsRoot, year, hash);
   try {
-    const manifest = await compileInto(tmpDir, { year, hash, inputs, rules, rulesYear, geoConfig, sink, progress, started });
+    const manifest = await compileInto(tmpDir, {
+      year,
+      bundles,
+      uncertaintyText,
+      hash,
+      inputs,
+      rules,
+      rulesYear,
+      geoConfig,
+      sink,
+      progress,
+      started,
+    });
     const verify = progress.stage('verify');
     verifyBuild(tmpDir, manifest);
     verify.end(1);
@@ -140,24 +159,18 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildResult> {
   }
 }
 
-function pickRules(
-  year: number,
-  dir: string | undefined,
-  sink: DiagnosticSink,
-): { rules: TaxYearRules; rulesYear: number; rulesText: string } {
+function pickRules(year: number, dir: string | undefined): { rules: TaxYearRules; rulesYear: number; rulesText: string } {
   const years = availableRuleYears(dir);
   if (years.length === 0) throw new FatalBuildError(DIAGNOSTIC_CODES.inputMissing, 'no rule tables in data/rules');
-  // Premium rating uses the coverage year's table; the nearest one stands in for a year without a table.
-  const rulesYear = years.includes(year) ? year : years.reduce((best, y) => (Math.abs(y - year) < Math.abs(best - year) ? y : best));
-  if (rulesYear !== year) {
-    sink.warn({
-      file: 'data/rules',
-      line: 0,
-      column: 0,
-      code: DIAGNOSTIC_CODES.model,
-      reason: `no rule table for ${year}; age curves of ${rulesYear} used`,
-    });
+  // A plan year's credits need its own poverty guidelines and applicable percentages; borrowing a
+  // neighbouring year's table would serve wrong APTC figures with nothing to say so.
+  if (!years.includes(year)) {
+    throw new FatalBuildError(
+      DIAGNOSTIC_CODES.inputMissing,
+      `no rule table data/rules/${year}.json (tables exist for ${years.join(', ')}): add the ${year} table (poverty guidelines of ${year - 1}, applicable percentages, age curves); a plan year never borrows another year's`,
+    );
   }
+  const rulesYear = year;
   const rulesDir = dir ?? new URL('../data/rules/', import.meta.url).pathname;
   let rules: TaxYearRules;
   try {
@@ -169,18 +182,28 @@ function pickRules(
   return { rules, rulesYear, rulesText: readFileSync(join(rulesDir, `${rulesYear}.json`), 'utf8') };
 }
 
-function buildHash(parts: { year: number; inputs: Map<string, ResolvedInput>; rulesText: string; geographyText: string }): string {
+function buildHash(parts: {
+  year: number;
+  inputs: Map<string, ResolvedInput>;
+  rulesText: string;
+  geographyText: string;
+  uncertaintyText: string | null;
+}): string {
   const h = createHash('sha256');
   h.update(`hpd-build\0${COMPILER_VERSION}\0${FORMAT_VERSION}\0${parts.year}\0`);
   for (const name of [...parts.inputs.keys()].sort()) h.update(`${name}=${parts.inputs.get(name)!.sha256}\0`);
   h.update(createHash('sha256').update(parts.rulesText).digest('hex'));
   h.update(createHash('sha256').update(parts.geographyText).digest('hex'));
   h.update(JSON.stringify({ METAL_FACTORS, VARIATION }));
+  if (parts.uncertaintyText !== null) h.update(createHash('sha256').update(parts.uncertaintyText).digest('hex'));
   return h.digest('hex');
 }
 
 interface CompileContext {
   readonly year: number;
+  readonly bundles: readonly PlanBundle[];
+  /** data/geo/rating-area-uncertainty.json, when the build reads it. */
+  readonly uncertaintyText: string | null;
   readonly hash: string;
   readonly inputs: Map<string, ResolvedInput>;
   readonly rules: TaxYearRules;
@@ -239,56 +262,31 @@ async function readOptionalInputs(
 
 async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManifest> {
   const { year, inputs, sink, progress, rules } = ctx;
-  const displayName = (name: string): string => {
-    const p = inputs.get(name)!.path;
-    return p.split('/').at(-1)!;
-  };
+  const displayName = (name: string): string => inputs.get(name)!.file;
 
   // Geography first: coverage of every plan is expressed in its counties and rating areas.
   const geo = await readGeography(ctx);
   for (const f of sink.files.keys()) sink.checkRejectedShare(f);
 
-  const pa = await loadPlanAttributes(
-    await openTable(need(inputs, 'plan_attributes'), displayName('plan_attributes')),
-    year,
-    sink,
-    progress,
-  );
-  const serviceAreas = await loadServiceAreas(
-    await openTable(need(inputs, 'service_area'), displayName('service_area')),
-    year,
-    sink,
-    progress,
-  );
-  if (pa.variants.size === 0) {
-    throw new FatalBuildError(DIAGNOSTIC_CODES.badFormat, `${displayName('plan_attributes')}: no individual medical plan of ${year}`);
+  const { bundles } = ctx;
+  const plans = await loadPlanSources(bundles, year, sink, progress);
+  if (plans.variants.size === 0) {
+    const files = bundles.map((b) => b.planAttributes.input.file).join(', ');
+    throw new FatalBuildError(DIAGNOSTIC_CODES.badFormat, `${files}: no individual medical plan of ${year}`);
   }
 
   const coverageStage = progress.stage('coverage');
-  const { coverage, planAreas, variantsByScid } = coverPlans(pa.variants.values(), serviceAreas, geo, sink, {
-    planAttributes: displayName('plan_attributes'),
-    serviceArea: displayName('service_area'),
+  const cover = coverPlans(plans.variants.values(), plans.serviceAreas, geo, sink, (state) => {
+    const b = plans.states.get(state)!.bundle;
+    return { planAttributes: b.planAttributes.input.file, serviceArea: b.serviceArea.input.file };
   });
-  coverageStage.end(coverage.size);
+  coverageStage.end(cover.coverage.size);
 
   const benchmarks = loadBenchmarks(need(inputs, 'slcsp_benchmarks'), year);
-  const ratesInput = inputs.get('rates');
-  const { rateTable, premiumsModeled } = await loadPremiums(
-    {
-      year,
-      rates: ratesInput === undefined ? null : { path: ratesInput.path, file: displayName('rates') },
-      variants: pa.variants.values(),
-      planAreas,
-      benchmarks,
-      rules,
-      newestImport: pa.newestImport,
-    },
-    new Set(variantsByScid.keys()),
-    sink,
-    progress,
-  );
+  const premiums = await premiumsOfSources(bundles, plans, { year, benchmarks, rules, planAreas: cover.planAreas }, sink, progress);
+  const { rateTable } = premiums;
 
-  const { crosswalk, benefits } = await readOptionalInputs(ctx, new Set(pa.variants.keys()), displayName);
+  const { crosswalk, benefits } = await readOptionalInputs(ctx, new Set(plans.variants.keys()), displayName);
 
   const tablesStage = progress.stage('tables');
   const assembled = assembleTables({
@@ -298,18 +296,18 @@ async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManif
     rules: ctx.rules,
     sink: ctx.sink,
     geo,
-    variantsByScid,
-    coverage,
+    variantsByScid: cover.variantsByScid,
+    coverage: cover.coverage,
     rateTable,
     benchmarks,
-    premiumsModeled,
+    modeledStates: premiums.modeledStates,
   });
   const tablesBytes = writeTables(join(dir, TABLES_FILE), assembled.meta, assembled.arrays);
   tablesStage.end(assembled.rows);
 
   const lmdbStage = progress.stage('lmdb');
   const lmdbRows = await writeLmdb(join(dir, LMDB_FILE), {
-    variants: pa.variants,
+    variants: plans.variants,
     geo,
     issuers: assembled.issuersByState,
     crosswalk,
@@ -327,9 +325,15 @@ async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManif
     progress,
     assembled,
     rateTable,
-    premiumsModeled,
-    planImport: pa.newestImport,
+    premiumsModeled: premiums.modeledStates.size > 0,
+    planImport: plans.newestImport,
     crosswalk,
     tablesBytes,
+    provenance: stateProvenance(year, plans, premiums),
+    serviceAreas: { statewideByDecision: plans.statewideByDecision, plansWithoutServiceArea: cover.withoutServiceArea.length },
+    ratingAreaUncertainty:
+      ctx.uncertaintyText === null
+        ? null
+        : areaUncertainty(JSON.parse(ctx.uncertaintyText) as UncertaintyFile, geo, new Set(plans.states.keys())),
   });
 }

@@ -71,18 +71,26 @@ export interface PlanCoverage {
   readonly coverage: Map<string, Coverage>;
   readonly planAreas: Map<string, Set<number>>;
   readonly variantsByScid: Map<string, PlanVariantRecord[]>;
+  /** Standard component ids whose service area no row of the Service Area PUF describes (offered nowhere). */
+  readonly withoutServiceArea: string[];
+}
+
+/** The two PUFs a plan came from, by name, for diagnostics. */
+export interface PlanFiles {
+  readonly planAttributes: string;
+  readonly serviceArea: string;
 }
 
 /**
- * Expands the service area of every plan; all variants of a plan share it. `files` names the two PUFs
- * in diagnostics.
+ * Expands the service area of every plan; all variants of a plan share it. `filesOf` names the two
+ * PUFs of a plan's source in diagnostics.
  */
 export function coverPlans(
   variants: Iterable<PlanVariantRecord>,
   serviceAreas: ReadonlyMap<string, ServiceArea>,
   geo: Geography,
   sink: DiagnosticSink,
-  files: { readonly planAttributes: string; readonly serviceArea: string },
+  filesOf: (state: string) => PlanFiles,
 ): PlanCoverage {
   const coverage = new Map<string, Coverage>();
   const planAreas = new Map<string, Set<number>>();
@@ -94,6 +102,7 @@ export function coverPlans(
   }
   // Plans of an issuer share service areas: expand each service area once.
   const bySa = new Map<string, { cov: Coverage; areas: Set<number> }>();
+  const withoutServiceArea: string[] = [];
   for (const [scid, planVariants] of variantsByScid) {
     const v = planVariants[0]!;
     const saKey = serviceAreaKey(v.issuer_id, v.service_area_id);
@@ -104,7 +113,9 @@ export function coverPlans(
       continue;
     }
     const sa = serviceAreas.get(saKey);
+    const files = filesOf(v.state);
     if (sa === undefined) {
+      withoutServiceArea.push(scid);
       sink.warn({
         file: files.planAttributes,
         line: 0,
@@ -124,5 +135,5 @@ export function coverPlans(
     coverage.set(scid, cov);
     planAreas.set(scid, areas);
   }
-  return { coverage, planAreas, variantsByScid };
+  return { coverage, planAreas, variantsByScid, withoutServiceArea };
 }

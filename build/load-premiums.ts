@@ -10,7 +10,7 @@ import { MODELED_SOURCE_NAME, modeledRatePufCsv, modelPlans } from './model-rate
 import type { ProgressSink } from './progress.ts';
 import { loadRates, type RateTable } from './puf/rates.ts';
 import type { DiagnosticSink } from './read/diagnostics.ts';
-import { openTable, openTableFromStream } from './read/table.ts';
+import { openTableFromStream, type TableReader } from './read/table.ts';
 
 export interface Premiums {
   readonly rateTable: RateTable;
@@ -20,8 +20,8 @@ export interface Premiums {
 
 export interface PremiumSources {
   readonly year: number;
-  /** The Rate PUF's path and display name, or null to model the premiums. */
-  readonly rates: { readonly path: string; readonly file: string } | null;
+  /** Opens the Rate PUF (in its dialect), or null to model the premiums. */
+  readonly rates: (() => Promise<TableReader>) | null;
   readonly variants: Iterable<PlanVariantRecord>;
   readonly planAreas: ReadonlyMap<string, ReadonlySet<number>>;
   readonly benchmarks: BenchmarkTable;
@@ -40,7 +40,7 @@ export async function loadPremiums(
 ): Promise<Premiums> {
   const { year } = src;
   if (src.rates !== null) {
-    const rateTable = await loadRates(await openTable(src.rates.path, src.rates.file), year, scids, sink, progress);
+    const rateTable = await loadRates(await src.rates(), year, scids, sink, progress);
     const premiumsModeled = rateTable.sourceNames.size > 0 && [...rateTable.sourceNames].every((s) => s === MODELED_SOURCE_NAME);
     return { rateTable, premiumsModeled };
   }

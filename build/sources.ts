@@ -28,7 +28,22 @@ export interface InputSpec {
   readonly url: string | null;
   readonly url_sha256: string | null;
   readonly mirrors: readonly MirrorSpec[];
+  /**
+   * Plan inputs of a state-based-exchange bundle (see plan-sources.ts): which file of the bundle this
+   * is. Absent: the input named `plan_attributes`, `service_area` or `rates` is that file of the
+   * federal PUFs.
+   */
+  readonly role?: PlanRole;
+  /** The bundle the file belongs to, e.g. `sbe-CT`; absent: `federal`. */
+  readonly bundle?: string;
+  /** Column dialect of the file (`sbe`); absent: the federal headers. */
+  readonly dialect?: 'sbe';
+  /** In a zip of several CSVs (a CMS SBE bundle as distributed), a pattern naming the member to read. */
+  readonly member?: string;
 }
+
+/** The plan files a source of plan data provides. */
+export type PlanRole = 'plan_attributes' | 'service_area' | 'rates';
 
 export interface SourcesFile {
   readonly year: number;
@@ -40,6 +55,11 @@ export interface SourcesFile {
 export interface ResolvedInput extends Pick<ManifestInput, 'name' | 'title' | 'path' | 'origin' | 'url' | 'sha256' | 'bytes'> {
   /** True when an expected checksum was known and matched; null when none was known. */
   readonly checksumVerified: boolean | null;
+  /**
+   * Name of the file in diagnostics and row counts: its base name, and for one member of a zip of
+   * several, `name.zip#<input>` so that each member counts on its own.
+   */
+  readonly file: string;
 }
 
 export interface ResolveOptions {
@@ -65,7 +85,28 @@ export function loadSourcesFile(path: string): SourcesFile {
   if (typeof parsed.year !== 'number' || typeof parsed.inputs !== 'object' || parsed.inputs === null) {
     throw new FatalBuildError(DIAGNOSTIC_CODES.badFormat, `${path}: expected { year, inputs }`);
   }
+  for (const [name, spec] of Object.entries(parsed.inputs)) checkPlanFields(path, name, spec);
   return parsed;
+}
+
+const PLAN_ROLES: readonly string[] = ['plan_attributes', 'service_area', 'rates'];
+const DIALECT_NAMES: readonly string[] = ['sbe'];
+
+/** The fields that place an input in a bundle of plan data must say something the compiler knows. */
+function checkPlanFields(path: string, name: string, spec: InputSpec): void {
+  const bad = (what: string): never => {
+    throw new FatalBuildError(DIAGNOSTIC_CODES.badFormat, `${path}: input ${name}: ${what}`);
+  };
+  if (spec.role !== undefined && !PLAN_ROLES.includes(spec.role)) bad(`role must be one of ${PLAN_ROLES.join(', ')}`);
+  if (spec.dialect !== undefined && !DIALECT_NAMES.includes(spec.dialect)) bad(`dialect must be one of ${DIALECT_NAMES.join(', ')}`);
+  if (spec.bundle !== undefined && spec.role === undefined) bad('an input of a bundle needs a role');
+  if (spec.member !== undefined) {
+    try {
+      new RegExp(spec.member);
+    } catch {
+      bad(`member is not a regular expression: ${spec.member}`);
+    }
+  }
 }
 
 /** SHA-256 of a file, streamed. */
@@ -162,6 +203,7 @@ async function finish(
     name,
     title: spec.title,
     path,
+    file: spec.member !== undefined && path.toLowerCase().endsWith('.zip') ? `${basename(path)}#${name}` : basename(path),
     origin,
     url: spec.url,
     sha256,

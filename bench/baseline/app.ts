@@ -125,6 +125,7 @@ export function createBaselineApp(config: BaselineConfig): Hono<Env> {
   );
   const yearExists = db.prepare('SELECT 1 FROM plan_years WHERE year = ?').pluck();
   const allYears = db.prepare('SELECT year FROM plan_years ORDER BY year').pluck();
+  const statesOfYear = db.prepare('SELECT DISTINCT state FROM plans WHERE year = ? ORDER BY state').pluck();
   const locationsOfZip = db.prepare(
     'SELECT state, county_fips, county_name, rating_area, rating_area_id, plan_list FROM zip_locations WHERE zip = ? ORDER BY ord',
   );
@@ -188,6 +189,12 @@ export function createBaselineApp(config: BaselineConfig): Hono<Env> {
       _links: { self: { href: `${baseUrl}/v1/health/years`, type: 'application/json' } },
       current_year: years.at(-1),
       available_years: years,
+      // One build: its premiums are all real or all modeled.
+      years: years.map((year) => {
+        const states = statesOfYear.all(year) as string[];
+        const modeled = dataSource.includes('modeled');
+        return { year, states, real_premium_states: modeled ? [] : states, modeled_premium_states: modeled ? states : [] };
+      }),
     });
   });
 

@@ -174,5 +174,24 @@ export async function loadRates(
     }
   });
   sink.checkRejectedShare(file);
+  communityRates(rates, familyTiers);
   return { rates, familyTiers, sourceNames, newestImport };
+}
+
+/**
+ * A plan priced only by `Family Option` rows (Vermont's SBE file has no age rows at all) is community
+ * rated: one rate for every age, the single-subscriber `IndividualRate`. Its age bands are filled with
+ * it, so search, compare and the SLCSP read it like any other plan; age rows, where a file has them,
+ * are never overwritten.
+ */
+function communityRates(rates: RateTable['rates'], familyTiers: RateTable['familyTiers']): void {
+  for (const [planId, byArea] of familyTiers) {
+    for (const [area, tiers] of byArea) {
+      if (rates.get(planId)?.has(area) === true) continue;
+      if (tiers.individual === null || tiers.individual < 0 || tiers.individual >= PLACEHOLDER_RATE) continue;
+      let planRates = rates.get(planId);
+      if (planRates === undefined) rates.set(planId, (planRates = new Map()));
+      planRates.set(area, new Uint32Array(AGE_BAND_COUNT).fill(Math.round(tiers.individual * 100)));
+    }
+  }
 }

@@ -36,6 +36,7 @@ export const DIAGNOSTIC_CODES = {
   verify: 'HPD_BUILD_VERIFY_FAILED',
   interrupted: 'HPD_BUILD_INTERRUPTED',
   writeFailed: 'HPD_BUILD_WRITE_FAILED',
+  sourceClash: 'HPD_BUILD_SOURCE_CLASH',
 } as const;
 export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[keyof typeof DIAGNOSTIC_CODES];
 

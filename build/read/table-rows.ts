@@ -63,7 +63,9 @@ export async function forEachRow(
     },
     col(column) {
       const i = index.get(column) ?? table.column(column);
-      return i === undefined || i < 0 ? 0 : i + 1;
+      if (i === undefined || i < 0) return 0;
+      // A dialect view points diagnostics at the column of the file the operator will open.
+      return (table.sourceColumn?.(i) ?? i) + 1;
     },
     at(column, value) {
       return { file: table.file, line, column: row.col(column), columnName: column, value: value ?? row.get(column) };

@@ -35,6 +35,11 @@ export interface TableReader {
   progress(): { bytesRead: number; bytesTotal: number | null };
   /** Releases the underlying file when the rows are not read to the end. */
   close(): Promise<void>;
+  /**
+   * 0-based column of the input file that column `index` of this table reads, when the table is a view
+   * of a file in another column dialect (see dialect.ts); absent: the same index.
+   */
+  sourceColumn?(index: number): number;
 }
 
 /** Read size of plain files: large reads save syscalls, and csvRecords keeps batches small regardless. */
@@ -43,6 +48,7 @@ const FILE_CHUNK = 1 << 16;
 /**
  * Opens a CSV file, or the single CSV member of a `.zip`, and reads its header.
  * @param displayName name used in diagnostics; defaults to the file's base name.
+ * @param member in a zip of several CSVs, the pattern naming the one to read.
  * @throws FatalBuildError inputMissing when the file does not exist; badFormat when it is empty or not a usable zip.
  * @example
  * const t = await openTable('cms/py2025/plan-attributes-puf.zip', 'plan-attributes-puf');
@@ -50,7 +56,7 @@ const FILE_CHUNK = 1 << 16;
  * const planId = t.column('PlanId');
  * for await (const batch of t.rows()) for (const r of batch) use(r.fields[planId], r.line);
  */
-export async function openTable(filePath: string, displayName?: string): Promise<TableReader> {
+export async function openTable(filePath: string, displayName?: string, member?: RegExp): Promise<TableReader> {
   const name = displayName ?? path.basename(filePath);
   let size: number;
   try {
@@ -62,7 +68,7 @@ export async function openTable(filePath: string, displayName?: string): Promise
     throw err;
   }
   if (filePath.toLowerCase().endsWith('.zip')) {
-    const zip = await openZipCsv(filePath);
+    const zip = await openZipCsv(filePath, member);
     return openTableFromStream(zip.stream, name, zip.uncompressedSize);
   }
   return openTableFromStream(fs.createReadStream(filePath, { highWaterMark: FILE_CHUNK }), name, size);

@@ -95,7 +95,7 @@ interface CentralEntry {
  * const { memberName, stream } = await openZipCsv('cms/py2025/plan-attributes-puf.zip');
  * for await (const chunk of stream) process.stdout.write(chunk);
  */
-export async function openZipCsv(path: string): Promise<ZipCsv> {
+export async function openZipCsv(path: string, member?: RegExp): Promise<ZipCsv> {
   let fh: FileHandle;
   try {
     fh = await open(path, 'r');
@@ -108,7 +108,7 @@ export async function openZipCsv(path: string): Promise<ZipCsv> {
   try {
     const size = (await fh.stat()).size;
     const entries = await readCentralDirectory(fh, size, path);
-    entry = pickCsv(entries, path);
+    entry = pickCsv(entries, path, member);
     checkSupported(entry, path);
     const local = await readAt(fh, entry.localHeaderOffset, LOCAL_HEADER_SIZE, size, path);
     if (local.readUInt32LE(0) !== SIGNATURE.localHeader) {
@@ -222,14 +222,20 @@ async function readCentralDirectory(fh: FileHandle, size: number, path: string):
   return entries;
 }
 
-function pickCsv(entries: readonly CentralEntry[], path: string): CentralEntry {
+/**
+ * The CSV member to read: the only one, or with `member`, the only one whose name matches it (a CMS
+ * state-based-exchange bundle is one zip of six CSVs: `CTPlans05102024.csv`, `CTRates05102024.csv`…).
+ */
+function pickCsv(entries: readonly CentralEntry[], path: string, member?: RegExp): CentralEntry {
   const files = entries.filter((e) => !isDirectory(e.name) && !isMacResourceFork(e.name));
-  const csv = files.filter((e) => e.name.toLowerCase().endsWith('.csv'));
+  const allCsv = files.filter((e) => e.name.toLowerCase().endsWith('.csv'));
+  const csv = member === undefined ? allCsv : allCsv.filter((e) => member.test(e.name.split('/').at(-1)!));
+  const what = member === undefined ? 'one .csv member' : `one .csv member matching ${member}`;
   if (csv.length === 1) return csv[0]!;
   if (csv.length === 0) {
-    throw bad(path, `expected one .csv member, found none (members: ${nameList(files.map((e) => e.name))})`);
+    throw bad(path, `expected ${what}, found none (members: ${nameList(files.map((e) => e.name))})`);
   }
-  throw bad(path, `expected one .csv member, found ${csv.length}: ${nameList(csv.map((e) => e.name))}`);
+  throw bad(path, `expected ${what}, found ${csv.length}: ${nameList(csv.map((e) => e.name))}`);
 }
 
 function checkSupported(entry: CentralEntry, path: string): void {

@@ -33,7 +33,8 @@ export interface AssembleInput {
   readonly coverage: Map<string, Coverage>;
   readonly rateTable: RateTable;
   readonly benchmarks: BenchmarkTable;
-  readonly premiumsModeled: boolean;
+  /** States whose premiums are modeled (the others' come from a Rates file). */
+  readonly modeledStates: ReadonlySet<string>;
 }
 
 export interface Assembled {
@@ -64,7 +65,7 @@ export function assembleTables(a: AssembleInput): Assembled {
     statesWithPlans,
     benchmarks: a.benchmarks,
     rules: a.rules,
-    premiumsModeled: a.premiumsModeled,
+    modeledStates: a.modeledStates,
     sink: a.sink,
   });
   const perState = stateCounts(geo, plans, a.variantsByScid, pairs);

@@ -25,7 +25,7 @@ export interface SlcspInput {
   readonly statesWithPlans: ReadonlySet<string>;
   readonly benchmarks: BenchmarkTable;
   readonly rules: TaxYearRules;
-  readonly premiumsModeled: boolean;
+  readonly modeledStates: ReadonlySet<string>;
   readonly sink: DiagnosticSink;
 }
 
@@ -59,7 +59,7 @@ export function slcspTable(s: SlcspInput): SlcspTable {
           .sort((x, y) => x - y);
         if (values.length > 0) cents[ai * AGE_BAND_COUNT + b] = values[1] ?? values[0]!;
       }
-      source[ai] = s.premiumsModeled ? SLCSP_SOURCE.modeled : SLCSP_SOURCE.ratePuf;
+      source[ai] = s.modeledStates.has(state) ? SLCSP_SOURCE.modeled : SLCSP_SOURCE.ratePuf;
       continue;
     }
     if (s.statesWithPlans.has(state)) continue; // plan data but no silver plan here: no benchmark to give

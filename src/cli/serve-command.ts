@@ -2,8 +2,9 @@
  * @module `hpd serve` (and `npm start`): REST, MCP and the embedded authorization server on the current
  * builds.
  *
- * On a fresh machine there is no build yet: the embedded default dataset (PY2025 from the shared data
- * folder, premiums modeled) is compiled first, so one command brings the service up. Only into the
+ * On a fresh machine there is no build yet: the embedded default datasets (PY2024 from the CT, RI and VT
+ * state-exchange files, real premiums; PY2025 from the federal files, premiums modeled; both from the
+ * shared data folder) are compiled first, so one command brings the service up. Only into the
  * default data directory, though (or with --build-if-missing): a mistyped HPD_DATA_DIR must not
  * quietly start a 15-second build in a new directory and serve from there. Configuration is by
  * environment, declared in src/config/settings.ts and validated all at once before anything starts.
@@ -25,14 +26,15 @@ import { REPO_ROOT } from './paths.ts';
 import { CliError, UsageError } from './usage-error.ts';
 import { createLogger } from '../observability/logger.ts';
 
-/** The dataset built when no build exists. */
-export const DEFAULT_YEAR = 2025;
+/** The datasets built when no build exists, oldest first. */
+export const DEFAULT_YEARS: readonly number[] = [2024, 2025];
+const DEFAULT_LIST = DEFAULT_YEARS.map((y) => `PY${y}`).join(' and ');
 
 export const SERVE_USAGE = `Usage: hpd serve [--workers N] [--build-if-missing]
 
   --workers N          REST worker threads behind one port (overrides HPD_WORKERS); 0 serves REST from
                        the main thread
-  --build-if-missing   build the embedded default PY${DEFAULT_YEAR} dataset when HPD_DATA_DIR has no build
+  --build-if-missing   build the embedded default ${DEFAULT_LIST} datasets when HPD_DATA_DIR has no build
                        (done without this flag only in the default data directory, ${SETTINGS.dataDir.defaultText})
 
 Serves the REST API, the MCP server and the embedded OAuth authorization server on every plan year with
@@ -80,17 +82,19 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   if (yearsWithBuilds(root).length === 0) {
     if (!c.dataDirIsDefault && !args.buildIfMissing) {
       throw new CliError(
-        `no build under ${root} (HPD_DATA_DIR): check the path, build one with HPD_DATA_DIR=${root} hpd build --year ${DEFAULT_YEAR}, or pass --build-if-missing to build the default PY${DEFAULT_YEAR} dataset there`,
+        `no build under ${root} (HPD_DATA_DIR): check the path, build one with HPD_DATA_DIR=${root} hpd build --year ${DEFAULT_YEARS.at(-1)}, or pass --build-if-missing to build the default ${DEFAULT_LIST} datasets there`,
       );
     }
-    process.stderr.write(`no build found under ${root}: building the embedded default dataset (PY${DEFAULT_YEAR})\n`);
-    await buildDataset({
-      year: DEFAULT_YEAR,
-      root: REPO_ROOT,
-      buildsRoot: root,
-      cacheDir: c.cacheDir,
-      progress: createProgress({ tty: process.stderr.isTTY === true }),
-    });
+    process.stderr.write(`no build found under ${root}: building the embedded default datasets (${DEFAULT_LIST})\n`);
+    for (const year of DEFAULT_YEARS) {
+      await buildDataset({
+        year,
+        root: REPO_ROOT,
+        buildsRoot: root,
+        cacheDir: c.cacheDir,
+        progress: createProgress({ tty: process.stderr.isTTY === true }),
+      });
+    }
   }
   const services = await startServices({
     buildsRoot: root,

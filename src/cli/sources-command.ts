@@ -7,7 +7,7 @@ import { loadSourcesFile } from '../../build/sources.ts';
 import { cacheRoot, REPO_ROOT } from './paths.ts';
 import { CliError, UsageError } from './usage-error.ts';
 
-export const SOURCES_USAGE = `Usage: hpd sources init --year YEAR [--pin] [--force]
+export const SOURCES_USAGE = `Usage: hpd sources init --year YEAR [--sbe ST,ST…] [--no-federal] [--pin] [--force]
 
 Writes data/sources/YEAR.json for a new plan year: the official CMS PUF URLs of that year
 (download.cms.gov/marketplace-puf/YEAR/...), checksums null until the first download, and the
@@ -15,8 +15,12 @@ geography, rating-area and benchmark inputs of the newest existing sources file.
 
 Options:
   --year YEAR   the plan year
+  --sbe ST,…    also read the CMS state-based-exchange bundle (Plans, Rates, Service Areas) of these
+                states; they have no URL pattern: add each file's mirror path, then --pin
+  --no-federal  no federal Exchange PUFs this year (every state with plans from an --sbe bundle)
   --pin         instead, record the sha256 of every input already downloaded into the cache
-                (data/cache/YEAR/, or $HPD_CACHE_DIR/YEAR/, filled by hpd build) in data/sources/YEAR.json
+                (data/cache/YEAR/, or $HPD_CACHE_DIR/YEAR/, filled by hpd build), and of every mirror
+                file present without one, in data/sources/YEAR.json
   --force       overwrite an existing data/sources/YEAR.json (init only)
   --dir DIR     sources directory (default data/sources)`;
 
@@ -26,7 +30,14 @@ export async function sourcesCommand(argv: readonly string[], env: NodeJS.Proces
     throw new UsageError(sub === undefined ? 'hpd sources needs a subcommand: init' : `unknown subcommand "${sub}" of hpd sources`);
   const { values } = parseArgs({
     args: [...rest],
-    options: { year: { type: 'string' }, pin: { type: 'boolean' }, force: { type: 'boolean' }, dir: { type: 'string' } },
+    options: {
+      year: { type: 'string' },
+      pin: { type: 'boolean' },
+      force: { type: 'boolean' },
+      dir: { type: 'string' },
+      sbe: { type: 'string' },
+      'no-federal': { type: 'boolean' },
+    },
     strict: true,
   });
   const year = Number(values.year);
@@ -36,7 +47,7 @@ export async function sourcesCommand(argv: readonly string[], env: NodeJS.Proces
   const file = join(dir, `${year}.json`);
   if (values.pin === true) {
     if (!existsSync(file)) throw new CliError(`no ${file}: run hpd sources init --year ${year} first`);
-    const { sources, pinned } = await pinSources(loadSourcesFile(file), cacheRoot(env)).catch((err: unknown) => {
+    const { sources, pinned } = await pinSources(loadSourcesFile(file), cacheRoot(env), REPO_ROOT).catch((err: unknown) => {
       throw new CliError(err instanceof Error ? err.message : String(err));
     });
     writeFileSync(file, `${JSON.stringify(sources, null, 2)}\n`);
@@ -51,7 +62,13 @@ export async function sourcesCommand(argv: readonly string[], env: NodeJS.Proces
     .filter((y) => y !== year)
     .sort((a, b) => b - a);
   if (years.length === 0) throw new CliError(`no earlier sources file in ${dir} to carry the geography inputs from`);
-  writeFileSync(file, `${JSON.stringify(initSources(year, loadSourcesFile(join(dir, `${years[0]}.json`))), null, 2)}\n`);
+  const sbeStates = values.sbe === undefined ? [] : values.sbe.split(',').map((s) => s.trim().toUpperCase());
+  const badState = sbeStates.find((s) => !/^[A-Z]{2}$/.test(s));
+  if (badState !== undefined) throw new UsageError(`--sbe takes two-letter state codes separated by commas, got "${badState}"`);
+  if (values['no-federal'] === true && sbeStates.length === 0)
+    throw new UsageError('--no-federal needs --sbe: a year needs a source of plans');
+  const init = initSources(year, loadSourcesFile(join(dir, `${years[0]}.json`)), { sbeStates, federal: values['no-federal'] !== true });
+  writeFileSync(file, `${JSON.stringify(init, null, 2)}\n`);
   process.stdout.write(
     `wrote ${file} (from the CMS URL patterns and ${years[0]}.json); after the first download run hpd sources init --year ${year} --pin\n`,
   );

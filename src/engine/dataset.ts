@@ -27,6 +27,7 @@ import {
   type LoadedTables,
   type TablesMeta,
 } from './build-format.ts';
+import type { TierColumn } from './household.ts';
 import type { BuildManifest } from './manifest.ts';
 import type { MetalLevel, PlanType, PlanVariantRecord } from './plan-record.ts';
 
@@ -145,6 +146,11 @@ export interface Dataset {
   issuers(state: string): readonly IssuerSummary[];
   county(fips: string): CountyRecord | undefined;
   crosswalk(standardComponentId: string): unknown;
+  /**
+   * A community-rated plan's premium for a family tier as its Rate PUF gives it, in cents; null when
+   * the file has no such amount (modeled or age-rated plans). Read from LMDB once, on first use.
+   */
+  familyTierCents(standardComponentId: string, ratingArea: number, column: TierColumn): number | null;
   /** States with plan data in this build. */
   statesWithPlans(): readonly string[];
   planIds(): readonly string[];
@@ -290,6 +296,16 @@ function deriveColumns(tables: LoadedTables): SharedArrayBuffer {
   return buffer;
 }
 
+/** Every family-tier row of the build (a few per community-rated plan), by `scid:area`. */
+function readFamilyTiers(db: Database): Map<string, Partial<Record<TierColumn, number | null>>> {
+  const out = new Map<string, Partial<Record<TierColumn, number | null>>>();
+  for (const { key, value } of db.getRange()) {
+    const [scid, area] = key as [string, number];
+    out.set(`${scid}:${area}`, value as Partial<Record<TierColumn, number | null>>);
+  }
+  return out;
+}
+
 function datasetOver(image: DatasetImage, tables: LoadedTables): Dataset {
   const { dir, manifest } = image;
   const meta: TablesMeta = tables.meta;
@@ -299,6 +315,7 @@ function datasetOver(image: DatasetImage, tables: LoadedTables): Dataset {
   const countiesDb = db(DB.counties);
   const issuersDb = db(DB.issuers);
   const crosswalkDb = db(DB.crosswalk);
+  let tiers: Map<string, Partial<Record<TierColumn, number | null>>> | undefined;
 
   const zipStart = tables.table('zip.start');
   const pairCents = tables.table('pair.cents');
@@ -356,6 +373,11 @@ function datasetOver(image: DatasetImage, tables: LoadedTables): Dataset {
     issuers: (state) => (issuersDb.get(state) as IssuerSummary[] | undefined) ?? [],
     county: (fips) => countiesDb.get(fips) as CountyRecord | undefined,
     crosswalk: (scid) => crosswalkDb.get(scid),
+    familyTierCents: (scid, area, column) => {
+      tiers ??= readFamilyTiers(db(DB.familyTiers));
+      const dollars = tiers.get(`${scid}:${area}`)?.[column];
+      return typeof dollars === 'number' ? Math.round(dollars * 100) : null;
+    },
     statesWithPlans: () => statesWithPlans,
     planIds: () => meta.plans,
     sampleZip() {

@@ -118,12 +118,15 @@ function apportion(total: number, weights: readonly number[]): number[] {
  *   0.412 of an adult; VT's flat curve gives equal shares), rounded so the shares add up exactly.
  *
  * @param perMemberCents monthly premium in cents of one member of that age (0 = not sold at that age)
+ * @param tierCents family-tier states: the plan's premium for the household's tier as its Rate PUF
+ *   gives it ({@link tierColumn}); null: tier factor × the adult rate
  */
 export function householdPremiumCents(
   perMemberCents: (age: number) => number,
   ages: readonly number[],
   rules: TaxYearRules,
   state: string,
+  tierCents: number | null = null,
 ): HouseholdPremium {
   const rating = householdRating(ages, rules, state);
   if (rating.counted !== null) {
@@ -131,7 +134,8 @@ export function householdPremiumCents(
     const members = ages.map((age, i) => ({ age, counted: counted[i]!, cents: counted[i] ? perMemberCents(age) : 0 }));
     return { totalCents: members.reduce((s, m) => s + m.cents, 0), members };
   }
-  const totalCents = householdTotalCents(rating, perMemberCents);
+  // The tier premium the Rate PUF gives for this household, when it has one, wins over the factor.
+  const totalCents = tierCents ?? householdTotalCents(rating, perMemberCents);
   const shares = apportion(
     totalCents,
     ages.map((a) => perMemberCents(a)),
@@ -165,6 +169,43 @@ export function householdRating(ages: readonly number[], rules: TaxYearRules, st
       ? (tiers.child_only ?? (ages.length > 1 ? tiers.one_adult_and_children : tiers.one_adult))
       : tiers[tier] + Math.max(0, adults - 2) * tiers.one_adult;
   return { ages, counted: null, tierFactor };
+}
+
+/**
+ * The column of a Rate PUF family-tier row that prices a household of a community-rated state, or
+ * null when no column does (more than two adults, or children only): those keep the tier factors.
+ * Dependants are the members under `childAgeLimit`; three or more share one column.
+ */
+export type TierColumn =
+  | 'individual'
+  | 'couple'
+  | 'primarySubscriberAndOneDependent'
+  | 'primarySubscriberAndTwoDependents'
+  | 'primarySubscriberAndThreeOrMoreDependents'
+  | 'coupleAndOneDependent'
+  | 'coupleAndTwoDependents'
+  | 'coupleAndThreeOrMoreDependents';
+
+const SUBSCRIBER_COLUMNS: readonly TierColumn[] = [
+  'individual',
+  'primarySubscriberAndOneDependent',
+  'primarySubscriberAndTwoDependents',
+  'primarySubscriberAndThreeOrMoreDependents',
+];
+const COUPLE_COLUMNS: readonly TierColumn[] = [
+  'couple',
+  'coupleAndOneDependent',
+  'coupleAndTwoDependents',
+  'coupleAndThreeOrMoreDependents',
+];
+
+export function tierColumn(ages: readonly number[], childAgeLimit: number): TierColumn | null {
+  checkAges(ages);
+  const adults = ages.filter((a) => a >= childAgeLimit).length;
+  const dependants = Math.min(3, ages.length - adults);
+  if (adults === 1) return SUBSCRIBER_COLUMNS[dependants]!;
+  if (adults === 2) return COUPLE_COLUMNS[dependants]!;
+  return null;
 }
 
 /** The household's monthly premium in cents for one plan, whose per-member rate is `perMemberCents`. */

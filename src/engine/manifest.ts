@@ -47,6 +47,46 @@ export type PremiumProvenance =
     }
   | { readonly source: 'rate_puf'; readonly source_names: readonly string[] };
 
+/** Where one state's plan data and premiums came from (a year may mix real and modeled states). */
+export interface StateProvenance {
+  /** The source of the state's plans: `federal` (Exchange PUFs) or a state-exchange bundle such as `sbe-CT`. */
+  readonly source: string;
+  /** The input names and files of the source, as listed under `inputs`. */
+  readonly plans_input: string;
+  readonly plans_file: string;
+  readonly service_area_file: string;
+  /** Null: no Rates file, premiums modeled. */
+  readonly rates_file: string | null;
+  readonly premiums: 'rate_puf' | 'modeled';
+  /** What responses about the state say in `data_source` and `data_freshness`. */
+  readonly data_source: string;
+  readonly data_freshness: string;
+}
+
+/**
+ * ZIPs whose rating area the geography places by a guess (a county that straddles the state's rating
+ * areas: Connecticut's planning regions over its legacy counties), in states with plan data.
+ */
+export interface RatingAreaUncertainty {
+  /** Distinct ZIPs with a location in one of the counties. */
+  readonly zips: number;
+  readonly counties: Readonly<
+    Record<
+      string,
+      {
+        readonly state: string;
+        readonly county_name: string;
+        /** The area the build places the county in. */
+        readonly assigned_area: number | null;
+        /** Every area its towns are rated in. */
+        readonly possible_areas: readonly number[];
+        readonly zips: number;
+        readonly why: string;
+      }
+    >
+  >;
+}
+
 export interface BuildManifest {
   readonly format_version: number;
   readonly compiler_version: string;
@@ -89,6 +129,17 @@ export interface BuildManifest {
     readonly truncated: ReadonlyArray<{ file: string; code: string; column: string; dropped: number }>;
   };
   readonly stages: ReadonlyArray<{ stage: string; rows: number; seconds: number; rowsPerSecond: number }>;
+  /** Per state with plan data; absent in builds compiled before provenance was per state (read the build's labels). */
+  readonly provenance?: Readonly<Record<string, StateProvenance>>;
+  /** Service areas the files do not describe; absent in older builds. */
+  readonly service_areas?: {
+    /** States whose Service Areas file has no rows, whose plans are taken as statewide. */
+    readonly statewide_by_decision: readonly string[];
+    /** Plans whose service area no row describes: offered nowhere (each also a warning). */
+    readonly plans_without_service_area: number;
+  };
+  /** Present when a state with plan data has counties of uncertain rating area (see data/geo/rating-area-uncertainty.json). */
+  readonly rating_area_uncertainty?: RatingAreaUncertainty;
   /** Sizes of the output files by name (kept beside `outputs` for readers of format 1 manifests). */
   readonly files: Readonly<Record<string, number>>;
   /**

@@ -19,7 +19,7 @@
  */
 import { NO_LIST, PLAN_FLAG } from './build-format.ts';
 import type { Dataset, ZipLocation } from './dataset.ts';
-import { householdPremiumCents, householdRating, householdTotalCents } from './household.ts';
+import { householdPremiumCents, householdRating, householdTotalCents, tierColumn } from './household.ts';
 import { applicablePercentage, povertyGuideline } from './rules.ts';
 import type { TaxYearRules } from './rules-types.ts';
 import { InvariantError } from '../invariant.ts';
@@ -146,6 +146,9 @@ function planBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation, 
   // A child-only plan cannot cover an adult, so it cannot be the benchmark of a family with one.
   const hasAdult = ages.some((a) => a >= rules.child_age_limit.value);
   const rating = householdRating(ages, rules, location.state);
+  // Community-rated states: the file's amount for the household's tier, where the Rate PUF gives one.
+  const column = rating.counted === null ? tierColumn(ages, rules.child_age_limit.value) : null;
+  const tierCents = (scid: string): number | null => (column === null ? null : ds.familyTierCents(scid, location.ratingArea, column));
   // The scan keeps only the two lowest (total, plan id) pairs and allocates nothing per plan: it ran
   // over every silver plan of the location on every APTC request (and every search with an income),
   // and building, sorting and discarding a candidate object per plan was the largest cost of an APTC
@@ -166,9 +169,9 @@ function planBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation, 
     if (hasAdult && (plan.flags & PLAN_FLAG.childOnly) !== 0) continue;
     // A plan not sold at some member's age cannot cover the whole family, counted or not.
     if (!soldAtEveryAge(at, ages)) continue;
-    const total = householdTotalCents(rating, at);
-    if (total <= 0) continue;
     const id = plan.standardComponentId;
+    const total = tierCents(id) ?? householdTotalCents(rating, at);
+    if (total <= 0) continue;
     if (first < 0 || total < firstTotal || (total === firstTotal && id < firstId)) {
       second = first;
       secondTotal = firstTotal;
@@ -186,8 +189,16 @@ function planBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation, 
   // Only one silver plan offered: that plan is the benchmark (26 CFR 1.36B-3(f)).
   const chosen = second >= 0 ? second : first;
   const chosenId = second >= 0 ? secondId : firstId;
-  const premium = householdPremiumCents((age) => ds.listPremiumCents(listId, chosen, age), ages, rules, location.state);
-  const source: BenchmarkSource = ds.manifest.premiums.source === 'modeled' ? 'modeled' : 'rate_puf';
+  const premium = householdPremiumCents(
+    (age) => ds.listPremiumCents(listId, chosen, age),
+    ages,
+    rules,
+    location.state,
+    tierCents(chosenId),
+  );
+  // Provenance is per state (a year may mix real and modeled states); older builds have the build's.
+  const provenance = ds.manifest.provenance?.[location.state]?.premiums ?? ds.manifest.premiums.source;
+  const source: BenchmarkSource = provenance === 'modeled' ? 'modeled' : 'rate_puf';
   const notes =
     source === 'modeled'
       ? ['Premiums are modeled from published SLCSP benchmarks (no Rate PUF loaded), so the benchmark plan and its premium are estimates']

@@ -185,8 +185,14 @@ export const TOOLS: readonly ToolDefinition[] = [
   }),
   defineTool(listPlanYearsOperation, {
     title: 'List plan years',
-    description: 'Plan years with data, and the default year.',
-    summarize: (b) => `Plan years ${(b.available_years as number[]).join(', ')}; default ${String(b.current_year)}.`,
+    description: 'Plan years with data, the states each covers and whether their premiums are real or modeled, and the default year.',
+    summarize: (b) => {
+      const years = (b.years as { year: number; states: string[]; real_premium_states: string[] }[]).map(
+        (y) =>
+          `${y.year} (${y.states.length} state${y.states.length === 1 ? '' : 's'}, premiums ${y.real_premium_states.length === y.states.length ? 'real' : y.real_premium_states.length === 0 ? 'modeled' : `real in ${y.real_premium_states.join(', ')}, modeled elsewhere`})`,
+      );
+      return `Plan years ${years.join('; ')}; default ${String(b.current_year)}.`;
+    },
   }),
 ];
 

@@ -137,7 +137,7 @@ export const comparePlansOperation = defineOperation({
       multiple_areas: loc.multiple_areas,
       plan_year: p.year,
       data_source: yd.dataSource(where.loc.state),
-      data_freshness: yd.dataFreshness,
+      data_freshness: yd.freshness(where.loc.state),
     };
   },
 });

@@ -48,7 +48,15 @@ export interface YearData {
   readonly statesWithPlans: ReadonlySet<string>;
   /** `data_source` for a response about `state` (null state: the build's own label). */
   dataSource(state: string | null): string;
-  readonly dataFreshness: string;
+  /** `data_freshness` for a response about `state`: its source's date, and whether its premiums are modeled. */
+  freshness(state: string | null): string;
+  /**
+   * Why the rating area of a county is a guess (a Connecticut planning region over legacy counties of
+   * several areas), or null when it is not; only for states with plan data in the build.
+   */
+  uncertainArea(countyFips: string): { readonly why: string; readonly possibleAreas: readonly number[] } | null;
+  /** States with plan data, each with its premium provenance (real Rate PUF or modeled), for `/years`. */
+  readonly premiumsByState: ReadonlyMap<string, 'rate_puf' | 'modeled'>;
   /** What a REST worker thread attaches to (shared memory; see {@link attachYearData}). */
   readonly image: YearImage;
 }
@@ -136,16 +144,30 @@ export function attachYearData(image: YearImage): YearData {
 function yearDataOver(year: number, ds: Dataset, catalog: PlanCatalog, baseUrl: string): YearData {
   const rules = loadRules(ds.manifest.rules_year);
   const statesWithPlans = new Set(ds.statesWithPlans());
-  const label = ds.manifest.data_source;
+  const { data_source: label, data_freshness: freshness } = ds.manifest;
+  // Builds compiled before provenance was per state have only the build's labels, true of every state.
+  const provenance = ds.manifest.provenance ?? {};
+  const modeled = label.includes('modeled');
   return {
     year,
     ds,
     rules,
     catalog,
     statesWithPlans,
-    dataSource: (state) =>
-      state === null || statesWithPlans.has(state) ? label : STATE_EXCHANGE_STATES.has(state) ? 'state_exchange' : label,
-    dataFreshness: ds.manifest.data_freshness,
+    dataSource: (state) => {
+      if (state === null) return label;
+      const own = provenance[state];
+      if (own !== undefined) return own.data_source;
+      return statesWithPlans.has(state) || !STATE_EXCHANGE_STATES.has(state) ? label : 'state_exchange';
+    },
+    uncertainArea: (fips) => {
+      const u = ds.manifest.rating_area_uncertainty?.counties[fips];
+      return u === undefined ? null : { why: u.why, possibleAreas: u.possible_areas };
+    },
+    freshness: (state) => (state === null ? freshness : (provenance[state]?.data_freshness ?? freshness)),
+    premiumsByState: new Map(
+      [...statesWithPlans].sort().map((s) => [s, provenance[s]?.premiums ?? (modeled ? 'modeled' : 'rate_puf')] as const),
+    ),
     image: { year, baseUrl, dataset: ds.image, catalog: catalog.image },
   };
 }

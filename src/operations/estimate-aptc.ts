@@ -233,7 +233,7 @@ export const estimateAptcOperation = defineOperation({
       notes: est.notes,
       plan_year: p.year,
       data_source: yd.dataSource(where.loc.state),
-      data_freshness: yd.dataFreshness,
+      data_freshness: yd.freshness(where.loc.state),
     };
   },
 });

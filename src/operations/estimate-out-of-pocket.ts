@@ -167,7 +167,7 @@ export const estimateOutOfPocketOperation = defineOperation({
       notes,
       plan_year: p.year,
       data_source: yd.dataSource(where.loc.state),
-      data_freshness: yd.dataFreshness,
+      data_freshness: yd.freshness(where.loc.state),
     };
   },
 });

@@ -190,7 +190,12 @@ export const getPlanCrosswalkOperation = defineOperation({
       reason_code: row.reason_code,
       crosswalk_level: row.crosswalk_level,
       data_source: 'puf_data',
-      data_freshness: `PY${p.year}-PY${entry.target_year} as of ${yd.dataFreshness.replace(/^PY\d{4} as of /, '').split(';')[0]}`,
+      data_freshness: `PY${p.year}-PY${entry.target_year} as of ${
+        yd
+          .freshness(null)
+          .replace(/^PY\d{4} as of /, '')
+          .split(';')[0]
+      }`,
     };
   },
 });

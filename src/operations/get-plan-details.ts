@@ -200,7 +200,7 @@ export const getPlanDetailsOperation = defineOperation({
       out_of_service_area_coverage: r.out_of_service_area_coverage,
       plan_year: p.year,
       data_source: yd.dataSource(r.state),
-      data_freshness: yd.dataFreshness,
+      data_freshness: yd.freshness(r.state),
     };
   },
 });

@@ -132,7 +132,7 @@ export const listIssuersOperation = defineOperation({
       issuers: issuers.map((i) => ({ issuer_id: i.issuer_id, name: i.name, plan_count: i.plan_count })),
       total: issuers.length,
       data_source: yd.dataSource(p.state),
-      data_freshness: yd.dataFreshness,
+      data_freshness: yd.freshness(p.state),
     };
   },
 });

@@ -273,7 +273,7 @@ export const searchPlansOperation = defineOperation({
       ...locationFields(where),
       plan_year: p.year,
       data_source: yd.dataSource(where.loc.state),
-      data_freshness: yd.dataFreshness,
+      data_freshness: yd.freshness(where.loc.state),
     };
   },
 });

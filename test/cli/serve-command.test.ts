@@ -45,8 +45,8 @@ test('hpd serve --build-if-missing builds the default dataset when none exists, 
     });
     child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
   });
-  assert.match(stderr, /building the embedded default dataset \(PY2025\)/);
-  assert.match(stdout, /serving years 2025/);
+  assert.match(stderr, /building the embedded default datasets \(PY2024 and PY2025\)/);
+  assert.match(stdout, /serving years 2024, 2025/);
   // The start-up line names the uWS build and the Node that loaded it; on Node 20 oidc-provider (the
   // embedded authorization server) also warned "Unsupported runtime", which a supported Node never does.
   assert.match(stdout, new RegExp(`with uws-legacy [\\d.]+ on Node ${process.version.replaceAll('.', '\\.')}, `));
@@ -62,13 +62,34 @@ test('hpd serve --build-if-missing builds the default dataset when none exists, 
   const key = made.stdout.trim();
   const years = await fetch(`http://127.0.0.1:${port}/v1/health/years`, { headers: { authorization: `Bearer ${key}` } });
   assert.equal(years.status, 200);
-  const body = (await years.json()) as { current_year: number; available_years: number[]; _links: { self: { href: string } } };
-  assert.deepEqual(body.available_years, [2025]);
+  const body = (await years.json()) as {
+    current_year: number;
+    available_years: number[];
+    years: { year: number; states: string[]; real_premium_states: string[] }[];
+    _links: { self: { href: string } };
+  };
+  assert.deepEqual(body.available_years, [2024, 2025]);
   assert.equal(body.current_year, 2025);
+  // 2024: the three state-exchange bundles, real premiums; 2025: the 31 HealthCare.gov states, modeled.
+  assert.deepEqual(body.years[0], {
+    year: 2024,
+    states: ['CT', 'RI', 'VT'],
+    real_premium_states: ['CT', 'RI', 'VT'],
+    modeled_premium_states: [],
+  });
+  assert.equal(body.years[1]?.states.length, 31);
+  assert.deepEqual(body.years[1]?.real_premium_states, []);
   assert.equal(body._links.self.href, 'http://hpd.example/v1/health/years', 'links use HPD_BASE_URL');
   const search = await fetch(`http://127.0.0.1:${port}/v1/health/plans?zip=77002&age=40`, { headers: { authorization: `Bearer ${key}` } });
   assert.equal(search.status, 200);
   assert.equal(((await search.json()) as { data_source: string }).data_source, 'puf_data+modeled_premiums');
+  const hartford = await fetch(`http://127.0.0.1:${port}/v1/health/plans?zip=06103&age=40&year=2024`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  assert.equal(hartford.status, 200);
+  const ct = (await hartford.json()) as { data_source: string; data_freshness: string; total: number };
+  assert.deepEqual([ct.data_source, ct.data_freshness], ['puf_data', 'PY2024 as of 2024-02-12']);
+  assert.ok(ct.total > 0);
 
   // MCP and the authorization server run beside REST, named by their default identifiers.
   assert.match(

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { familyTier, householdPremiumCents, ratedMembers } from '../../src/engine/household.ts';
+import { familyTier, householdPremiumCents, ratedMembers, tierColumn } from '../../src/engine/household.ts';
 import { ageCurveFor, loadRules } from '../../src/engine/rules.ts';
 import { InvariantError } from '../../src/invariant.ts';
 
@@ -122,5 +122,35 @@ describe('family tiers (NY, VT; domain.md §3.3)', () => {
     // One child alone: one_adult 1.00 × $600; two children: 1.93 × $600 = $1,158.
     assert.equal(householdPremiumCents(vtCents, [10], rules, 'VT').totalCents, 60_000);
     assert.equal(householdPremiumCents(vtCents, [10, 7], rules, 'VT').totalCents, 115_800);
+  });
+});
+
+describe('family-tier amounts from the Rate PUF (issue #23 §5)', () => {
+  test('the household picks the tier column of the file: subscriber or couple, with 0, 1, 2 or 3+ dependants', () => {
+    assert.equal(tierColumn([40], 21), 'individual');
+    assert.equal(tierColumn([40, 38], 21), 'couple');
+    assert.equal(tierColumn([40, 5], 21), 'primarySubscriberAndOneDependent');
+    assert.equal(tierColumn([40, 5, 7], 21), 'primarySubscriberAndTwoDependents');
+    assert.equal(tierColumn([40, 5, 7, 9, 11], 21), 'primarySubscriberAndThreeOrMoreDependents');
+    assert.equal(tierColumn([40, 38, 5], 21), 'coupleAndOneDependent');
+    assert.equal(tierColumn([40, 38, 5, 7], 21), 'coupleAndTwoDependents');
+    assert.equal(tierColumn([40, 38, 5, 7, 9], 21), 'coupleAndThreeOrMoreDependents');
+    // No column prices three adults or children alone: those keep the rules' tier factors.
+    assert.equal(tierColumn([40, 38, 22], 21), null);
+    assert.equal(tierColumn([10], 21), null);
+  });
+
+  test("the file's tier amount wins over factor × adult rate, and the members' shares add up to it", () => {
+    const flat = (): number => 100_000;
+    const byFactor = householdPremiumCents(flat, [40, 5], rules, 'VT');
+    assert.equal(byFactor.totalCents, 193_000);
+    const fromFile = householdPremiumCents(flat, [40, 5], rules, 'VT', 185_001);
+    assert.equal(fromFile.totalCents, 185_001);
+    assert.deepEqual(
+      fromFile.members.map((m) => m.cents),
+      [92_501, 92_500],
+    );
+    // Per-member states never read a tier amount.
+    assert.equal(householdPremiumCents(flat, [40, 5], rules, 'TX', 185_001).totalCents, 200_000);
   });
 });

@@ -56,6 +56,22 @@ test('FPL: 2025 coverage uses the 2024 guidelines (domain.md §2.1)', () => {
   }
 });
 
+test('FPL: 2024 coverage uses the 2023 guidelines, $14,580 + $5,140 (shared/data/README.md §4.7), never 2024 ones', () => {
+  const r2024 = loadRules(2024);
+  assert.equal(r2024.fpl.guideline_year, 2023);
+  const contiguous = [14580, 19720, 24860, 30000, 35140, 40280, 45420, 50560];
+  for (let n = 1; n <= 8; n++) {
+    assert.equal(povertyGuideline(r2024, 'CT', n), contiguous[n - 1], `contiguous size ${n}`);
+    assert.equal(povertyGuideline(r2024, 'VT', n), contiguous[n - 1], `VT size ${n}`);
+  }
+  assert.equal(povertyGuideline(r2024, 'AK', 1), 18210);
+  assert.equal(povertyGuideline(r2024, 'HI', 2), 16770 + 5910);
+  // The IRA applicable percentages: the same bands as 2025, no 400 % cliff.
+  assert.deepEqual(r2024.applicable_percentage.bands, r2025.applicable_percentage.bands);
+  assert.equal(r2024.cap_at_400_fpl.value, false);
+  assert.deepEqual(r2024.moop_limit.value, { self_only: 9450, other_than_self_only: 18900 });
+});
+
 test('scalar rules match domain.md §1 and §4', () => {
   assert.equal(r2026.required_contribution_pct.value, 9.96);
   assert.equal(r2025.required_contribution_pct.value, 9.02);

@@ -298,6 +298,7 @@ describe('GET /v1/health/years and /v1/health/issuers', () => {
       _links: { self: { href: `${BASE}/v1/health/years`, type: 'application/json' } },
       current_year: 2025,
       available_years: [2025],
+      years: [{ year: 2025, states: ['AK', 'TX'], real_premium_states: [], modeled_premium_states: ['AK', 'TX'] }],
     });
   });
 

@@ -31,7 +31,7 @@ test('a new current build is adopted, the old one closed on the next turn; a dam
 
   const first = live.current();
   assert.equal(first.builds['2025'], a);
-  assert.match(first.get(2025)!.dataFreshness, /2024-11-20/);
+  assert.match(first.get(2025)!.freshness('TX'), /2024-11-20/);
   assert.deepEqual(live.reload(), { adopted: [], refused: [] }, 'nothing published: nothing adopted');
   assert.equal(live.current(), first, 'the same snapshot');
 
@@ -41,7 +41,7 @@ test('a new current build is adopted, the old one closed on the next turn; a dam
   assert.deepEqual(r.adopted, [{ year: 2025, from: a, to: b }]);
   const second = live.current();
   assert.notEqual(second.version, first.version, 'ETags change with the build');
-  assert.match(second.get(2025)!.dataFreshness, /2024-12-01/);
+  assert.match(second.get(2025)!.freshness('TX'), /2024-12-01/);
   assert.deepEqual(swaps, [b]);
   // A request that took the old snapshot in this turn still reads it whole.
   assert.ok((first.get(2025)!.ds.resolveZip('77002') ?? []).length > 0);

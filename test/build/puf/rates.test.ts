@@ -225,7 +225,8 @@ describe('loadRates', () => {
         CoupleAndThreeOrMoreDependents: '',
       }),
     ]);
-    assert.equal(r.rates.size, 0);
+    // Community rated (no age rows, as in Vermont's SBE file): one rate, the individual one, at every age.
+    assert.deepEqual([...new Set(r.rates.get(PLAN)?.get(4) ?? [])], [81234]);
     assert.deepEqual(r.familyTiers.get(PLAN)?.get(4), {
       individual: 812.34,
       couple: 1624.68,
@@ -237,6 +238,14 @@ describe('loadRates', () => {
       coupleAndThreeOrMoreDependents: null,
     });
     assert.equal(r.sink.errorCount, 0);
+  });
+
+  it('keeps the age rows of a plan that also has a "Family Option" row (NY style)', async () => {
+    const r = await load([...fullTable(200), rateRow('Family Option', '999.00', { Couple: '1998.00' })]);
+    const cents = r.rates.get(PLAN)?.get(1);
+    assert.ok(cents !== undefined);
+    assert.notEqual(cents[0], 99900);
+    assert.equal(r.familyTiers.get(PLAN)?.get(1)?.couple, 1998);
   });
 
   /** Two full tables (102 rows) then `bad` (line 104): 1 of 103 rows rejected stays within 1 %. */

@@ -1,0 +1,72 @@
+/**
+ * @module Answers about the PY2024 state-exchange states through `execute()` (issue #23): provenance
+ * per state in search answers, /years listing each year's states, and the ZIP lookup saying when
+ * Connecticut's planning-region geography can only guess a rating area.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type DataRegistry, openRegistry } from '../../src/operations/data-registry.ts';
+import { OPERATIONS } from '../../src/operations/index.ts';
+import { type ExecuteResult, execute, type Operation } from '../../src/operations/operation.ts';
+import { buildRealYear } from '../helpers/build-real-year.ts';
+
+let dir: string;
+let registry: DataRegistry;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'hpd-ops-2024-'));
+  const built = await buildRealYear(dir, 2024);
+  registry = openRegistry(join(dir, 'builds'), 'http://api.test', [built.manifest.year]);
+});
+after(() => {
+  registry?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type Body = any;
+
+function run(path: string, query: string, pathParams: Record<string, string> = {}): Body {
+  const op: Operation<never> | undefined = OPERATIONS.find((o) => o.path === path);
+  assert.ok(op !== undefined, `no operation at ${path}`);
+  const r: ExecuteResult = execute(op, { registry, baseUrl: 'http://api.test' }, 'pro', [...new URLSearchParams(query)], pathParams);
+  assert.ok(r.ok, `expected a body, got ${JSON.stringify(!r.ok && r.problem)}`);
+  return r.body;
+}
+
+describe('PY2024 answers from real state-exchange premiums', () => {
+  test('a search in each state says real premiums, as of the SBE files', () => {
+    for (const zip of ['06103', '02903', '05401']) {
+      const body = run('/v1/health/plans', `zip=${zip}&age=40&year=2024`);
+      assert.equal(body.data_source, 'puf_data', zip);
+      assert.equal(body.data_freshness, 'PY2024 as of 2024-02-12', zip);
+      assert.ok(body.total > 0, zip);
+    }
+  });
+
+  test('/years lists 2024 with its three states, all real', () => {
+    const body = run('/v1/health/years', '');
+    assert.deepEqual(body.years, [
+      { year: 2024, states: ['CT', 'RI', 'VT'], real_premium_states: ['CT', 'RI', 'VT'], modeled_premium_states: [] },
+    ]);
+  });
+
+  test('a Connecticut ZIP in a planning region straddling rating areas says its area is a guess', () => {
+    // Hartford: Capitol Planning Region, placed in Rating Area 2; its Tolland County towns are area 7.
+    const hartford = run('/v1/health/zips/{zip}', 'year=2024', { zip: '06103' });
+    assert.equal(hartford.locations[0].rating_area_uncertain, true);
+    assert.match(
+      hartford.rating_area_note,
+      /^Rating area uncertain: county 09110 is placed in Rating Area 2 but its towns are rated in areas 2, 7/,
+    );
+    // Bridgeport: Greater Bridgeport Planning Region, wholly former Fairfield County: no note.
+    const bridgeport = run('/v1/health/zips/{zip}', 'year=2024', { zip: '06604' });
+    assert.equal(bridgeport.locations[0].county_fips, '09120');
+    assert.equal(bridgeport.locations[0].rating_area_uncertain, undefined);
+    assert.equal(bridgeport.rating_area_note, undefined);
+    // Rhode Island rates by one area: nothing to guess.
+    assert.equal(run('/v1/health/zips/{zip}', 'year=2024', { zip: '02903' }).rating_area_note, undefined);
+  });
+});
