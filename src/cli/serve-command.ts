@@ -11,7 +11,7 @@
  */
 import { buildDataset } from '../../build/compile.ts';
 import { createProgress } from '../../build/progress.ts';
-import { serveConfig } from '../config/serve-config.ts';
+import { type ServeConfig, serveConfig } from '../config/serve-config.ts';
 import { UWS_PACKAGE, uwsVersion } from '../http/uws.ts';
 import { yearsWithBuilds } from '../operations/data-registry.ts';
 import { redactRedisUrl } from '../policy/redis-link.ts';
@@ -59,6 +59,27 @@ function parseServeArgs(argv: readonly string[]): ServeArgs {
   return { workers, buildIfMissing: values['build-if-missing'] === true };
 }
 
+/** A data directory without any build gets the embedded default datasets, if it is the default one or asked for. */
+async function buildDefaultsIfMissing(c: ServeConfig, buildIfMissing: boolean): Promise<void> {
+  const root = c.dataDir;
+  if (yearsWithBuilds(root).length > 0) return;
+  if (!c.dataDirIsDefault && !buildIfMissing) {
+    throw new CliError(
+      `no build under ${root} (HPD_DATA_DIR): check the path, build one with HPD_DATA_DIR=${root} hpd build --year ${DEFAULT_YEARS.at(-1)}, or pass --build-if-missing to build the default ${DEFAULT_LIST} datasets there`,
+    );
+  }
+  process.stderr.write(`no build found under ${root}: building the embedded default datasets (${DEFAULT_LIST})\n`);
+  for (const year of DEFAULT_YEARS) {
+    await buildDataset({
+      year,
+      root: REPO_ROOT,
+      buildsRoot: root,
+      cacheDir: c.cacheDir,
+      progress: createProgress({ tty: process.stderr.isTTY === true }),
+    });
+  }
+}
+
 /** Past the drain, what closing the state may take before the process gives up waiting and exits. */
 const EXIT_MARGIN_MS = 5_000;
 
@@ -79,23 +100,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   if (budget !== null) process.stderr.write(`${budget}\n`);
 
   const root = c.dataDir;
-  if (yearsWithBuilds(root).length === 0) {
-    if (!c.dataDirIsDefault && !args.buildIfMissing) {
-      throw new CliError(
-        `no build under ${root} (HPD_DATA_DIR): check the path, build one with HPD_DATA_DIR=${root} hpd build --year ${DEFAULT_YEARS.at(-1)}, or pass --build-if-missing to build the default ${DEFAULT_LIST} datasets there`,
-      );
-    }
-    process.stderr.write(`no build found under ${root}: building the embedded default datasets (${DEFAULT_LIST})\n`);
-    for (const year of DEFAULT_YEARS) {
-      await buildDataset({
-        year,
-        root: REPO_ROOT,
-        buildsRoot: root,
-        cacheDir: c.cacheDir,
-        progress: createProgress({ tty: process.stderr.isTTY === true }),
-      });
-    }
-  }
+  await buildDefaultsIfMissing(c, args.buildIfMissing);
   const services = await startServices({
     buildsRoot: root,
     stateDir: c.stateDir,
