@@ -73,16 +73,21 @@ function sbcColumns(): Record<string, DialectColumn> {
   return out;
 }
 
+/** The columns every SBE file starts with: whose record it is and when CMS imported it. */
+const RECORD_COLUMNS: ColumnDialect['columns'] = {
+  BusinessYear: same('BUSINESS YEAR'),
+  StateCode: same('STATE CODE'),
+  IssuerId: same('ISSUER ID'),
+  SourceName: same('SOURCE NAME'),
+  ImportDate: date('IMPORT DATE'),
+};
+
 /** SBE Plans PUF (130 columns) as the federal Plan Attributes PUF. */
 export const SBE_PLANS_DIALECT: ColumnDialect = {
   name: 'CMS SBE Plans PUF',
   columns: {
-    BusinessYear: same('BUSINESS YEAR'),
-    StateCode: same('STATE CODE'),
-    IssuerId: same('ISSUER ID'),
+    ...RECORD_COLUMNS,
     IssuerMarketPlaceMarketingName: same('ISSUER NAME'),
-    SourceName: same('SOURCE NAME'),
-    ImportDate: date('IMPORT DATE'),
     MarketCoverage: same('MARKET COVERAGE'),
     DentalOnlyPlan: same('DENTAL ONLY PLAN'),
     StandardComponentId: same('STANDARD COMPONENT ID'),
@@ -134,11 +139,7 @@ export const SBE_PLANS_DIALECT: ColumnDialect = {
 export const SBE_RATES_DIALECT: ColumnDialect = {
   name: 'CMS SBE Rates PUF',
   columns: {
-    BusinessYear: same('BUSINESS YEAR'),
-    StateCode: same('STATE CODE'),
-    IssuerId: same('ISSUER ID'),
-    SourceName: same('SOURCE NAME'),
-    ImportDate: date('IMPORT DATE'),
+    ...RECORD_COLUMNS,
     RateEffectiveDate: date('RATE EFFECTIVE DATE'),
     RateExpirationDate: date('RATE EXPIRATION'),
     PlanId: same('PLAN ID'),
@@ -161,11 +162,7 @@ export const SBE_RATES_DIALECT: ColumnDialect = {
 export const SBE_SERVICE_AREAS_DIALECT: ColumnDialect = {
   name: 'CMS SBE Service Areas PUF',
   columns: {
-    BusinessYear: same('BUSINESS YEAR'),
-    StateCode: same('STATE CODE'),
-    IssuerId: same('ISSUER ID'),
-    SourceName: same('SOURCE NAME'),
-    ImportDate: date('IMPORT DATE'),
+    ...RECORD_COLUMNS,
     ServiceAreaId: same('SERVICE AREA ID'),
     ServiceAreaName: same('SERVICE AREA NAME'),
     CoverEntireState: flag('COVER ENTIRE STATE'),
