@@ -6,7 +6,7 @@
  * exceed the limit and no request is refused below it.
  *
  * One thread owns it (`open`): it loads today's counts from the state store at start and saves the
- * changed ones every `flushDelayMs` (50 ms, as DailyQuota: a crash loses at most that much counting).
+ * changed ones every `flushDelayMs` (25 ms, as DailyQuota: a crash loses at most that much counting).
  * Other threads `attach` to its descriptor and only count.
  *
  * A user id longer than MAX_ID_BYTES, or a day with more distinct users than the table holds (65,536 by
