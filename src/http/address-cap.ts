@@ -16,7 +16,7 @@
  * threads together stay within the limit (past it by at most one per other thread) without talking to
  * each other.
  */
-import { CAP_LOG_INTERVAL_MS } from './connection-cap.ts';
+import { logAtMostPeriodically } from './connection-cap.ts';
 import { addressKey, type Census, takeCensus } from './socket-census.ts';
 
 /** Default: 10 % of the default REST cap, and above HAProxy's per-instance maxconn (deploy/haproxy.cfg). */
@@ -42,17 +42,14 @@ export interface AddressCapOptions {
   readonly name: string;
   /** Threads accepting for the same listener (REST workers); default 1. */
   readonly threads?: number;
-  readonly census?: (port: number) => Promise<Census>;
-  readonly now?: () => number;
   readonly log?: (line: string) => void;
 }
 
 export class AddressCap {
   readonly #o: AddressCapOptions;
   readonly #threads: number;
-  readonly #census: (port: number) => Promise<Census>;
-  readonly #now: () => number;
   readonly #log: (line: string) => void;
+  readonly #refusedLog: (line: string) => void;
   #base: Census = new Map();
   /** Opens since the census in use began. */
   #since = new Map<string, number>();
@@ -60,16 +57,12 @@ export class AddressCap {
   #next: Map<string, number> | null = null;
   #nextCensusAt = 0;
   #off = false;
-  #lastLog = Number.NEGATIVE_INFINITY;
-  /** Censuses completed (for tests and the flood benchmark). */
-  censuses = 0;
 
   constructor(o: AddressCapOptions) {
     this.#o = o;
     this.#threads = o.threads ?? 1;
-    this.#census = o.census ?? takeCensus;
-    this.#now = o.now ?? (() => performance.now());
     this.#log = o.log ?? ((line) => process.stderr.write(`${line}\n`));
+    this.#refusedLog = logAtMostPeriodically(this.#log);
   }
 
   /**
@@ -85,7 +78,9 @@ export class AddressCap {
     const estimate = Math.min((this.#base.get(key) ?? 0) + since * this.#threads, (open - 1) * this.#threads) + 1;
     if (estimate > this.#o.max) {
       this.#refresh();
-      this.#refused(key);
+      this.#refusedLog(
+        `${this.#o.name}: ${key} holds ${this.#o.max} connections (HPD_REST_MAX_CONNECTIONS_PER_ADDRESS): refusing its new ones`,
+      );
       return false;
     }
     this.#since.set(key, since + 1);
@@ -98,18 +93,18 @@ export class AddressCap {
 
   #refresh(): void {
     const port = this.#o.port();
-    const started = this.#now();
+    const started = performance.now();
     if (this.#next !== null || port === 0 || started < this.#nextCensusAt) return;
     const next = new Map<string, number>();
     this.#next = next;
-    this.#census(port).then(
+    takeCensus(port).then(
       (census) => {
         this.#base = census;
         this.#since = next;
         this.#next = null;
-        this.censuses++;
-        const took = this.#now() - started;
-        this.#nextCensusAt = this.#now() + Math.min(MAX_CENSUS_INTERVAL_MS, Math.max(MIN_CENSUS_INTERVAL_MS, took * CENSUS_PAUSE_FACTOR));
+        const now = performance.now();
+        this.#nextCensusAt =
+          now + Math.min(MAX_CENSUS_INTERVAL_MS, Math.max(MIN_CENSUS_INTERVAL_MS, (now - started) * CENSUS_PAUSE_FACTOR));
       },
       (err: unknown) => {
         this.#off = true;
@@ -117,12 +112,5 @@ export class AddressCap {
         this.#log(`${this.#o.name}: per-address connection limit off: ${err instanceof Error ? err.message : String(err)}`);
       },
     );
-  }
-
-  #refused(key: string): void {
-    const now = this.#now();
-    if (now - this.#lastLog < CAP_LOG_INTERVAL_MS) return;
-    this.#lastLog = now;
-    this.#log(`${this.#o.name}: ${key} holds ${this.#o.max} connections (HPD_REST_MAX_CONNECTIONS_PER_ADDRESS): refusing its new ones`);
   }
 }

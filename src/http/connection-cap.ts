@@ -14,6 +14,17 @@ export interface ConnectionCap {
   refuse(): void;
 }
 
+/** `log`, at most once per {@link CAP_LOG_INTERVAL_MS}: a flood of refusals must not flood the log. */
+export function logAtMostPeriodically(log: (line: string) => void): (line: string) => void {
+  let lastLog = Number.NEGATIVE_INFINITY;
+  return (line) => {
+    const now = performance.now();
+    if (now - lastLog < CAP_LOG_INTERVAL_MS) return;
+    lastLog = now;
+    log(line);
+  };
+}
+
 export function createConnectionCap(
   name: string,
   max: number,
@@ -21,14 +32,10 @@ export function createConnectionCap(
 ): ConnectionCap {
   if (!Number.isSafeInteger(max) || max <= 0)
     throw new InvariantError(`${name}: the connection cap must be a positive integer, got ${max}`);
-  let lastLog = Number.NEGATIVE_INFINITY;
+  const refused = logAtMostPeriodically(log);
   return {
     refuse() {
-      const now = performance.now();
-      if (now - lastLog >= CAP_LOG_INTERVAL_MS) {
-        lastLog = now;
-        log(`${name}: ${max} connections open: refusing new ones\n`);
-      }
+      refused(`${name}: ${max} connections open: refusing new ones\n`);
     },
   };
 }
