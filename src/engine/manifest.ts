@@ -36,6 +36,14 @@ export interface StateCounts {
   priced_pairs: number;
 }
 
+/**
+ * Where a state's premiums came from: its own provenance, or in builds compiled before provenance was
+ * per state, the build's (true of every state then).
+ */
+export function statePremiums(m: BuildManifest, state: string): 'rate_puf' | 'modeled' {
+  return m.provenance?.[state]?.premiums ?? m.premiums.source;
+}
+
 export type PremiumProvenance =
   | {
       readonly source: 'modeled';

@@ -20,6 +20,7 @@
 import { NO_LIST, PLAN_FLAG } from './build-format.ts';
 import type { Dataset, ZipLocation } from './dataset.ts';
 import { householdPremiumCents, householdRating, householdTotalCents, tierColumn } from './household.ts';
+import { statePremiums } from './manifest.ts';
 import { applicablePercentage, povertyGuideline } from './rules.ts';
 import type { TaxYearRules } from './rules-types.ts';
 import { InvariantError } from '../invariant.ts';
@@ -196,9 +197,8 @@ function planBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation, 
     location.state,
     tierCents(chosenId),
   );
-  // Provenance is per state (a year may mix real and modeled states); older builds have the build's.
-  const provenance = ds.manifest.provenance?.[location.state]?.premiums ?? ds.manifest.premiums.source;
-  const source: BenchmarkSource = provenance === 'modeled' ? 'modeled' : 'rate_puf';
+  // Provenance is per state: a year may mix real and modeled states.
+  const source: BenchmarkSource = statePremiums(ds.manifest, location.state);
   const notes =
     source === 'modeled'
       ? ['Premiums are modeled from published SLCSP benchmarks (no Rate PUF loaded), so the benchmark plan and its premium are estimates']

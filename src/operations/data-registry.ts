@@ -10,6 +10,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CURRENT_LINK } from '../engine/build-format.ts';
 import { attachDataset, openCurrentDataset, type Dataset, type DatasetImage, type ZipLocation } from '../engine/dataset.ts';
+import { statePremiums } from '../engine/manifest.ts';
 import { loadRules } from '../engine/rules.ts';
 import type { TaxYearRules } from '../engine/rules-types.ts';
 import { attachPlanCatalog, buildPlanCatalog, type CatalogImage, type PlanCatalog } from './plan-catalog.ts';
@@ -147,7 +148,6 @@ function yearDataOver(year: number, ds: Dataset, catalog: PlanCatalog, baseUrl: 
   const { data_source: label, data_freshness: freshness } = ds.manifest;
   // Builds compiled before provenance was per state have only the build's labels, true of every state.
   const provenance = ds.manifest.provenance ?? {};
-  const modeled = label.includes('modeled');
   return {
     year,
     ds,
@@ -165,9 +165,7 @@ function yearDataOver(year: number, ds: Dataset, catalog: PlanCatalog, baseUrl: 
       return u === undefined ? null : { why: u.why, possibleAreas: u.possible_areas };
     },
     freshness: (state) => (state === null ? freshness : (provenance[state]?.data_freshness ?? freshness)),
-    premiumsByState: new Map(
-      [...statesWithPlans].sort().map((s) => [s, provenance[s]?.premiums ?? (modeled ? 'modeled' : 'rate_puf')] as const),
-    ),
+    premiumsByState: new Map([...statesWithPlans].sort().map((s) => [s, statePremiums(ds.manifest, s)] as const)),
     image: { year, baseUrl, dataset: ds.image, catalog: catalog.image },
   };
 }
