@@ -67,86 +67,162 @@ export interface SearchPage {
   readonly cursorFound: boolean;
 }
 
+/** Rows a page can hold: the largest `per_page`. */
+export const MAX_PAGE_ROWS = 100;
+
+/**
+ * A page as columns, written in place by {@link searchInto}: a front that turns the page straight into
+ * bytes needs no object per row. One instance per thread is reused by every search, so its contents are
+ * valid until that thread's next search (`generation` tells a stale reader).
+ */
+export class SearchRows {
+  readonly planIndex = new Int32Array(MAX_PAGE_ROWS);
+  readonly position = new Int32Array(MAX_PAGE_ROWS);
+  readonly premiumCents = new Int32Array(MAX_PAGE_ROWS);
+  /** 1 when the row shows the CSR variant `csrSuffix` (a silver plan under cost-sharing reductions). */
+  readonly csr = new Uint8Array(MAX_PAGE_ROWS);
+  csrSuffix: '04' | '05' | '06' | null = null;
+  count = 0;
+  /** Number of matching plans (offset mode only; null in keyset mode). */
+  total: number | null = 0;
+  hasMore = false;
+  /** False when `afterId` named no plan of this result (stale or forged cursor). */
+  cursorFound = true;
+  /** Bumped by every search written here. */
+  generation = 0;
+
+  variant(i: number): string {
+    return this.csr[i] === 1 && this.csrSuffix !== null ? this.csrSuffix : '01';
+  }
+}
+
 const CATASTROPHIC = METAL_CODES.indexOf('catastrophic');
 const SILVER = METAL_CODES.indexOf('silver');
 /** Code of a filter value; -1 matches nothing, `ANY` when there is no filter. */
 const ANY = -2;
 const codeOf = (codes: readonly string[], value: string | undefined): number => (value === undefined ? ANY : codes.indexOf(value));
 
-/** Runs a search; pure and synchronous. */
+/** Runs a search; pure and synchronous. Rows as objects: see {@link searchInto} for the columns. */
 export function searchPlans(ds: Dataset, q: SearchQuery): SearchPage {
-  const { listStart, entryPlan, entryCents, entryCount, entryMetal, entryType, entryFlags } = ds.columns;
-  const base = listStart[q.listId]!;
-  const centsBase = ageBand(q.age) * entryCount + base;
-  const f = q.filters;
-  const skipCatastrophic = !f.includeCatastrophic;
-  const metal = codeOf(METAL_CODES, f.metalLevel);
-  const type = codeOf(PLAN_TYPE_CODES, f.planType);
-  const hsa = f.hsaEligible === undefined ? ANY : f.hsaEligible ? PLAN_FLAG.hsaEligible : 0;
-  const maxCents = f.maxPremium === undefined ? Number.POSITIVE_INFINITY : Math.round(f.maxPremium * 100);
-  const csr = q.csr;
-  // The premium at a position when the plan there passes every filter, else 0. Hot: one call per plan
-  // of the list (the total counts them all), so it reads the list's own columns and allocates nothing.
-  const matchCents = (pos: number): number => {
-    const e = base + pos;
+  const out = searchInto(ds, q, new SearchRows());
+  const rows: SearchRow[] = [];
+  for (let i = 0; i < out.count; i++)
+    rows.push({ planIndex: out.planIndex[i]!, position: out.position[i]!, premiumCents: out.premiumCents[i]!, variant: out.variant(i) });
+  return { rows, total: out.total, hasMore: out.hasMore, cursorFound: out.cursorFound };
+}
+
+/** What one search compares a list position against, decoded once from its query. */
+class Matcher {
+  base = 0;
+  centsBase = 0;
+  skipCatastrophic = false;
+  metal = ANY;
+  type = ANY;
+  hsa = ANY;
+  maxCents = Number.POSITIVE_INFINITY;
+
+  readonly ds: Dataset;
+  readonly q: SearchQuery;
+
+  constructor(ds: Dataset, q: SearchQuery) {
+    this.ds = ds;
+    this.q = q;
+    const f = q.filters;
+    this.base = ds.columns.listStart[q.listId]!;
+    this.centsBase = ageBand(q.age) * ds.columns.entryCount + this.base;
+    this.skipCatastrophic = !f.includeCatastrophic;
+    this.metal = codeOf(METAL_CODES, f.metalLevel);
+    this.type = codeOf(PLAN_TYPE_CODES, f.planType);
+    this.hsa = f.hsaEligible === undefined ? ANY : f.hsaEligible ? PLAN_FLAG.hsaEligible : 0;
+    this.maxCents = f.maxPremium === undefined ? Number.POSITIVE_INFINITY : Math.round(f.maxPremium * 100);
+  }
+
+  /**
+   * The premium at a position when the plan there passes every filter, else 0. Hot: one call per plan
+   * of the list (the total counts them all), so it reads the list's own columns and allocates nothing.
+   */
+  cents(pos: number): number {
+    const { entryMetal, entryType, entryFlags, entryCents, entryPlan } = this.ds.columns;
+    const e = this.base + pos;
     const m = entryMetal[e]!;
-    if (skipCatastrophic && m === CATASTROPHIC) return 0;
-    if (metal !== ANY && m !== metal) return 0;
-    if (type !== ANY && entryType[e] !== type) return 0;
-    if (hsa !== ANY && (entryFlags[e]! & PLAN_FLAG.hsaEligible) !== hsa) return 0;
-    const cents = entryCents[centsBase + pos]!;
-    if (cents === 0 || cents > maxCents) return 0; // 0: not sold at this age (child-only plans for adults)
-    if (f.issuer !== undefined && !ds.plan(entryPlan[e]!).issuer.toLowerCase().includes(f.issuer)) return 0;
+    if (this.skipCatastrophic && m === CATASTROPHIC) return 0;
+    if (this.metal !== ANY && m !== this.metal) return 0;
+    if (this.type !== ANY && entryType[e] !== this.type) return 0;
+    if (this.hsa !== ANY && (entryFlags[e]! & PLAN_FLAG.hsaEligible) !== this.hsa) return 0;
+    const cents = entryCents[this.centsBase + pos]!;
+    if (cents === 0 || cents > this.maxCents) return 0; // 0: not sold at this age (child-only plans for adults)
+    const f = this.q.filters;
+    if (f.issuer !== undefined && !this.ds.plan(entryPlan[e]!).issuer.toLowerCase().includes(f.issuer)) return 0;
     if (f.maxDeductible !== undefined) {
       const p = entryPlan[e]!;
-      const d = csr !== null && m === SILVER ? csr.deductible(p) : ds.plan(p).deductible;
+      const csr = this.q.csr;
+      const d = csr !== null && m === SILVER ? csr.deductible(p) : this.ds.plan(p).deductible;
       if (d === null || d > f.maxDeductible) return 0;
     }
     return cents;
-  };
-  const row = (pos: number, cents: number): SearchRow => ({
-    planIndex: entryPlan[base + pos]!,
-    position: pos,
-    premiumCents: cents,
-    variant: csr !== null && entryMetal[base + pos] === SILVER ? csr.suffix : '01',
-  });
+  }
+}
 
+/** Runs a search into `out` (reused: see {@link SearchRows}); pure and synchronous. */
+export function searchInto(ds: Dataset, q: SearchQuery, out: SearchRows): SearchRows {
+  const { entryPlan, entryMetal } = ds.columns;
+  const match = new Matcher(ds, q);
+  const base = match.base;
+  const csr = q.csr;
+  out.generation++;
+  out.count = 0;
+  out.csrSuffix = csr?.suffix ?? null;
+  const push = (pos: number, cents: number): void => {
+    const n = out.count++;
+    out.planIndex[n] = entryPlan[base + pos]!;
+    out.position[n] = pos;
+    out.premiumCents[n] = cents;
+    out.csr[n] = csr !== null && entryMetal[base + pos] === SILVER ? 1 : 0;
+  };
   const order = orderedPositions(ds, q);
-  const rows: SearchRow[] = [];
   if (q.afterId !== undefined) {
+    out.total = null;
+    out.hasMore = false;
     const after = ds.planIndex(q.afterId);
     let i = 0;
     while (i < order.length && entryPlan[base + order[i]!] !== after) i++;
-    if (i === order.length) return { rows, total: null, hasMore: false, cursorFound: false };
+    out.cursorFound = i < order.length;
     for (i++; i < order.length; i++) {
-      const cents = matchCents(order[i]!);
+      const cents = match.cents(order[i]!);
       if (cents === 0) continue;
-      if (rows.length === q.pageSize) return { rows, total: null, hasMore: true, cursorFound: true };
-      rows.push(row(order[i]!, cents));
+      if (out.count === q.pageSize) {
+        out.hasMore = true;
+        break;
+      }
+      push(order[i]!, cents);
     }
-    return { rows, total: null, hasMore: false, cursorFound: true };
+    return out;
   }
   const skip = (q.page - 1) * q.pageSize;
   let total = 0;
   for (let i = 0; i < order.length; i++) {
-    const cents = matchCents(order[i]!);
+    const cents = match.cents(order[i]!);
     if (cents === 0) continue;
-    if (total >= skip && rows.length < q.pageSize) rows.push(row(order[i]!, cents));
+    if (total >= skip && out.count < q.pageSize) push(order[i]!, cents);
     total++;
   }
-  return { rows, total, hasMore: total > skip + rows.length, cursorFound: true };
+  out.total = total;
+  out.hasMore = total > skip + out.count;
+  out.cursorFound = true;
+  return out;
 }
 
 /** Positions of the list in the requested order. */
 function orderedPositions(ds: Dataset, q: SearchQuery): Uint16Array {
   const stored = ds.listOrder(q.listId, q.sortBy, q.age);
   const needsResort = q.csr !== null && (q.sortBy === 'deductible' || q.sortBy === 'max_oop');
+  // The stored ascending order is the answer of most searches: no key reader is made for it.
+  if (!needsResort && !q.descending) return stored;
   const keyOf = sortKeyReader(ds, q);
   if (needsResort) {
     const id = (pos: number): string => ds.plan(ds.listPlan(q.listId, pos)).standardComponentId;
     return stored.slice().sort((a, b) => compareKeys(keyOf(a), keyOf(b), q.descending) || (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0));
   }
-  if (!q.descending) return stored;
   return descendingRuns(stored, keyOf);
 }
 

@@ -6,7 +6,8 @@
  * answer is written later, unless the client left meanwhile.
  */
 import { OPERATIONS } from '../operations/index.ts';
-import { etagFor, execute, type Operation } from '../operations/operation.ts';
+import { etagOf, execute, type Executed, type Operation } from '../operations/operation.ts';
+import { SearchPageModel } from '../operations/search-page.ts';
 import type { ProblemSpec } from '../operations/problems.ts';
 import { TIER_RANK, type Tier } from '../policy/tiers.ts';
 import { AuthCache } from '../policy/auth-cache.ts';
@@ -21,6 +22,8 @@ import type { ResponseCache } from './response-cache.ts';
 import type { Label, RestFront, ServerConfig } from './rest-front.ts';
 import { writeOk, type CachedResponse, type OkReply, type Reply } from './rest-writers.ts';
 import { compileSerializer, fragmentSerializer } from './serializers.ts';
+import { ByteWriter } from './byte-writer.ts';
+import { writeSearchPage } from './search-page-writer.ts';
 import { chooseCoding, compressVariants, variantBytes } from './compression.ts';
 import type { HttpRequest, HttpResponse } from './uws.ts';
 
@@ -104,6 +107,9 @@ interface Incoming {
 
 type Answer = Reply | OkReply;
 
+/** The path parameters of a route that has none (never written to). */
+const NO_PATH_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 /**
  * Admits a search page to the cache on its second sighting only. Under a Zipf mix most distinct
  * searches come once; caching them copied every page (17 KB), evicted a useful one, and left old-space
@@ -152,15 +158,17 @@ export class OperationPipeline {
     const t0 = performance.now();
     const requestId = requestIdFrom(req.getHeader('x-request-id'));
     const path = req.getUrl();
-    const method = head ? 'HEAD' : 'GET';
     if (hasBody(req)) {
       // Checked before authentication and quota: uWS runs the handler before it rejects a malformed
       // Content-Length, so this is what keeps such a request from being charged. The connection is
       // closed because the body's framing cannot be trusted.
       front.write(res, front.problemReply(BODY_NOT_ALLOWED, path), head, requestId, true);
-      front.observe(route.label, 400, t0, requestId, method, path);
+      front.observe(route.label, 400, t0, requestId, head ? 'HEAD' : 'GET', path);
       return;
     }
+    const names = route.op.pathParams;
+    const pathParams: Record<string, string> = names.length === 0 ? NO_PATH_PARAMS : {};
+    for (let i = 0; i < names.length; i++) pathParams[names[i]!] = decodePathParam(req.getParameter(i) ?? '');
     const incoming: Incoming = {
       route,
       path,
@@ -169,31 +177,16 @@ export class OperationPipeline {
       accept: req.getHeader('accept'),
       ifNoneMatch: req.getHeader('if-none-match'),
       acceptEncoding: req.getHeader('accept-encoding'),
-      pathParams: {},
-    };
-    route.op.pathParams.forEach((name, i) => {
-      incoming.pathParams[name] = decodePathParam(req.getParameter(i) ?? '');
-    });
-    const internal = (err: unknown): Reply => {
-      front.onError(err, requestId);
-      return front.problemReply(
-        { kind: 'internal', detail: 'An unexpected error occurred. Quote the X-Request-Id when contacting support.' },
-        path,
-      );
-    };
-    const send = (reply: Answer): void => {
-      if ('response' in reply) writeOk(res, reply, head, requestId, front.draining);
-      else front.write(res, reply, head, requestId);
-      front.observe(route.label, 'response' in reply ? (reply.notModified ? 304 : 200) : reply.status, t0, requestId, method, path);
+      pathParams,
     };
     let reply: Answer | Promise<Answer>;
     try {
       reply = this.#respond(incoming);
     } catch (err) {
-      reply = internal(err);
+      reply = this.#internal(err, requestId, path);
     }
     if (!(reply instanceof Promise)) {
-      send(reply);
+      this.#send(res, incoming, reply, head, requestId, t0);
       return;
     }
     // Writing to an aborted response would crash uWS.
@@ -201,9 +194,28 @@ export class OperationPipeline {
     res.onAborted(() => {
       aborted = true;
     });
-    reply.catch(internal).then((r) => {
-      if (!aborted) send(r);
-    });
+    reply
+      .catch((err: unknown) => this.#internal(err, requestId, path))
+      .then((r) => {
+        if (!aborted) this.#send(res, incoming, r, head, requestId, t0);
+      });
+  }
+
+  /** The 500 of an unexpected error (logged with the request id). */
+  #internal(err: unknown, requestId: string, path: string): Reply {
+    this.#front.onError(err, requestId);
+    return this.#front.problemReply(
+      { kind: 'internal', detail: 'An unexpected error occurred. Quote the X-Request-Id when contacting support.' },
+      path,
+    );
+  }
+
+  #send(res: HttpResponse, r: Incoming, reply: Answer, head: boolean, requestId: string, t0: number): void {
+    const front = this.#front;
+    if ('response' in reply) writeOk(res, reply, head, requestId, front.draining);
+    else front.write(res, reply, head, requestId);
+    const status = 'response' in reply ? (reply.notModified ? 304 : 200) : reply.status;
+    front.observe(r.route.label, status, t0, requestId, head ? 'HEAD' : 'GET', r.path);
   }
 
   /** Negotiation, authentication and counting, then {@link answer}. */
@@ -221,12 +233,14 @@ export class OperationPipeline {
       return front.problemReply(UNAUTHORIZED, r.path, [['www-authenticate', INVALID_TOKEN]]);
     }
     const counted = this.#config.quota.consume(who.userId, who.tier);
-    const proceed = (decision: QuotaDecision): Answer => this.#answer(r, who.tier, decision);
-    return counted instanceof Promise ? counted.then(proceed) : proceed(counted);
+    // An answer made after an asynchronous decision is written in a later turn: it must own its bytes.
+    return counted instanceof Promise
+      ? counted.then((decision) => this.#answer(r, who.tier, decision, true))
+      : this.#answer(r, who.tier, counted, false);
   }
 
   /** A request past authentication and counting: the operation's answer (from a cache when it can). */
-  #answer(r: Incoming, tier: Tier, decision: QuotaDecision): Answer {
+  #answer(r: Incoming, tier: Tier, decision: QuotaDecision, later: boolean): Answer {
     const { route, path, rawQuery, pathParams } = r;
     if (!decision.allowed) {
       this.#config.metrics?.quotaRefused(tier);
@@ -256,7 +270,8 @@ export class OperationPipeline {
     if (!result.ok) return this.#front.problemReply(result.problem, path, rateLimitHeaders(decision));
     // A search page echoes the request as spelled (its self link, `page_size`), so two spellings of one
     // canonical request can differ in bytes: search pages are kept by spelling alone.
-    const key = route.cache === 'search' ? spelling : result.canonical;
+    // The canonical text is made only for the cache that is keyed by it.
+    const key = cache?.enabled !== true ? '' : route.cache === 'search' ? spelling : result.canonical;
     const known = cache?.enabled === true && route.cache !== 'search' ? cache.get(key, spelling) : undefined;
     if (cache?.enabled === true) count(known !== undefined);
     if (known !== undefined) {
@@ -264,29 +279,50 @@ export class OperationPipeline {
       return okReply(known, r, decision);
     }
     const keep = cache?.enabled === true && (route.cache !== 'search' || this.#searchSeen.admit(spelling));
-    const done = finished(route, c.registry.version, result.canonical, result.body, this.#front.serviceDesc, tier, keep);
+    const done = finished(route, c.registry.version, result, this.#front.serviceDesc, tier, keep, keep || later);
     if (keep) cache?.set(key, spelling, done);
     return okReply(done, r, decision);
   }
 }
 
+/** Where this thread writes the body and Link header of a page model (valid until its next response). */
+const PAGE_BODY = new ByteWriter(1 << 16);
+const PAGE_LINK = new ByteWriter(1 << 12);
+
 /**
- * The 200 of an executed request. `keep`: it goes into a cache, so the body must own its bytes (the
- * search serializer returns a view of its scratch buffer, valid until its next call).
+ * The 200 of an executed request. `own`: the body must own its bytes, because it goes into a cache or
+ * is written in a later turn (after an asynchronous quota decision), when the buffers a page model is
+ * written into or the search serializer's scratch may already hold another response.
  */
 function finished(
   route: Route,
   version: string,
-  canonical: string,
-  body: Record<string, unknown>,
+  result: Executed,
   serviceDesc: string,
   tier: Tier,
   keep: boolean,
+  own: boolean,
 ): CachedResponse {
-  const etag = etagFor(version, canonical);
-  const link = linkHeader(body._links, serviceDesc);
-  const serialized = route.serializer(body);
-  const bytes = typeof serialized === 'string' ? Buffer.from(serialized) : keep ? Buffer.from(serialized) : serialized;
+  const etag = etagOf(version, result.hash);
+  let bytes: Buffer;
+  let link: Buffer;
+  if (result.model instanceof SearchPageModel) {
+    writeSearchPage(result.model, PAGE_BODY, PAGE_LINK, serviceDesc);
+    bytes = own ? Buffer.from(PAGE_BODY.view()) : PAGE_BODY.view();
+    link = own ? Buffer.from(PAGE_LINK.view()) : PAGE_LINK.view();
+  } else {
+    const body = result.body;
+    link = Buffer.from(linkHeader(body._links, serviceDesc));
+    const serialized = route.serializer(body);
+    if (own) bytes = Buffer.from(serialized);
+    else if (typeof serialized !== 'string') bytes = serialized;
+    else {
+      // Encoded into the thread's page buffer rather than a new Buffer per response.
+      PAGE_BODY.reset();
+      PAGE_BODY.utf8(serialized);
+      bytes = PAGE_BODY.view();
+    }
+  }
   // An endpoint without Pro parameters is open to every caller of its own tier; otherwise only to
   // callers at least as high as the one who asked, until a lower tier is allowed the same request.
   const needs = route.op.proParams === undefined ? route.op.tier : tier;

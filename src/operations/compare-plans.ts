@@ -6,7 +6,7 @@ import { defineOperation, echoQuery } from './operation.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
 import { LABELS, LINKS_OF, PRICED_AT, P, PLAN_SUMMARY } from './shared-schemas.ts';
-import { summaryRow, type PlanSummaryRow } from './search-plans.ts';
+import { summaryRow, type PlanSummaryRow } from './plan-summary-row.ts';
 
 interface Params extends LocationParams {
   ids: string[];

@@ -12,3 +12,8 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 export function jsonString(s: string): string {
   return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
 }
+
+/** Whether {@link jsonString} would escape anything in `s` (else it only adds the quotes). */
+export function needsEscape(s: string): boolean {
+  return NEEDS_ESCAPE.test(s);
+}

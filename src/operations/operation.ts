@@ -5,8 +5,8 @@
  * the engine and its response schema. The REST front maps it to a route, the MCP front to a tool, and
  * the OpenAPI document is generated from the same definition.
  */
-import { fastHash } from './fast-hash.ts';
-import { jsonString } from './json-string.ts';
+import { fastHash, HashStream } from './fast-hash.ts';
+import { jsonString, needsEscape } from './json-string.ts';
 import { TIER_RANK, type Tier } from '../policy/tiers.ts';
 import type { DataRegistry } from './data-registry.ts';
 import { ProblemError, validationProblem, type FieldError, type ProblemSpec } from './problems.ts';
@@ -26,6 +26,19 @@ export interface RequestMeta {
   readonly aliasUsed: ReadonlySet<string>;
   /** Trimmed raw values by canonical name, for links that echo the request. */
   readonly raw: ReadonlyMap<string, string>;
+}
+
+/**
+ * What a handler may answer besides a plain body: a page model that each front renders its own way
+ * (src/operations/search-page.ts): the REST front writes it as bytes, MCP takes {@link toBody}.
+ */
+export interface PageModel {
+  /** The response body as objects, equal to the bytes the REST front writes for the model. */
+  toBody(): Record<string, unknown>;
+}
+
+function isPageModel(out: Record<string, unknown> | PageModel): out is PageModel {
+  return typeof (out as Partial<PageModel>).toBody === 'function';
 }
 
 /**
@@ -70,8 +83,8 @@ export interface Operation<P = Record<string, unknown>> {
    * year-to-year mapping): the handler checks it itself.
    */
   readonly ownYearCheck?: boolean;
-  /** Throws {@link ProblemError} for 400/404; returns the resource otherwise. */
-  handle(ctx: OperationContext, params: P, meta: RequestMeta): Record<string, unknown>;
+  /** Throws {@link ProblemError} for 400/404; returns the resource (or its page model) otherwise. */
+  handle(ctx: OperationContext, params: P, meta: RequestMeta): Record<string, unknown> | PageModel;
 }
 
 /**
@@ -86,9 +99,44 @@ export function defineOperation<P, Id extends string, ToolName extends string>(
   return op;
 }
 
-export type ExecuteResult =
-  | { readonly ok: true; readonly body: Record<string, unknown>; readonly canonical: string }
-  | { readonly ok: false; readonly problem: ProblemSpec };
+export type ExecuteResult = Executed | { readonly ok: false; readonly problem: ProblemSpec };
+
+/**
+ * A request answered: its page model when the operation made one, its body as objects on demand, the
+ * hash of its canonical request (the ETag's request part) and that text itself on demand (the response
+ * cache's key): a search, which no cache keeps by canonical form, never builds it.
+ */
+export class Executed {
+  readonly ok = true;
+  /** The page model the REST front writes as bytes; null when the handler answered a plain body. */
+  readonly model: PageModel | null;
+  /** fastHash of {@link canonical}. */
+  readonly hash: string;
+  #body: Record<string, unknown> | null;
+  #canonical: string | null = null;
+  readonly #id: string;
+  readonly #params: Record<string, unknown>;
+  readonly #names: readonly string[];
+
+  constructor(out: Record<string, unknown> | PageModel, id: string, params: Record<string, unknown>, names: readonly string[]) {
+    this.model = isPageModel(out) ? out : null;
+    this.#body = isPageModel(out) ? null : out;
+    this.#id = id;
+    this.#params = params;
+    this.#names = names;
+    this.hash = canonicalHash(id, params, names);
+  }
+
+  /** The canonical request (see {@link canonicalRequest}). */
+  get canonical(): string {
+    return (this.#canonical ??= canonicalRequest(this.#id, this.#params, this.#names));
+  }
+
+  /** The body as objects (the model's, made on first use: MCP and tests). */
+  get body(): Record<string, unknown> {
+    return (this.#body ??= this.model!.toBody());
+  }
+}
 
 /**
  * Steps 6–10 of the request order (api-contract §1.2): endpoint tier, validation, parameter tier,
@@ -142,8 +190,8 @@ export function execute<P>(
     (params as { year?: number }).year = year;
   }
   try {
-    const body = op.handle(ctx, params, { given: parsed.given, aliasUsed: parsed.aliasUsed, raw: parsed.raw });
-    return { ok: true, body, canonical: canonicalRequest(op.id, params as Record<string, unknown>, sortedNames(op)) };
+    const out = op.handle(ctx, params, { given: parsed.given, aliasUsed: parsed.aliasUsed, raw: parsed.raw });
+    return new Executed(out, op.id, params as Record<string, unknown>, sortedNames(op));
   } catch (err) {
     if (err instanceof ProblemError) return { ok: false, problem: err.spec };
     throw err;
@@ -179,8 +227,49 @@ export function canonicalRequest(id: string, params: Record<string, unknown>, na
   return out;
 }
 
-export function etagFor(version: string, canonical: string): string {
-  return `W/"${version}-${fastHash(canonical)}.r1"`;
+const HASH = new HashStream();
+
+/**
+ * fastHash(canonicalRequest(id, params, names)), fed from the parameters without making the text.
+ * `names` must hold every key of `params` (else the text is made and hashed, as canonicalRequest sorts).
+ */
+export function canonicalHash(id: string, params: Record<string, unknown>, names: readonly string[]): string {
+  const h = HASH.reset();
+  h.text(id);
+  h.char(63); // ?
+  let first = true;
+  let listed = 0;
+  for (let i = 0; i < names.length; i++) {
+    const k = names[i]!;
+    if (!Object.hasOwn(params, k)) continue;
+    listed++;
+    const v = params[k];
+    if (v === undefined) continue;
+    if (!first) h.char(38); // &
+    first = false;
+    h.text(k);
+    h.char(61); // =
+    hashValue(h, v);
+  }
+  let keys = 0;
+  for (const k in params) if (Object.hasOwn(params, k)) keys++;
+  return keys === listed ? h.digest() : fastHash(canonicalRequest(id, params, names));
+}
+
+/** The characters canonicalRequest writes for a value. */
+function hashValue(h: HashStream, v: unknown): void {
+  if (typeof v === 'number') h.number(v);
+  else if (typeof v === 'boolean') h.text(v ? 'true' : 'false');
+  else if (typeof v === 'string' && !needsEscape(v)) {
+    h.char(34);
+    h.text(v);
+    h.char(34);
+  } else h.text(typeof v === 'string' ? jsonString(v) : JSON.stringify(v));
+}
+
+/** The weak ETag of a response: the build and the hash of its canonical request. */
+export function etagOf(version: string, hash: string): string {
+  return `W/"${version}-${hash}.r1"`;
 }
 
 /** Query string echoing the request: canonical names in table order, aliases rewritten, no defaults. */

@@ -5,19 +5,19 @@
  * the last row's key and id plus a fingerprint of the query and the data build, so a cursor replayed
  * against another query or another build is refused instead of silently paging something else.
  */
-import { fastHash } from './fast-hash.ts';
+import { HashStream } from './fast-hash.ts';
 import { jsonString } from './json-string.ts';
 import type { SortKey } from '../engine/dataset.ts';
 import { METAL_LEVEL_FILTER_VALUES, PLAN_TYPES, type MetalLevel, type PlanType } from '../engine/plan-record.ts';
-import { searchPlans, type CsrOverride, type SearchFilters } from '../engine/search.ts';
+import { searchInto, SearchRows, type CsrOverride, type SearchFilters } from '../engine/search.ts';
 import { csrVariantFor, estimateAptc } from '../engine/subsidy.ts';
-import { locationFields, resolveLocation } from './location.ts';
+import { resolveLocation } from './location.ts';
 import type { YearData } from './data-registry.ts';
-import { defineOperation, echoQuery, encodeValue } from './operation.ts';
+import { defineOperation } from './operation.ts';
 import { validationProblem, type FieldError } from './problems.ts';
 import { compileQuery } from './query.ts';
 import { LABELS, LINKS_OF, PRICED_AT, P, PLAN_SUMMARY } from './shared-schemas.ts';
-import { SUMMARY_JSON, type SummaryParts } from './plan-catalog.ts';
+import { SearchPageModel } from './search-page.ts';
 
 export interface SearchParams {
   zip: string;
@@ -218,158 +218,56 @@ export const searchPlansOperation = defineOperation({
       if (c.f !== fingerprint()) throw validationProblem([{ field: 'cursor', message: cursorMismatch(c, p.year, buildOf(yd)) }]);
       afterId = c.k[1];
     }
-    const page = searchPlans(yd.ds, {
-      listId: where.loc.listId,
-      age: p.age,
-      sortBy: p.sort_by,
-      descending: p.sort_order === 'desc',
-      filters,
-      csr,
-      pageSize: p.per_page,
-      page: p.page,
-      afterId,
-    });
-    if (!page.cursorFound) throw validationProblem([{ field: 'cursor', message: CURSOR_GONE }]);
-
-    const plans = page.rows.map((row) => {
-      const parts = yd.catalog.get(row.planIndex, row.variant) ?? yd.catalog.get(row.planIndex, '01')!;
-      return summaryRow(parts, row.premiumCents, creditCentsFor(row.premiumCents, aptcMonthly, parts.metal_level));
-    });
-
-    const base = `${ctx.baseUrl}/v1/health/plans`;
-    // Every other link replaces page and cursor with its own: echo the rest once, then append.
-    const restQuery = echoQuery(LINK_ORDER, meta.raw);
-    const q = (key: string, value: string): string => `${base}${restQuery}${restQuery === '' ? '?' : '&'}${key}=${encodeValue(value)}`;
-    const last = page.rows.at(-1);
+    const rows = searchInto(
+      yd.ds,
+      {
+        listId: where.loc.listId,
+        age: p.age,
+        sortBy: p.sort_by,
+        descending: p.sort_order === 'desc',
+        filters,
+        csr,
+        pageSize: p.per_page,
+        page: p.page,
+        afterId,
+      },
+      THREAD_ROWS,
+    );
+    if (!rows.cursorFound) throw validationProblem([{ field: 'cursor', message: CURSOR_GONE }]);
+    const last = rows.count - 1;
     const nextCursor =
-      page.hasMore && last !== undefined
+      rows.hasMore && last >= 0
         ? encodeCursor({
             v: 1,
-            k: [row2key(yd, last, p.sort_by), yd.ds.plan(last.planIndex).standardComponentId],
+            k: [
+              row2key(yd, rows.planIndex[last]!, rows.premiumCents[last]!, rows.variant(last), p.sort_by),
+              yd.ds.plan(rows.planIndex[last]!).standardComponentId,
+            ],
             f: fingerprint(),
             y: p.year,
             b: buildOf(yd),
           })
         : undefined;
-    const lastPage = page.total === null ? 0 : Math.max(1, Math.ceil(page.total / p.per_page));
-    // Links absent from a page are undefined members, which JSON leaves out: one object literal (one
-    // hidden class) instead of members added one by one.
-    const links: SearchLinks = {
-      self: { href: `${base}${echoQuery(QUERY.order, meta.raw)}`, type: 'application/json' },
-      first: { href: q('page', '1') },
-      next: nextCursor === undefined ? undefined : { href: q('cursor', nextCursor) },
-      prev: page.total !== null && p.page > 1 ? { href: q('page', String(Math.min(p.page - 1, lastPage))) } : undefined,
-      last: page.total === null ? undefined : { href: q('page', String(lastPage)) },
-      plan_detail: { href: `${base}/{plan_id}?year=${p.year}`, templated: true },
-    };
-    return {
-      _links: links,
-      _embedded: { plans },
-      total: page.total,
-      page: page.total === null ? null : p.page,
-      per_page: p.per_page,
-      page_size: meta.aliasUsed.has('page_size') ? p.per_page : undefined,
-      next_cursor: nextCursor,
-      ...locationFields(where),
-      plan_year: p.year,
-      data_source: yd.dataSource(where.loc.state),
-      data_freshness: yd.freshness(where.loc.state),
-    };
+    return new SearchPageModel({
+      baseUrl: ctx.baseUrl,
+      yd,
+      where,
+      rows,
+      params: p,
+      meta,
+      aptcMonthly,
+      nextCursor,
+      linkOrder: LINK_ORDER,
+      selfOrder: QUERY.order,
+    });
   },
 });
 
-type Link = { readonly href: string; readonly type?: string; readonly templated?: boolean };
-
-interface SearchLinks {
-  readonly self: Link;
-  readonly first: Link;
-  readonly next: Link | undefined;
-  readonly prev: Link | undefined;
-  readonly last: Link | undefined;
-  readonly plan_detail: Link;
-}
-
 /**
- * A plan summary: the catalog's immutable parts with this request's premiums. A class with four
- * fields rather than a fifteen-member object per row: the REST front writes the row from the
- * pre-serialized fragment and the premiums in cents, and never reads the members; MCP and
- * JSON.stringify get them via toJSON.
+ * The rows every search of this thread writes into: a page is written out (REST) or turned into objects
+ * (MCP) in the turn that searched, so one set serves them all (the model checks it was not reused).
  */
-export class PlanSummaryRow {
-  readonly [SUMMARY_JSON]: SummaryParts[typeof SUMMARY_JSON];
-  readonly parts: SummaryParts;
-  /** Monthly premium before credit, whole cents. */
-  readonly premiumCents: number;
-  /** Monthly premium after the estimated credit, whole cents; -1 when no credit was estimated. */
-  readonly creditCents: number;
-
-  constructor(parts: SummaryParts, premiumCents: number, creditCents: number) {
-    this[SUMMARY_JSON] = parts[SUMMARY_JSON];
-    this.parts = parts;
-    this.premiumCents = premiumCents;
-    this.creditCents = creditCents;
-  }
-
-  get premium(): number {
-    return this.premiumCents / 100;
-  }
-
-  get premium_with_credit(): number | null {
-    return this.creditCents < 0 ? null : this.creditCents / 100;
-  }
-
-  get id(): string {
-    return this.parts.id;
-  }
-
-  get name(): string {
-    return this.parts.name;
-  }
-
-  get metal_level(): string {
-    return this.parts.metal_level;
-  }
-
-  get deductible(): SummaryParts['deductible'] {
-    return this.parts.deductible;
-  }
-
-  get max_out_of_pocket(): SummaryParts['max_out_of_pocket'] {
-    return this.parts.max_out_of_pocket;
-  }
-
-  toJSON(): Record<string, unknown> {
-    const p = this.parts;
-    return {
-      _links: p._links,
-      id: p.id,
-      name: p.name,
-      issuer: p.issuer,
-      state: p.state,
-      metal_level: p.metal_level,
-      plan_type: p.plan_type,
-      premium: this.premium,
-      premium_with_credit: this.premium_with_credit,
-      deductible: p.deductible,
-      max_out_of_pocket: p.max_out_of_pocket,
-      hsa_eligible: p.hsa_eligible,
-      national_network: p.national_network,
-      links: p.links,
-    };
-  }
-}
-
-/** A summary row; `creditCents` -1 (or omitted) when no credit was estimated. */
-export function summaryRow(parts: SummaryParts, premiumCents: number, creditCents = -1): PlanSummaryRow {
-  return new PlanSummaryRow(parts, premiumCents, creditCents);
-}
-
-/** Premium after the credit in cents (-1 without an estimate); the credit cannot apply to catastrophic plans. */
-export function creditCentsFor(premiumCents: number, aptcMonthly: number | null, metal: MetalLevel): number {
-  if (aptcMonthly === null) return -1;
-  if (metal === 'catastrophic') return premiumCents;
-  return Math.max(0, Math.round((premiumCents / 100 - aptcMonthly) * 100));
-}
+const THREAD_ROWS = new SearchRows();
 
 function csrOverride(yd: YearData, suffix: '04' | '05' | '06'): CsrOverride {
   return {
@@ -379,11 +277,11 @@ function csrOverride(yd: YearData, suffix: '04' | '05' | '06'): CsrOverride {
   };
 }
 
-function row2key(yd: YearData, row: { planIndex: number; premiumCents: number; variant: string }, sortBy: SortKey): number | string | null {
-  const parts = yd.catalog.get(row.planIndex, row.variant) ?? yd.catalog.get(row.planIndex, '01')!;
+function row2key(yd: YearData, planIndex: number, premiumCents: number, variant: string, sortBy: SortKey): number | string | null {
+  const parts = yd.catalog.get(planIndex, variant) ?? yd.catalog.get(planIndex, '01')!;
   switch (sortBy) {
     case 'premium':
-      return row.premiumCents / 100;
+      return premiumCents / 100;
     case 'deductible':
       return parts.deductible.individual;
     case 'max_oop':
@@ -393,9 +291,43 @@ function row2key(yd: YearData, row: { planIndex: number; premiumCents: number; v
   }
 }
 
+const FINGERPRINT = new HashStream();
+
+/** Feeds `s` then the field separator. */
+function field(h: HashStream, s: string): void {
+  h.text(s);
+  h.char(0);
+}
+
+/** Feeds `String(n)` (nothing when absent) then the field separator. */
+function numberField(h: HashStream, n: number | undefined): void {
+  if (n !== undefined) h.number(n);
+  h.char(0);
+}
+
+/**
+ * The fingerprint of a search's query and build: fastHash of its fields joined by NUL (the text cursors
+ * have always carried), fed field by field so that no text is made.
+ */
 function fingerprintOf(yd: YearData, county: string, areaIndex: number, p: SearchParams, csr: string | null): string {
-  const text = `${yd.ds.buildHash}\u0000${p.zip}\u0000${county}\u0000${areaIndex}\u0000${p.age}\u0000${p.metal_level ?? ''}\u0000${p.plan_type ?? ''}\u0000${p.issuer?.toLowerCase() ?? ''}\u0000${p.hsa_eligible ?? ''}\u0000${p.max_premium ?? ''}\u0000${p.max_deductible ?? ''}\u0000${p.sort_by}\u0000${p.sort_order}\u0000${p.income ?? ''}\u0000${p.household_size ?? ''}\u0000${csr ?? ''}`;
-  return fastHash(text);
+  const h = FINGERPRINT.reset();
+  field(h, yd.ds.buildHash);
+  field(h, p.zip);
+  field(h, county);
+  numberField(h, areaIndex);
+  numberField(h, p.age);
+  field(h, p.metal_level ?? '');
+  field(h, p.plan_type ?? '');
+  field(h, p.issuer?.toLowerCase() ?? '');
+  field(h, p.hsa_eligible === undefined ? '' : p.hsa_eligible ? 'true' : 'false');
+  numberField(h, p.max_premium);
+  numberField(h, p.max_deductible);
+  field(h, p.sort_by);
+  field(h, p.sort_order);
+  numberField(h, p.income);
+  numberField(h, p.household_size);
+  h.text(csr ?? '');
+  return h.digest();
 }
 
 /** The build named in cursors: enough of its hash to tell builds apart, as `/readyz` and the logs do. */
@@ -411,12 +343,30 @@ function cursorMismatch(c: Cursor, year: number, build: string): string {
   return CURSOR_OTHER_QUERY;
 }
 
-/** The JSON of the cursor (as JSON.stringify would write it), base64url-encoded. */
+/** Where cursors are written before their base64url text is made (longest: a 100-character name key, escaped). */
+const CURSOR_TEXT = Buffer.alloc(2048);
+
+/** The JSON of the cursor (as JSON.stringify would write it), base64url-encoded: one string made. */
 function encodeCursor(c: Cursor): string {
   const [key, id] = c.k;
-  const keyText = typeof key === 'string' ? jsonString(key) : JSON.stringify(key);
-  const issuer = c.y === undefined || c.b === undefined ? '' : `,"y":${c.y},"b":${jsonString(c.b)}`;
-  return Buffer.from(`{"v":${c.v},"k":[${keyText},${jsonString(id)}],"f":${jsonString(c.f)}${issuer}}`).toString('base64url');
+  // Every text but the key is short and ours; a key longer than the room left takes the plain way.
+  if (typeof key === 'string' && key.length * 6 > CURSOR_TEXT.length - 256) return Buffer.from(JSON.stringify(c)).toString('base64url');
+  let at = CURSOR_TEXT.write('{"v":', 0, 'latin1');
+  at += CURSOR_TEXT.write(String(c.v), at, 'latin1');
+  at += CURSOR_TEXT.write(',"k":[', at, 'latin1');
+  at += CURSOR_TEXT.write(typeof key === 'string' ? jsonString(key) : JSON.stringify(key), at, 'utf8');
+  at += CURSOR_TEXT.write(',', at, 'latin1');
+  at += CURSOR_TEXT.write(jsonString(id), at, 'utf8');
+  at += CURSOR_TEXT.write('],"f":', at, 'latin1');
+  at += CURSOR_TEXT.write(jsonString(c.f), at, 'utf8');
+  if (c.y !== undefined && c.b !== undefined) {
+    at += CURSOR_TEXT.write(',"y":', at, 'latin1');
+    at += CURSOR_TEXT.write(String(c.y), at, 'latin1');
+    at += CURSOR_TEXT.write(',"b":', at, 'latin1');
+    at += CURSOR_TEXT.write(jsonString(c.b), at, 'utf8');
+  }
+  at += CURSOR_TEXT.write('}', at, 'latin1');
+  return CURSOR_TEXT.toString('base64url', 0, at);
 }
 
 function decodeCursor(s: string): Cursor | null {

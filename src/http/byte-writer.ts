@@ -1,0 +1,97 @@
+/**
+ * @module A growable output buffer that responses are written into as bytes: texts that are ours
+ * (ASCII), JSON string literals, whole numbers and cents, and pre-encoded fragments, with no string
+ * made on the way. A writer is reused by every response of its thread: what it holds is valid until
+ * the next response is written (a pending write copies its bytes first: response-writer.ts).
+ */
+import { writeCents } from './serializers.ts';
+
+/** Characters JSON.stringify escapes: quote, backslash, controls, and (lone) surrogates. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point (they must be escaped)
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+const QUOTE = 34;
+
+export class ByteWriter {
+  buf: Buffer;
+  at = 0;
+
+  constructor(size = 1 << 16) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
+
+  reset(): void {
+    this.at = 0;
+  }
+
+  /** Room for `n` more bytes (the buffer doubles; what was written is kept). */
+  ensure(n: number): void {
+    if (this.at + n <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
+    this.buf.copy(bigger, 0, 0, this.at);
+    this.buf = bigger;
+  }
+
+  byte(c: number): void {
+    this.ensure(1);
+    this.buf[this.at++] = c;
+  }
+
+  /** A text of one-byte characters (ours: names, numbers, percent-encoded echoes). */
+  latin1(s: string): void {
+    this.ensure(s.length);
+    this.at += this.buf.write(s, this.at, 'latin1');
+  }
+
+  utf8(s: string): void {
+    this.ensure(s.length * 3);
+    this.at += this.buf.write(s, this.at, 'utf8');
+  }
+
+  bytes(b: Uint8Array): void {
+    this.ensure(b.length);
+    this.buf.set(b, this.at);
+    this.at += b.length;
+  }
+
+  /** Bytes `[start, end)` of another writer. */
+  copyFrom(other: ByteWriter, start: number, end: number): void {
+    this.ensure(end - start);
+    this.at += other.buf.copy(this.buf, this.at, start, end);
+  }
+
+  /** `s` as JSON.stringify writes a string, quotes included. */
+  jsonString(s: string): void {
+    if (NEEDS_ESCAPE.test(s)) {
+      this.utf8(JSON.stringify(s));
+      return;
+    }
+    this.ensure(s.length * 3 + 2);
+    this.buf[this.at++] = QUOTE;
+    this.at += this.buf.write(s, this.at, 'utf8');
+    this.buf[this.at++] = QUOTE;
+  }
+
+  /** A non-negative safe integer in decimal, as String(n) writes it. */
+  uint(n: number): void {
+    let digits = 1;
+    for (let d = n; d >= 10; d = Math.floor(d / 10)) digits++;
+    this.ensure(digits);
+    for (let i = digits - 1; i >= 0; i--) {
+      const next = Math.floor(n / 10);
+      this.buf[this.at + i] = 48 + n - next * 10;
+      n = next;
+    }
+    this.at += digits;
+  }
+
+  /** Whole cents as the JSON number of `cents / 100` (serializers.ts writeCents). */
+  cents(cents: number): void {
+    this.ensure(24);
+    this.at = writeCents(this.buf, this.at, cents);
+  }
+
+  /** A view of `[start, end)`: valid until this writer is reused. */
+  view(start = 0, end = this.at): Buffer {
+    return this.buf.subarray(start, end);
+  }
+}

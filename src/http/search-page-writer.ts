@@ -1,0 +1,204 @@
+/**
+ * @module Writes a plan search page (src/operations/search-page.ts) as the bytes of its JSON body and
+ * of its Link header, straight from the model: rows from the catalog's pre-encoded fragments and the
+ * premiums in cents, links from the request's echoed parameters, written once and copied. The bytes
+ * are those JSON.stringify gives for the model's toBody() (test/http/search-page-writer.test.ts).
+ */
+import { SUMMARY_JSON } from '../operations/plan-catalog.ts';
+import type { SearchPageModel } from '../operations/search-page.ts';
+import { ByteWriter } from './byte-writer.ts';
+
+const ascii = (s: string): Buffer => Buffer.from(s, 'latin1');
+const T = {
+  selfOpen: ascii('{"_links":{"self":{"href":"'),
+  selfClose: ascii('","type":"application/json"},"first":{"href":"'),
+  nextOpen: ascii('"},"next":{"href":"'),
+  prevOpen: ascii('"},"prev":{"href":"'),
+  lastOpen: ascii('"},"last":{"href":"'),
+  detailOpen: ascii('"},"plan_detail":{"href":"'),
+  detailPath: ascii('/{plan_id}?year='),
+  plansOpen: ascii('","templated":true}},"_embedded":{"plans":['),
+  total: ascii(']},"total":'),
+  page: ascii(',"page":'),
+  perPage: ascii(',"per_page":'),
+  pageSize: ascii(',"page_size":'),
+  nextCursor: ascii(',"next_cursor":'),
+  zip: ascii(',"zip":'),
+  state: ascii(',"state":'),
+  county: ascii(',"county":'),
+  countyFips: ascii(',"county_fips":'),
+  ratingArea: ascii(',"rating_area":'),
+  /** data-registry.ts ratingAreaLabel's text up to the number, opening quote included. */
+  ratingAreaLabel: ascii('"Rating Area '),
+  multipleAreas: ascii(',"multiple_areas":'),
+  planYear: ascii(',"plan_year":'),
+  dataSource: ascii(',"data_source":'),
+  dataFreshness: ascii(',"data_freshness":'),
+  credit: ascii(',"premium_with_credit":'),
+  null: ascii('null'),
+  true: ascii('true'),
+  false: ascii('false'),
+  page1: ascii('page=1'),
+  pageEq: ascii('page='),
+  cursorEq: ascii('cursor='),
+  relSelf: ascii('>; rel="self", <'),
+  relFirst: ascii('>; rel="first", <'),
+  relNext: ascii('>; rel="next", <'),
+  relPrev: ascii('>; rel="prev", <'),
+  relLast: ascii('>; rel="last", <'),
+  relService: ascii('>; rel="service-desc"'),
+} as const;
+
+/** Characters encodeURIComponent leaves alone, plus the comma (operation.ts encodeValue). */
+const URL_SAFE = /^[A-Za-z0-9\-_.!~*'(),]*$/;
+
+/** The collection's URL, as JSON string content and as itself; made again only when the base URL changes. */
+let base = { url: '', json: Buffer.alloc(0), raw: Buffer.alloc(0) };
+function baseOf(baseUrl: string): typeof base {
+  if (base.url !== baseUrl) {
+    const url = `${baseUrl}/v1/health/plans`;
+    base = { url: baseUrl, json: Buffer.from(JSON.stringify(url).slice(1, -1)), raw: Buffer.from(url) };
+  }
+  return base;
+}
+
+/**
+ * Echoes the request's parameters named in `order` as a query string (operation.ts echoQuery, as bytes);
+ * returns whether it wrote any, so that an appended parameter starts with `&` rather than `?`.
+ */
+function writeEcho(w: ByteWriter, order: readonly string[], raw: ReadonlyMap<string, string>): boolean {
+  let any = false;
+  for (let i = 0; i < order.length; i++) {
+    const k = order[i]!;
+    const v = raw.get(k);
+    if (v === undefined) continue;
+    w.byte(any ? 38 : 63); // & ?
+    any = true;
+    w.latin1(k);
+    w.byte(61); // =
+    w.latin1(URL_SAFE.test(v) ? v : encodeURIComponent(v).replaceAll('%2C', ','));
+  }
+  return any;
+}
+
+/** Scratch of the links' query strings, reused by every page of this thread. */
+const Q = new ByteWriter(1 << 12);
+
+/** The page being written: its base URL, where the echoed queries end in Q, the separator before a link's own parameter. */
+const at = { base, selfEnd: 0, restEnd: 0, restSep: 63 };
+
+/** One href of the collection into `w`: base, an echoed query (Q's [start, end)), then the link's own parameter. */
+function hrefInto(w: ByteWriter, url: Buffer, start: number, end: number, key: Buffer | null, value: number | string | null): void {
+  w.bytes(url);
+  w.copyFrom(Q, start, end);
+  if (key === null) return;
+  w.byte(at.restSep);
+  w.bytes(key);
+  if (typeof value === 'number') w.uint(value);
+  else if (value !== null) w.latin1(value);
+}
+
+/** A link after self: the same href in the body and in the Link header (with its rel). */
+function otherLink(body: ByteWriter, link: ByteWriter, open: Buffer, key: Buffer, value: number | string | null, rel: Buffer): void {
+  body.bytes(open);
+  hrefInto(body, at.base.json, at.selfEnd, at.restEnd, key, value);
+  hrefInto(link, at.base.raw, at.selfEnd, at.restEnd, key, value);
+  link.bytes(rel);
+}
+
+/** Writes the body of `m` into `body` and its Link header value (for `serviceDesc`) into `link`, both reset first. */
+export function writeSearchPage(m: SearchPageModel, body: ByteWriter, link: ByteWriter, serviceDesc: string): void {
+  body.reset();
+  link.reset();
+  Q.reset();
+  at.base = baseOf(m.baseUrl);
+  writeEcho(Q, m.selfOrder, m.meta.raw);
+  at.selfEnd = Q.at;
+  at.restSep = writeEcho(Q, m.linkOrder, m.meta.raw) ? 38 : 63; // & ?
+  at.restEnd = Q.at;
+  body.bytes(T.selfOpen);
+  hrefInto(body, at.base.json, 0, at.selfEnd, null, null);
+  link.byte(60); // <
+  hrefInto(link, at.base.raw, 0, at.selfEnd, null, null);
+  link.bytes(T.relSelf);
+  otherLink(body, link, T.selfClose, T.page1, null, T.relFirst);
+  if (m.nextCursor !== undefined) otherLink(body, link, T.nextOpen, T.cursorEq, m.nextCursor, T.relNext);
+  const prev = m.prevPage;
+  if (prev !== 0) otherLink(body, link, T.prevOpen, T.pageEq, prev, T.relPrev);
+  if (m.total !== null) otherLink(body, link, T.lastOpen, T.pageEq, m.lastPage, T.relLast);
+  link.latin1(serviceDesc);
+  link.bytes(T.relService);
+  body.bytes(T.detailOpen);
+  body.bytes(at.base.json);
+  body.bytes(T.detailPath);
+  body.uint(m.params.year);
+  body.bytes(T.plansOpen);
+  writeRows(m, body);
+  writeEnvelopeTail(m, body);
+}
+
+/** The plans: each its fragments with the two premiums written in. */
+function writeRows(m: SearchPageModel, w: ByteWriter): void {
+  const count = m.rowCount;
+  const cents = m.rows.premiumCents;
+  for (let i = 0; i < count; i++) {
+    if (i > 0) w.byte(44); // ,
+    const parts = m.parts(i);
+    const f = parts[SUMMARY_JSON];
+    w.bytes(f.prefixBytes);
+    w.cents(cents[i]!);
+    const credit = m.creditCents(i, parts);
+    if (credit < 0) {
+      w.bytes(f.nullCreditSuffixBytes);
+      continue;
+    }
+    w.bytes(T.credit);
+    w.cents(credit);
+    w.bytes(f.suffixBytes);
+  }
+}
+
+function writeNullable(w: ByteWriter, n: number | null): void {
+  if (n === null) w.bytes(T.null);
+  else w.uint(n);
+}
+
+/** From `total` to the end of the body. */
+function writeEnvelopeTail(m: SearchPageModel, w: ByteWriter): void {
+  const loc = m.where.loc;
+  w.bytes(T.total);
+  writeNullable(w, m.total);
+  w.bytes(T.page);
+  writeNullable(w, m.page);
+  w.bytes(T.perPage);
+  w.uint(m.params.per_page);
+  if (m.pageSizeAlias) {
+    w.bytes(T.pageSize);
+    w.uint(m.params.per_page);
+  }
+  if (m.nextCursor !== undefined) {
+    w.bytes(T.nextCursor);
+    w.jsonString(m.nextCursor);
+  }
+  w.bytes(T.zip);
+  w.jsonString(loc.zip);
+  w.bytes(T.state);
+  w.jsonString(loc.state);
+  w.bytes(T.county);
+  w.jsonString(loc.countyName);
+  w.bytes(T.countyFips);
+  w.jsonString(loc.countyFips);
+  w.bytes(T.ratingArea);
+  w.bytes(T.ratingAreaLabel);
+  w.uint(loc.ratingArea);
+  w.byte(34); // "
+  w.bytes(T.multipleAreas);
+  w.bytes(m.where.multipleAreas ? T.true : T.false);
+  w.bytes(T.planYear);
+  w.uint(m.params.year);
+  w.bytes(T.dataSource);
+  w.jsonString(m.dataSource);
+  w.bytes(T.dataFreshness);
+  w.jsonString(m.dataFreshness);
+  w.byte(125); // }
+}

@@ -1,0 +1,145 @@
+/**
+ * @module The page model of a plan search: what the page says (rows as plan indices and premiums in
+ * cents, location, paging, the parts its links are made of), before it is written as anything.
+ *
+ * The REST front writes it straight into bytes (src/http/search-page-writer.ts); MCP and tests take
+ * {@link SearchPageModel.toBody}, the same members as objects. Neither front builds the other's form, so a
+ * REST search allocates no object per row and no string per link.
+ */
+import type { SearchRows } from '../engine/search.ts';
+import type { YearData } from './data-registry.ts';
+import { InvariantError } from '../invariant.ts';
+import { locationFields, type ResolvedLocation } from './location.ts';
+import { echoQuery, encodeValue, type PageModel, type RequestMeta } from './operation.ts';
+import type { SummaryParts } from './plan-catalog.ts';
+import { creditCentsFor, summaryRow } from './plan-summary-row.ts';
+import type { SearchParams } from './search-plans.ts';
+
+/** What a search page is made of (the model's members, set once). */
+export interface SearchPageParts {
+  /** `HPD_BASE_URL`: links are `${baseUrl}/v1/health/plans…`. */
+  readonly baseUrl: string;
+  readonly yd: YearData;
+  readonly where: ResolvedLocation;
+  /** The thread's reused rows: valid until its next search (checked by {@link SearchPageModel.rowCount}). */
+  readonly rows: SearchRows;
+  readonly params: SearchParams;
+  readonly meta: RequestMeta;
+  /** Monthly APTC in dollars; null when no credit was asked for. */
+  readonly aptcMonthly: number | null;
+  readonly nextCursor: string | undefined;
+  /** Canonical names echoed by the links that set page or cursor themselves, in table order. */
+  readonly linkOrder: readonly string[];
+  /** Every canonical name, in table order (the self link). */
+  readonly selfOrder: readonly string[];
+}
+
+export class SearchPageModel implements PageModel, SearchPageParts {
+  readonly baseUrl: string;
+  readonly yd: YearData;
+  readonly where: ResolvedLocation;
+  readonly rows: SearchRows;
+  readonly params: SearchParams;
+  readonly meta: RequestMeta;
+  readonly aptcMonthly: number | null;
+  readonly nextCursor: string | undefined;
+  readonly linkOrder: readonly string[];
+  readonly selfOrder: readonly string[];
+  readonly #generation: number;
+
+  constructor(parts: SearchPageParts) {
+    this.baseUrl = parts.baseUrl;
+    this.yd = parts.yd;
+    this.where = parts.where;
+    this.rows = parts.rows;
+    this.params = parts.params;
+    this.meta = parts.meta;
+    this.aptcMonthly = parts.aptcMonthly;
+    this.nextCursor = parts.nextCursor;
+    this.linkOrder = parts.linkOrder;
+    this.selfOrder = parts.selfOrder;
+    this.#generation = parts.rows.generation;
+  }
+
+  /** Rows of the page; throws when another search has since reused the rows. */
+  get rowCount(): number {
+    if (this.rows.generation !== this.#generation) throw new InvariantError('a search page model was read after its rows were reused');
+    return this.rows.count;
+  }
+
+  /** The summary parts shown for row `i`: the CSR variant's when shown and present, else the standard one. */
+  parts(i: number): SummaryParts {
+    const plan = this.rows.planIndex[i]!;
+    return this.yd.catalog.get(plan, this.rows.variant(i)) ?? this.yd.catalog.get(plan, '01')!;
+  }
+
+  /** Premium after the credit in cents, -1 without an estimate. */
+  creditCents(i: number, parts: SummaryParts): number {
+    return creditCentsFor(this.rows.premiumCents[i]!, this.aptcMonthly, parts.metal_level);
+  }
+
+  get total(): number | null {
+    return this.rows.total;
+  }
+
+  /** `page` as answered: null when paging by cursor. */
+  get page(): number | null {
+    return this.rows.total === null ? null : this.params.page;
+  }
+
+  /** The last offset page (0 in keyset mode). */
+  get lastPage(): number {
+    const total = this.rows.total;
+    return total === null ? 0 : Math.max(1, Math.ceil(total / this.params.per_page));
+  }
+
+  /** The `prev` link's page, or 0 when the page has no prev link. */
+  get prevPage(): number {
+    return this.rows.total !== null && this.params.page > 1 ? Math.min(this.params.page - 1, this.lastPage) : 0;
+  }
+
+  get pageSizeAlias(): boolean {
+    return this.meta.aliasUsed.has('page_size');
+  }
+
+  get dataSource(): string {
+    return this.yd.dataSource(this.where.loc.state);
+  }
+
+  get dataFreshness(): string {
+    return this.yd.freshness(this.where.loc.state);
+  }
+
+  toBody(): Record<string, unknown> {
+    const count = this.rowCount;
+    const plans = [];
+    for (let i = 0; i < count; i++) {
+      const parts = this.parts(i);
+      plans.push(summaryRow(parts, this.rows.premiumCents[i]!, this.creditCents(i, parts)));
+    }
+    const base = `${this.baseUrl}/v1/health/plans`;
+    const restQuery = echoQuery(this.linkOrder, this.meta.raw);
+    const q = (key: string, value: string): string => `${base}${restQuery}${restQuery === '' ? '?' : '&'}${key}=${encodeValue(value)}`;
+    const p = this.params;
+    return {
+      _links: {
+        self: { href: `${base}${echoQuery(this.selfOrder, this.meta.raw)}`, type: 'application/json' },
+        first: { href: q('page', '1') },
+        next: this.nextCursor === undefined ? undefined : { href: q('cursor', this.nextCursor) },
+        prev: this.prevPage === 0 ? undefined : { href: q('page', String(this.prevPage)) },
+        last: this.total === null ? undefined : { href: q('page', String(this.lastPage)) },
+        plan_detail: { href: `${base}/{plan_id}?year=${p.year}`, templated: true },
+      },
+      _embedded: { plans },
+      total: this.total,
+      page: this.page,
+      per_page: p.per_page,
+      page_size: this.pageSizeAlias ? p.per_page : undefined,
+      next_cursor: this.nextCursor,
+      ...locationFields(this.where),
+      plan_year: p.year,
+      data_source: this.dataSource,
+      data_freshness: this.dataFreshness,
+    };
+  }
+}
