@@ -71,6 +71,34 @@ export class ByteWriter {
     this.buf[this.at++] = QUOTE;
   }
 
+  /** `s` as JSON.stringify writes it, without the quotes (a part of a longer string). */
+  jsonContent(s: string): void {
+    if (NEEDS_ESCAPE.test(s)) this.utf8(JSON.stringify(s).slice(1, -1));
+    else this.utf8(s);
+  }
+
+  /**
+   * A finite number as JSON.stringify (and String) writes it. Whole numbers and two-decimal amounts (the
+   * dollars of cents) are written as digits; anything else through String.
+   */
+  number(x: number): void {
+    if (!Number.isFinite(x)) {
+      this.latin1('null');
+      return;
+    }
+    if (x < 0) {
+      this.byte(45); // -
+      x = -x;
+    }
+    if (Number.isSafeInteger(x)) {
+      this.uint(x);
+      return;
+    }
+    const c = Math.round(x * 100);
+    if (c / 100 === x && c < 2 ** 31) this.cents(c);
+    else this.latin1(String(x));
+  }
+
   /** A non-negative safe integer in decimal, as String(n) writes it. */
   uint(n: number): void {
     let digits = 1;

@@ -8,6 +8,7 @@
 import { OPERATIONS } from '../operations/index.ts';
 import { etagOf, execute, type Executed, type Operation } from '../operations/operation.ts';
 import { SearchPageModel } from '../operations/search-page.ts';
+import { AptcPageModel } from '../operations/aptc-page.ts';
 import type { ProblemSpec } from '../operations/problems.ts';
 import { TIER_RANK, type Tier } from '../policy/tiers.ts';
 import { AuthCache } from '../policy/auth-cache.ts';
@@ -24,6 +25,7 @@ import { writeOk, type CachedResponse, type OkReply, type Reply } from './rest-w
 import { compileSerializer, fragmentSerializer } from './serializers.ts';
 import { ByteWriter } from './byte-writer.ts';
 import { writeSearchPage } from './search-page-writer.ts';
+import { writeAptcPage } from './aptc-page-writer.ts';
 import { chooseCoding, compressVariants, variantBytes } from './compression.ts';
 import type { HttpRequest, HttpResponse } from './uws.ts';
 
@@ -255,10 +257,9 @@ export class OperationPipeline {
     // (the endpoint's, and search's Pro parameters), so an entry records the lowest tier that has been
     // allowed to get it and serves no caller below. A request text seen before skips validation; any
     // other is validated and then found by its canonical form.
-    const spelling =
-      cache?.enabled === true
-        ? `${route.pattern}\u0000${rawQuery}\u0000${route.op.pathParams.length === 0 ? '' : Object.values(pathParams).join('\u0000')}`
-        : '';
+    // The request as sent: the path names the route and carries its parameters as spelled, so a
+    // request without a query string is looked up by the path uWS already gave us (no text is made).
+    const spelling = cache?.enabled !== true ? '' : rawQuery === '' ? path : `${path}?${rawQuery}`;
     const hit = cache?.enabled === true ? cache.bySpelling(spelling) : undefined;
     if (hit !== undefined && TIER_RANK[tier] >= TIER_RANK[hit.tier]) {
       count(true);
@@ -306,8 +307,10 @@ function finished(
   const etag = etagOf(version, result.hash);
   let bytes: Buffer;
   let link: Buffer;
-  if (result.model instanceof SearchPageModel) {
-    writeSearchPage(result.model, PAGE_BODY, PAGE_LINK, serviceDesc);
+  const model = result.model;
+  if (model instanceof SearchPageModel || model instanceof AptcPageModel) {
+    if (model instanceof SearchPageModel) writeSearchPage(model, PAGE_BODY, PAGE_LINK, serviceDesc);
+    else writeAptcPage(model, PAGE_BODY, PAGE_LINK, serviceDesc);
     bytes = own ? Buffer.from(PAGE_BODY.view()) : PAGE_BODY.view();
     link = own ? Buffer.from(PAGE_LINK.view()) : PAGE_LINK.view();
   } else {

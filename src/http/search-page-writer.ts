@@ -7,6 +7,7 @@
 import { SUMMARY_JSON } from '../operations/plan-catalog.ts';
 import type { SearchPageModel } from '../operations/search-page.ts';
 import { ByteWriter } from './byte-writer.ts';
+import { writeEcho } from './query-echo.ts';
 
 const ascii = (s: string): Buffer => Buffer.from(s, 'latin1');
 const T = {
@@ -49,9 +50,6 @@ const T = {
   relService: ascii('>; rel="service-desc"'),
 } as const;
 
-/** Characters encodeURIComponent leaves alone, plus the comma (operation.ts encodeValue). */
-const URL_SAFE = /^[A-Za-z0-9\-_.!~*'(),]*$/;
-
 /** The collection's URL, as JSON string content and as itself; made again only when the base URL changes. */
 let base = { url: '', json: Buffer.alloc(0), raw: Buffer.alloc(0) };
 function baseOf(baseUrl: string): typeof base {
@@ -60,25 +58,6 @@ function baseOf(baseUrl: string): typeof base {
     base = { url: baseUrl, json: Buffer.from(JSON.stringify(url).slice(1, -1)), raw: Buffer.from(url) };
   }
   return base;
-}
-
-/**
- * Echoes the request's parameters named in `order` as a query string (operation.ts echoQuery, as bytes);
- * returns whether it wrote any, so that an appended parameter starts with `&` rather than `?`.
- */
-function writeEcho(w: ByteWriter, order: readonly string[], raw: ReadonlyMap<string, string>): boolean {
-  let any = false;
-  for (let i = 0; i < order.length; i++) {
-    const k = order[i]!;
-    const v = raw.get(k);
-    if (v === undefined) continue;
-    w.byte(any ? 38 : 63); // & ?
-    any = true;
-    w.latin1(k);
-    w.byte(61); // =
-    w.latin1(URL_SAFE.test(v) ? v : encodeURIComponent(v).replaceAll('%2C', ','));
-  }
-  return any;
 }
 
 /** Scratch of the links' query strings, reused by every page of this thread. */

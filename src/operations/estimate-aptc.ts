@@ -6,8 +6,9 @@
  */
 import { estimateAptc } from '../engine/subsidy.ts';
 import { ratingAreaLabel } from './data-registry.ts';
-import { hasPublishedBenchmark, locationFields, noPlanData, resolveLocation, type LocationParams } from './location.ts';
-import { defineOperation, echoQuery } from './operation.ts';
+import { AptcPageModel } from './aptc-page.ts';
+import { hasPublishedBenchmark, noPlanData, resolveLocation, type LocationParams } from './location.ts';
+import { defineOperation } from './operation.ts';
 import { compileQuery } from './query.ts';
 import { LABELS, LINKS_OF, NULLABLE_NUMBER, P, PRICED_AT } from './shared-schemas.ts';
 
@@ -190,50 +191,6 @@ export const estimateAptcOperation = defineOperation({
       throw noPlanData(where.loc.state, yd.year, `, and no published benchmark premium for ${ratingAreaLabel(where.loc.ratingArea)}`);
     }
     const est = estimateAptc(yd.ds, yd.rules, where.loc, { income: p.household_income, householdSize: p.household_size, ages: p.ages });
-    const loc = locationFields(where);
-    const band = est.band === null ? null : `${est.band.from_pct}-${est.band.to_pct === null ? '' : est.band.to_pct}%`;
-    const area = ratingAreaLabel(where.loc.ratingArea);
-    return {
-      _links: {
-        self: { href: `${ctx.baseUrl}/v1/health/plans/aptc-estimate${echoQuery(QUERY.order, meta.raw)}`, type: 'application/json' },
-        // A state without plan data in the build has no search to link to (it would answer 404).
-        ...(plansHere
-          ? {
-              search: {
-                href: `${ctx.baseUrl}/v1/health/plans?zip=${p.zip}&income=${p.household_income}&household_size=${p.household_size}{&age}`,
-                templated: true,
-              },
-            }
-          : {}),
-      },
-      aptc_amount: est.aptc_amount,
-      // No benchmark at all (no silver plan and no benchmark table value here): the engine's note says so.
-      benchmark_premium: est.benchmark_premium ?? 0,
-      benchmark_plan_description:
-        est.benchmark_source === 'benchmark_only'
-          ? `Approximate second-lowest-cost silver premium for this household in ${loc.county}, ${loc.state} (${area}), from published benchmark data: no plan data is loaded for ${loc.state}`
-          : est.benchmark_source === null
-            ? `No benchmark premium for this household in ${loc.county}, ${loc.state} (${area}): no silver plan is sold here and no published benchmark covers it, so the credit is not estimated`
-            : `Second-lowest-cost silver plan for this household in ${loc.county}, ${loc.state} (${area})`,
-      benchmark_plan_id: est.benchmark_plan_id,
-      household: {
-        income: p.household_income,
-        size: p.household_size,
-        fpl_amount: est.fpl_amount,
-        fpl_percentage: est.fpl_percentage,
-        fpl_band: band,
-        applicable_percentage: est.applicable_percentage,
-        expected_yearly_contribution: est.yearly_contribution,
-        expected_monthly_contribution: est.monthly_contribution,
-      },
-      members: est.members.map((m) => ({ age: m.age, slcsp_premium: m.slcsp_premium, counted_in_benchmark: m.counted_in_benchmark })),
-      location: loc,
-      eligible: est.eligible,
-      benchmark_source: est.benchmark_source,
-      notes: est.notes,
-      plan_year: p.year,
-      data_source: yd.dataSource(where.loc.state),
-      data_freshness: yd.freshness(where.loc.state),
-    };
+    return new AptcPageModel({ baseUrl: ctx.baseUrl, yd, where, params: p, meta, est, plansHere, selfOrder: QUERY.order });
   },
 });

@@ -1,0 +1,192 @@
+/**
+ * @module Writes an APTC estimate (src/operations/aptc-page.ts) as the bytes of its JSON body and of
+ * its Link header, from the model: the bytes the response schema's serializer makes of toBody(), in
+ * the schema's member order (test/http/aptc-page-writer.test.ts), without the body as objects or as
+ * a string.
+ */
+import { BENCHMARK_WORDS, type AptcPageModel } from '../operations/aptc-page.ts';
+import type { ByteWriter } from './byte-writer.ts';
+import { writeEcho } from './query-echo.ts';
+
+const ascii = (s: string): Buffer => Buffer.from(s, 'latin1');
+const T = {
+  selfOpen: ascii('{"_links":{"self":{"href":"'),
+  path: ascii('/v1/health/plans/aptc-estimate'),
+  selfClose: ascii('","type":"application/json"}'),
+  searchOpen: ascii(',"search":{"href":"'),
+  searchZip: ascii('/v1/health/plans?zip='),
+  searchIncome: ascii('&income='),
+  searchSize: ascii('&household_size='),
+  searchClose: ascii('{&age}","templated":true}'),
+  aptc: ascii('},"aptc_amount":'),
+  benchmark: ascii(',"benchmark_premium":'),
+  description: ascii(',"benchmark_plan_description":"'),
+  ratingArea: ascii(' (Rating Area '),
+  /** Not a required member: the serializer writes such members after the required ones. */
+  planId: ascii(',"benchmark_plan_id":'),
+  household: ascii('","household":{"income":'),
+  size: ascii(',"size":'),
+  fplAmount: ascii(',"fpl_amount":'),
+  fplPct: ascii(',"fpl_percentage":'),
+  fplBand: ascii(',"fpl_band":'),
+  applicable: ascii(',"applicable_percentage":'),
+  yearly: ascii(',"expected_yearly_contribution":'),
+  monthly: ascii(',"expected_monthly_contribution":'),
+  members: ascii('},"members":['),
+  age: ascii('{"age":'),
+  slcsp: ascii(',"slcsp_premium":'),
+  counted: ascii(',"counted_in_benchmark":'),
+  location: ascii('],"location":{"zip":'),
+  state: ascii(',"state":'),
+  county: ascii(',"county":'),
+  countyFips: ascii(',"county_fips":'),
+  ratingAreaKey: ascii(',"rating_area":"Rating Area '),
+  multipleAreas: ascii(',"multiple_areas":'),
+  eligible: ascii('},"eligible":'),
+  source: ascii(',"benchmark_source":'),
+  notes: ascii(',"notes":['),
+  planYear: ascii('],"plan_year":'),
+  dataSource: ascii(',"data_source":'),
+  dataFreshness: ascii(',"data_freshness":'),
+  relSelf: ascii('>; rel="self", <'),
+  relService: ascii('>; rel="service-desc"'),
+  comma: ascii(', '),
+  null: ascii('null'),
+  true: ascii('true'),
+  false: ascii('false'),
+} as const;
+
+function bool(w: ByteWriter, b: boolean): void {
+  w.bytes(b ? T.true : T.false);
+}
+
+function nullableString(w: ByteWriter, s: string | null): void {
+  if (s === null) w.bytes(T.null);
+  else w.jsonString(s);
+}
+
+/** Writes the body of `m` into `body` and its Link header value (for `serviceDesc`) into `link`, both reset first. */
+export function writeAptcPage(m: AptcPageModel, body: ByteWriter, link: ByteWriter, serviceDesc: string): void {
+  body.reset();
+  link.reset();
+  body.bytes(T.selfOpen);
+  body.jsonContent(m.baseUrl);
+  body.bytes(T.path);
+  writeEcho(body, m.selfOrder, m.meta.raw);
+  // The Link header carries the same href, unescaped.
+  link.byte(60); // <
+  link.utf8(m.baseUrl);
+  link.bytes(T.path);
+  writeEcho(link, m.selfOrder, m.meta.raw);
+  link.bytes(T.relSelf);
+  link.latin1(serviceDesc);
+  link.bytes(T.relService);
+  body.bytes(T.selfClose);
+  if (m.plansHere) {
+    const p = m.params;
+    body.bytes(T.searchOpen);
+    body.jsonContent(m.baseUrl);
+    body.bytes(T.searchZip);
+    body.jsonContent(p.zip);
+    body.bytes(T.searchIncome);
+    body.number(p.household_income);
+    body.bytes(T.searchSize);
+    body.uint(p.household_size);
+    body.bytes(T.searchClose);
+  }
+  writeFigures(m, body);
+  writeTail(m, body);
+}
+
+/** From `aptc_amount` to the end of `members`. */
+function writeFigures(m: AptcPageModel, w: ByteWriter): void {
+  const { est, params: p, where } = m;
+  w.bytes(T.aptc);
+  w.number(est.aptc_amount);
+  w.bytes(T.benchmark);
+  w.number(est.benchmark_premium ?? 0);
+  w.bytes(T.description);
+  const words = m.wording;
+  w.jsonContent(words.before);
+  w.jsonContent(where.loc.countyName);
+  w.bytes(T.comma);
+  w.jsonContent(where.loc.state);
+  w.bytes(T.ratingArea);
+  w.uint(where.loc.ratingArea);
+  w.byte(41); // )
+  w.jsonContent(words.after);
+  if (words === BENCHMARK_WORDS.benchmarkOnly) w.jsonContent(where.loc.state);
+  w.bytes(T.household);
+  w.number(p.household_income);
+  w.bytes(T.size);
+  w.uint(p.household_size);
+  w.bytes(T.fplAmount);
+  w.number(est.fpl_amount);
+  w.bytes(T.fplPct);
+  w.number(est.fpl_percentage);
+  w.bytes(T.fplBand);
+  if (est.band === null) w.bytes(T.null);
+  else {
+    w.byte(34);
+    w.number(est.band.from_pct);
+    w.byte(45); // -
+    if (est.band.to_pct !== null) w.number(est.band.to_pct);
+    w.latin1('%"');
+  }
+  w.bytes(T.applicable);
+  if (est.applicable_percentage === null) w.bytes(T.null);
+  else w.number(est.applicable_percentage);
+  w.bytes(T.yearly);
+  w.number(est.yearly_contribution);
+  w.bytes(T.monthly);
+  w.number(est.monthly_contribution);
+  w.bytes(T.members);
+  for (let i = 0; i < est.members.length; i++) {
+    const member = est.members[i]!;
+    if (i > 0) w.byte(44);
+    w.bytes(T.age);
+    w.uint(member.age);
+    w.bytes(T.slcsp);
+    w.number(member.slcsp_premium);
+    w.bytes(T.counted);
+    bool(w, member.counted_in_benchmark);
+    w.byte(125); // }
+  }
+}
+
+/** From `location` to the end of the body. */
+function writeTail(m: AptcPageModel, w: ByteWriter): void {
+  const { est, where } = m;
+  const loc = where.loc;
+  w.bytes(T.location);
+  w.jsonString(loc.zip);
+  w.bytes(T.state);
+  w.jsonString(loc.state);
+  w.bytes(T.county);
+  w.jsonString(loc.countyName);
+  w.bytes(T.countyFips);
+  w.jsonString(loc.countyFips);
+  w.bytes(T.ratingAreaKey);
+  w.uint(loc.ratingArea);
+  w.byte(34);
+  w.bytes(T.multipleAreas);
+  bool(w, where.multipleAreas);
+  w.bytes(T.eligible);
+  bool(w, est.eligible);
+  w.bytes(T.source);
+  nullableString(w, est.benchmark_source);
+  w.bytes(T.notes);
+  for (let i = 0; i < est.notes.length; i++) {
+    if (i > 0) w.byte(44);
+    w.jsonString(est.notes[i]!);
+  }
+  w.bytes(T.planYear);
+  w.uint(m.params.year);
+  w.bytes(T.dataSource);
+  w.jsonString(m.yd.dataSource(loc.state));
+  w.bytes(T.dataFreshness);
+  w.jsonString(m.yd.freshness(loc.state));
+  w.bytes(T.planId);
+  nullableString(w, est.benchmark_plan_id);
+  w.byte(125);
+}

@@ -1,0 +1,25 @@
+/**
+ * @module The request's parameters echoed in a link's query string, written as bytes (operation.ts
+ * echoQuery, the same text): canonical names in table order, aliases rewritten, values percent-encoded
+ * but for commas. Every byte is JSON-safe, so the same bytes go in a body and in a Link header.
+ */
+import type { ByteWriter } from './byte-writer.ts';
+
+/** Characters encodeURIComponent leaves alone, plus the comma (operation.ts encodeValue). */
+const URL_SAFE = /^[A-Za-z0-9\-_.!~*'(),]*$/;
+
+/** Writes `?k=v&…` for the names of `order` the request gave; returns whether it wrote any. */
+export function writeEcho(w: ByteWriter, order: readonly string[], raw: ReadonlyMap<string, string>): boolean {
+  let any = false;
+  for (let i = 0; i < order.length; i++) {
+    const k = order[i]!;
+    const v = raw.get(k);
+    if (v === undefined) continue;
+    w.byte(any ? 38 : 63); // & ?
+    any = true;
+    w.latin1(k);
+    w.byte(61); // =
+    w.latin1(URL_SAFE.test(v) ? v : encodeURIComponent(v).replaceAll('%2C', ','));
+  }
+  return any;
+}

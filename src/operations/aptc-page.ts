@@ -1,0 +1,121 @@
+/**
+ * @module The page model of an APTC estimate: the engine's estimate, the location and the request's
+ * echo, before it is written as anything (the search page's design: src/operations/search-page.ts).
+ * The REST front writes it as bytes (src/http/aptc-page-writer.ts); MCP and tests take toBody().
+ */
+import type { AptcEstimate } from '../engine/subsidy.ts';
+import { ratingAreaLabel, type YearData } from './data-registry.ts';
+import { locationFields, type ResolvedLocation } from './location.ts';
+import { echoQuery, type PageModel, type RequestMeta } from './operation.ts';
+
+/** The parameters an estimate echoes in its links. */
+export interface AptcParams {
+  readonly zip: string;
+  readonly household_income: number;
+  readonly household_size: number;
+  readonly year: number;
+}
+
+/** What an APTC page is made of (the model's members, set once). */
+export interface AptcPageParts {
+  /** `HPD_BASE_URL`. */
+  readonly baseUrl: string;
+  readonly yd: YearData;
+  readonly where: ResolvedLocation;
+  readonly params: AptcParams;
+  readonly meta: RequestMeta;
+  readonly est: AptcEstimate;
+  /** The build has plan data for the state: the page links to a search (else there is none to link to). */
+  readonly plansHere: boolean;
+  /** Every canonical name, in table order (the self link). */
+  readonly selfOrder: readonly string[];
+}
+
+/** The three wordings of `benchmark_plan_description`, around the place ("County, ST (Rating Area N)"). */
+export const BENCHMARK_WORDS = {
+  benchmarkOnly: {
+    before: 'Approximate second-lowest-cost silver premium for this household in ',
+    after: ', from published benchmark data: no plan data is loaded for ',
+  },
+  none: {
+    before: 'No benchmark premium for this household in ',
+    after: ': no silver plan is sold here and no published benchmark covers it, so the credit is not estimated',
+  },
+  plan: { before: 'Second-lowest-cost silver plan for this household in ', after: '' },
+} as const;
+
+export class AptcPageModel implements PageModel, AptcPageParts {
+  readonly baseUrl: string;
+  readonly yd: YearData;
+  readonly where: ResolvedLocation;
+  readonly params: AptcParams;
+  readonly meta: RequestMeta;
+  readonly est: AptcEstimate;
+  readonly plansHere: boolean;
+  readonly selfOrder: readonly string[];
+
+  constructor(parts: AptcPageParts) {
+    this.baseUrl = parts.baseUrl;
+    this.yd = parts.yd;
+    this.where = parts.where;
+    this.params = parts.params;
+    this.meta = parts.meta;
+    this.est = parts.est;
+    this.plansHere = parts.plansHere;
+    this.selfOrder = parts.selfOrder;
+  }
+
+  /** Which wording describes the benchmark; the benchmark-only one ends with the state. */
+  get wording(): (typeof BENCHMARK_WORDS)[keyof typeof BENCHMARK_WORDS] {
+    const source = this.est.benchmark_source;
+    return source === 'benchmark_only' ? BENCHMARK_WORDS.benchmarkOnly : source === null ? BENCHMARK_WORDS.none : BENCHMARK_WORDS.plan;
+  }
+
+  toBody(): Record<string, unknown> {
+    const { est, params: p, where } = this;
+    const loc = locationFields(where);
+    const band = est.band === null ? null : `${est.band.from_pct}-${est.band.to_pct === null ? '' : est.band.to_pct}%`;
+    const words = this.wording;
+    const place = `${loc.county}, ${loc.state} (${ratingAreaLabel(where.loc.ratingArea)})`;
+    return {
+      _links: {
+        self: {
+          href: `${this.baseUrl}/v1/health/plans/aptc-estimate${echoQuery(this.selfOrder, this.meta.raw)}`,
+          type: 'application/json',
+        },
+        // A state without plan data in the build has no search to link to (it would answer 404).
+        ...(this.plansHere
+          ? {
+              search: {
+                href: `${this.baseUrl}/v1/health/plans?zip=${p.zip}&income=${p.household_income}&household_size=${p.household_size}{&age}`,
+                templated: true,
+              },
+            }
+          : {}),
+      },
+      aptc_amount: est.aptc_amount,
+      // No benchmark at all (no silver plan and no benchmark table value here): the engine's note says so.
+      benchmark_premium: est.benchmark_premium ?? 0,
+      benchmark_plan_description: `${words.before}${place}${words.after}${words === BENCHMARK_WORDS.benchmarkOnly ? loc.state : ''}`,
+      benchmark_plan_id: est.benchmark_plan_id,
+      household: {
+        income: p.household_income,
+        size: p.household_size,
+        fpl_amount: est.fpl_amount,
+        fpl_percentage: est.fpl_percentage,
+        fpl_band: band,
+        applicable_percentage: est.applicable_percentage,
+        expected_yearly_contribution: est.yearly_contribution,
+        expected_monthly_contribution: est.monthly_contribution,
+      },
+      members: est.members.map((m) => ({ age: m.age, slcsp_premium: m.slcsp_premium, counted_in_benchmark: m.counted_in_benchmark })),
+      location: loc,
+      eligible: est.eligible,
+      benchmark_source: est.benchmark_source,
+      notes: est.notes,
+      plan_year: p.year,
+      data_source: this.yd.dataSource(where.loc.state),
+      data_freshness: this.yd.freshness(where.loc.state),
+    };
+  }
+}
