@@ -60,7 +60,7 @@ export function loadBaseline(buildDir: string, dbPath: string, keyHashes: readon
       );
       const areas = new Map<number, { state: string; number: number }>();
       const lists = new Set<number>();
-      const zips: ZipLocation[][] = [];
+      const zips: Array<readonly ZipLocation[]> = [];
       for (let z = 0; z < 100_000; z++) {
         const locs = ds.resolveZip(String(z).padStart(5, '0'));
         if (locs === null) continue;

@@ -122,7 +122,8 @@ export interface Dataset {
   readonly image: DatasetImage;
   readonly columns: ListColumns;
   /** Locations of a ZIP, primary first; null for an unknown ZIP. */
-  resolveZip(zip: string): ZipLocation[] | null;
+  /** The locations of a ZIP, primary first (shared by every caller: never modified). */
+  resolveZip(zip: string): readonly ZipLocation[] | null;
   /** Number of plans offered at a location. */
   listSize(listId: number): number;
   /**
@@ -440,12 +441,16 @@ function zipResolver(tables: LoadedTables): Dataset['resolveZip'] {
   // ZIP locations are immutable: each is made on first use and shared by later requests (a request
   // resolving a ZIP otherwise formatted FIPS codes and looked up county names every time).
   const locations: Array<ZipLocation | undefined> = new Array<ZipLocation | undefined>(locCounty.length).fill(undefined);
+  // The list of a ZIP is kept too: every priced request resolves its ZIP, and the list was made anew each time.
+  const byZip = new Map<number, readonly ZipLocation[]>();
   return (zip) => {
     if (!/^\d{5}$/.test(zip)) return null;
     const z = Number(zip);
     const from = zipStart[z]!;
     const to = zipStart[z + 1]!;
     if (to === from) return null;
+    const known = byZip.get(z);
+    if (known !== undefined) return known;
     const out: ZipLocation[] = [];
     for (let i = from; i < to; i++) {
       let loc = locations[i];
@@ -466,6 +471,7 @@ function zipResolver(tables: LoadedTables): Dataset['resolveZip'] {
       }
       out.push(loc);
     }
+    byZip.set(z, Object.freeze(out));
     return out;
   };
 }
