@@ -53,13 +53,24 @@ function checkAges(ages: readonly number[]): void {
  * @example ratedMembers([40, 38, 16, 12, 9, 5], 3, 21) → [true, true, true, true, true, false]
  */
 export function ratedMembers(ages: readonly number[], maxRatedChildren: number, childAgeLimit: number): boolean[] {
-  const counted = ages.map((a) => a >= childAgeLimit);
-  const children = ages
-    .map((age, index) => ({ age, index }))
-    .filter((m) => m.age < childAgeLimit)
-    // Array.prototype.sort is stable, so equal ages keep their input order.
-    .sort((a, b) => b.age - a.age);
-  for (const c of children.slice(0, Math.max(0, maxRatedChildren))) counted[c.index] = true;
+  const counted = new Array<boolean>(ages.length);
+  // A child's rank among the children: those older, or as old and earlier in `ages`, come first (the
+  // order of a stable sort by age, descending). Households are small (≤ 20 members), so ranking by
+  // counting allocates nothing but the result, where sorting built an object per member on every
+  // estimate and every priced search with an income.
+  for (let i = 0; i < ages.length; i++) {
+    const a = ages[i]!;
+    if (a >= childAgeLimit) {
+      counted[i] = true;
+      continue;
+    }
+    let rank = 0;
+    for (let j = 0; j < ages.length; j++) {
+      const b = ages[j]!;
+      if (b < childAgeLimit && (b > a || (b === a && j < i))) rank++;
+    }
+    counted[i] = rank < maxRatedChildren;
+  }
   return counted;
 }
 

@@ -44,6 +44,29 @@ describe('three-child rule (45 CFR 147.102(c)(1), domain.md §4)', () => {
     );
   });
 
+  test('ratedMembers counts the oldest children as a stable sort by age would, ties to the earlier member', () => {
+    // The definition: children sorted by age (descending, stable), the first maxRated of them counted.
+    const reference = (ages: number[], max: number, limit: number): boolean[] => {
+      const counted = ages.map((a) => a >= limit);
+      const children = ages
+        .map((age, index) => ({ age, index }))
+        .filter((m) => m.age < limit)
+        .sort((a, b) => b.age - a.age);
+      for (const c of children.slice(0, Math.max(0, max))) counted[c.index] = true;
+      return counted;
+    };
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    for (let k = 0; k < 5_000; k++) {
+      const ages = Array.from({ length: 1 + next(10) }, () => (next(3) === 0 ? 21 + next(45) : next(8) * 3));
+      const max = next(5) - 1;
+      assert.deepEqual(ratedMembers(ages, max, 21), reference(ages, max, 21), `${ages} max ${max}`);
+    }
+  });
+
   test('if the 16-year-old were 22 they are rated as an adult and the 5-year-old is charged', () => {
     assert.deepEqual(ratedMembers([40, 38, 22, 12, 9, 5], 3, 21), [true, true, true, true, true, true]);
     const h = householdPremiumCents(federalCents, [40, 38, 22, 12, 9, 5], rules, 'TX');
