@@ -6,6 +6,8 @@ const JSON_TYPES = new Set(['*/*', 'application/*', 'application/json', 'applica
 
 /** True when the Accept header admits JSON (absent, a JSON type or a wildcard with q > 0). */
 export function acceptsJson(accept: string): boolean {
+  // What nearly every client sends, answered without splitting the header.
+  if (accept === '' || accept === 'application/json' || accept === '*/*') return true;
   if (accept.trim() === '') return true;
   for (const part of accept.split(',')) {
     const [type, ...params] = part.split(';').map((s) => s.trim().toLowerCase());

@@ -88,6 +88,8 @@ function hasBody(req: HttpRequest): boolean {
  * take the whole process down.
  */
 function decodePathParam(raw: string): string {
+  // Plan ids and ZIPs arrive plain: decoding them would only copy the string.
+  if (!raw.includes('%')) return raw;
   try {
     return decodeURIComponent(raw);
   } catch {
@@ -97,15 +99,30 @@ function decodePathParam(raw: string): string {
 
 /** What a request carries past routing, copied out of uWS's request (valid only during the handler). */
 interface Incoming {
-  readonly route: Route;
-  readonly path: string;
-  readonly rawQuery: string;
-  readonly authorization: string;
-  readonly accept: string;
-  readonly ifNoneMatch: string;
-  readonly acceptEncoding: string;
-  readonly pathParams: Record<string, string>;
+  route: Route;
+  path: string;
+  rawQuery: string;
+  authorization: string;
+  accept: string;
+  ifNoneMatch: string;
+  acceptEncoding: string;
+  pathParams: Record<string, string>;
 }
+
+/**
+ * The request being handled, one per thread: most requests are answered in the handler's own turn, and
+ * the few that wait for an asynchronous quota decision take a copy first (OperationPipeline.#respond).
+ */
+const CURRENT: Incoming = {
+  route: undefined as unknown as Route,
+  path: '',
+  rawQuery: '',
+  authorization: '',
+  accept: '',
+  ifNoneMatch: '',
+  acceptEncoding: '',
+  pathParams: {},
+};
 
 type Answer = Reply | OkReply;
 
@@ -171,16 +188,15 @@ export class OperationPipeline {
     const names = route.op.pathParams;
     const pathParams: Record<string, string> = names.length === 0 ? NO_PATH_PARAMS : {};
     for (let i = 0; i < names.length; i++) pathParams[names[i]!] = decodePathParam(req.getParameter(i) ?? '');
-    const incoming: Incoming = {
-      route,
-      path,
-      rawQuery: req.getQuery() ?? '',
-      authorization: req.getHeader('authorization'),
-      accept: req.getHeader('accept'),
-      ifNoneMatch: req.getHeader('if-none-match'),
-      acceptEncoding: req.getHeader('accept-encoding'),
-      pathParams,
-    };
+    const incoming = CURRENT;
+    incoming.route = route;
+    incoming.path = path;
+    incoming.rawQuery = req.getQuery() ?? '';
+    incoming.authorization = req.getHeader('authorization');
+    incoming.accept = req.getHeader('accept');
+    incoming.ifNoneMatch = req.getHeader('if-none-match');
+    incoming.acceptEncoding = req.getHeader('accept-encoding');
+    incoming.pathParams = pathParams;
     let reply: Answer | Promise<Answer>;
     try {
       reply = this.#respond(incoming);
@@ -188,7 +204,7 @@ export class OperationPipeline {
       reply = this.#internal(err, requestId, path);
     }
     if (!(reply instanceof Promise)) {
-      this.#send(res, incoming, reply, head, requestId, t0);
+      this.#send(res, route, path, reply, head, requestId, t0);
       return;
     }
     // Writing to an aborted response would crash uWS.
@@ -199,7 +215,7 @@ export class OperationPipeline {
     reply
       .catch((err: unknown) => this.#internal(err, requestId, path))
       .then((r) => {
-        if (!aborted) this.#send(res, incoming, r, head, requestId, t0);
+        if (!aborted) this.#send(res, route, path, r, head, requestId, t0);
       });
   }
 
@@ -212,12 +228,12 @@ export class OperationPipeline {
     );
   }
 
-  #send(res: HttpResponse, r: Incoming, reply: Answer, head: boolean, requestId: string, t0: number): void {
+  #send(res: HttpResponse, route: Route, path: string, reply: Answer, head: boolean, requestId: string, t0: number): void {
     const front = this.#front;
     if ('response' in reply) writeOk(res, reply, head, requestId, front.draining);
     else front.write(res, reply, head, requestId);
     const status = 'response' in reply ? (reply.notModified ? 304 : 200) : reply.status;
-    front.observe(r.route.label, status, t0, requestId, head ? 'HEAD' : 'GET', r.path);
+    front.observe(route.label, status, t0, requestId, head ? 'HEAD' : 'GET', path);
   }
 
   /** Negotiation, authentication and counting, then {@link answer}. */
@@ -236,9 +252,17 @@ export class OperationPipeline {
     }
     const counted = this.#config.quota.consume(who.userId, who.tier);
     // An answer made after an asynchronous decision is written in a later turn: it must own its bytes.
-    return counted instanceof Promise
-      ? counted.then((decision) => this.#answer(r, who.tier, decision, true))
-      : this.#answer(r, who.tier, counted, false);
+    if (counted instanceof Promise) {
+      // The decision comes in a later turn, when the thread's current request is another one.
+      const own: Incoming = { ...r };
+      return counted.then((decision) => this.#answer(own, who.tier, decision, true));
+    }
+    return this.#answer(r, who.tier, counted, false);
+  }
+
+  #countLookup(route: Route, hit: boolean): void {
+    if (route.cache === 'search') this.#config.metrics?.searchCacheLookup(hit);
+    else this.#config.metrics?.cacheLookup(hit);
   }
 
   /** A request past authentication and counting: the operation's answer (from a cache when it can). */
@@ -249,10 +273,6 @@ export class OperationPipeline {
       return this.#front.problemReply(RATE_LIMITED, path, rateLimitHeaders(decision));
     }
     const cache = route.cache === null ? null : this.#caches[route.cache];
-    const count = (hit: boolean): void => {
-      if (route.cache === 'search') this.#config.metrics?.searchCacheLookup(hit);
-      else this.#config.metrics?.cacheLookup(hit);
-    };
     // Within a build a cached request always gets the same 200; what depends on the caller is the tier
     // (the endpoint's, and search's Pro parameters), so an entry records the lowest tier that has been
     // allowed to get it and serves no caller below. A request text seen before skips validation; any
@@ -262,8 +282,8 @@ export class OperationPipeline {
     const spelling = cache?.enabled !== true ? '' : rawQuery === '' ? path : `${path}?${rawQuery}`;
     const hit = cache?.enabled === true ? cache.bySpelling(spelling) : undefined;
     if (hit !== undefined && TIER_RANK[tier] >= TIER_RANK[hit.tier]) {
-      count(true);
-      return okReply(hit, r, decision);
+      this.#countLookup(route, true);
+      return okReply(hit, r, decision, later);
     }
     // One snapshot for the whole request (src/operations/live-registry.ts).
     const c = this.#front.ctx;
@@ -274,15 +294,15 @@ export class OperationPipeline {
     // The canonical text is made only for the cache that is keyed by it.
     const key = cache?.enabled !== true ? '' : route.cache === 'search' ? spelling : result.canonical;
     const known = cache?.enabled === true && route.cache !== 'search' ? cache.get(key, spelling) : undefined;
-    if (cache?.enabled === true) count(known !== undefined);
+    if (cache?.enabled === true) this.#countLookup(route, known !== undefined);
     if (known !== undefined) {
       if (TIER_RANK[tier] < TIER_RANK[known.tier]) known.tier = tier;
-      return okReply(known, r, decision);
+      return okReply(known, r, decision, later);
     }
     const keep = cache?.enabled === true && (route.cache !== 'search' || this.#searchSeen.admit(spelling));
     const done = finished(route, c.registry.version, result, this.#front.serviceDesc, tier, keep, keep || later);
     if (keep) cache?.set(key, spelling, done);
-    return okReply(done, r, decision);
+    return okReply(done, r, decision, later);
   }
 }
 
@@ -336,8 +356,21 @@ function finished(
   return { etag, link, body: bytes, bytes: size, tier: needs, variants };
 }
 
-function okReply(response: CachedResponse, r: Incoming, quota: QuotaDecision): OkReply {
+/** The 200 written in the handler's own turn, one per thread (an answer made later gets its own). */
+const CURRENT_OK: { -readonly [K in keyof OkReply]: OkReply[K] } = {
+  response: undefined as unknown as CachedResponse,
+  quota: undefined as unknown as QuotaDecision,
+  notModified: false,
+  coding: null,
+};
+
+function okReply(response: CachedResponse, r: Incoming, quota: QuotaDecision, later: boolean): OkReply {
   const notModified = ifNoneMatchMatches(r.ifNoneMatch, response.etag);
   const coding = notModified || response.variants === null ? null : chooseCoding(r.acceptEncoding, response.variants);
-  return { response, quota, notModified, coding };
+  if (later) return { response, quota, notModified, coding };
+  CURRENT_OK.response = response;
+  CURRENT_OK.quota = quota;
+  CURRENT_OK.notModified = notModified;
+  CURRENT_OK.coding = coding;
+  return CURRENT_OK;
 }

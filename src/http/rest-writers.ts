@@ -8,7 +8,6 @@
 import type { QuotaDecision } from '../policy/quota.ts';
 import type { Tier } from '../policy/tiers.ts';
 import type { Coding, Variants } from './compression.ts';
-import { forEachRateLimitHeader } from '../policy/rate-limit-headers.ts';
 import { ByteWriter } from './byte-writer.ts';
 import { endWithBody } from './response-writer.ts';
 import type { HttpResponse } from './uws.ts';
@@ -130,18 +129,29 @@ const H = {
   afterEtag: Buffer.from(`\r\ncache-control: ${CACHE}\r\nvary: Authorization`),
   afterEtagVariants: Buffer.from(`\r\ncache-control: ${CACHE}\r\nvary: Authorization, Accept-Encoding`),
   link: Buffer.from('\r\nlink: '),
-  nameEnd: Buffer.from(': '),
+  limit: Buffer.from('\r\nRateLimit-Limit: '),
+  remaining: Buffer.from('\r\nRateLimit-Remaining: '),
+  reset: Buffer.from('\r\nRateLimit-Reset: '),
+  retryAfter: Buffer.from('\r\nRetry-After: '),
 } as const;
 
 /** The header block of every 200 and 304 of this thread, rewritten for each. */
 const HEAD = new ByteWriter(1 << 12);
 
-function headRateLimit(name: string, value: string): void {
-  HEAD.byte(13);
-  HEAD.byte(10);
-  HEAD.latin1(name);
-  HEAD.bytes(H.nameEnd);
-  HEAD.latin1(value);
+/**
+ * The rate-limit headers of rate-limit-headers.ts (same names, order and values), written as bytes: the
+ * remaining count changes on every response, and its text was a string per response.
+ */
+function headRateLimit(d: QuotaDecision): void {
+  HEAD.bytes(H.limit);
+  HEAD.number(d.limit);
+  HEAD.bytes(H.remaining);
+  HEAD.number(d.remaining);
+  HEAD.bytes(H.reset);
+  HEAD.number(d.resetEpochSeconds);
+  if (d.allowed) return;
+  HEAD.bytes(H.retryAfter);
+  HEAD.number(d.retryAfterSeconds);
 }
 
 /** The headers of an operation's 200 or 304 after `x-request-id: `, as one value (a view of {@link HEAD}). */
@@ -155,7 +165,7 @@ function okHeaderBlock(ok: OkReply, requestId: string): Buffer {
     HEAD.latin1(ok.coding);
   }
   HEAD.bytes(ok.response.variants === null ? H.afterEtag : H.afterEtagVariants);
-  forEachRateLimitHeader(ok.quota, headRateLimit);
+  headRateLimit(ok.quota);
   HEAD.bytes(H.link);
   HEAD.bytes(ok.response.link);
   return HEAD.view();
