@@ -13,7 +13,9 @@
  * --connections N, --workloads search,detail,years,aptc (a subset), --profile DIR (run `hpd serve` under
  * --cpu-prof and write its profile there), --no-micro (skip the micro-benchmarks), --report FILE.json
  * (only rewrite the markdown and SVG of an earlier run), --no-workers (skip bench/workers.bench.ts, which a
- * complete full run otherwise runs after the suite: `npm run bench:workers` alone), --no-redis (skip
+ * complete full run otherwise runs after the suite: `npm run bench:workers` alone), --no-tail (skip
+ * bench/tail.bench.ts, issue #22's per-core figures of both worker modes, run next: `npm run bench:tail`
+ * alone), --no-redis (skip
  * bench/redis.bench.ts, the Redis state store vs the embedded one, which a complete full run otherwise
  * runs last: `npm run bench:redis` alone; it needs /usr/bin/redis-server).
  * Exit status: 0 when the run completed (and, in full mode, every target of the issue was met); 1 when
@@ -51,6 +53,8 @@ Options:
   --no-micro            skip the micro-benchmarks
   --report FILE.json    only rewrite the markdown and SVG of an earlier run
   --no-workers          skip bench/workers.bench.ts (otherwise run after a complete full run)
+  --no-tail             skip bench/tail.bench.ts (issue #22 per core: both worker modes, allocation,
+                        GC, sustained rates; otherwise run after the workers figures, ~10 min)
   --no-redis            skip bench/redis.bench.ts (otherwise run last; needs /usr/bin/redis-server)
   --help                this text
 
@@ -69,6 +73,7 @@ const args = benchArgs('bench', USAGE, {
   'no-micro': { type: 'boolean' },
   report: { type: 'string' },
   'no-workers': { type: 'boolean' },
+  'no-tail': { type: 'boolean' },
   'no-redis': { type: 'boolean' },
 });
 const flag = (name: string): boolean => args[name.slice(2)] === true;
@@ -151,6 +156,12 @@ try {
     return r.status;
   };
   if (complete && !flag('--no-workers') && companion('./workers.bench.ts') !== 0) process.exitCode = 2;
+  if (complete && !flag('--no-tail')) {
+    // 1: a target of issue #22 was missed; anything else: it failed.
+    const status = companion('./tail.bench.ts');
+    if (status === 1 && process.exitCode !== 2) process.exitCode = 1;
+    else if (status !== 0 && status !== 1) process.exitCode = 2;
+  }
   if (complete && !flag('--no-redis')) {
     // 1: its target (Redis ≥ 0.9× the embedded store's requests/s) was missed; anything else: it failed.
     const status = companion('./redis.bench.ts');

@@ -99,6 +99,11 @@ export interface SpawnServerOptions {
   /** Ready when this URL answers 200; otherwise when stdout prints a line with `"ready":true`. */
   readonly readyUrl?: string;
   readonly timeoutMs?: number;
+  /**
+   * Called with every line of stdout (e.g. V8's `--trace-gc-nvp` lines); stdout is then not kept past
+   * readiness. The pipe is always read, so a chatty child never blocks on a full pipe.
+   */
+  readonly onStdoutLine?: (line: string) => void;
 }
 
 export async function spawnServer(o: SpawnServerOptions): Promise<ServerProcess> {
@@ -106,7 +111,18 @@ export async function spawnServer(o: SpawnServerOptions): Promise<ServerProcess>
   const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  let partial = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    const text = d.toString();
+    if (o.onStdoutLine === undefined) {
+      stdout += text;
+      return;
+    }
+    if (stdout.length < 1 << 16) stdout += text;
+    const lines = (partial + text).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) o.onStdoutLine(line);
+  });
   child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-20_000)));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const deadline = Date.now() + (o.timeoutMs ?? 120_000);
@@ -198,6 +214,8 @@ export async function spawnHpdServe(o: {
   readonly cwd: string;
   /** Pin it to this core (taskset); default: not pinned. */
   readonly cpu?: number | null;
+  /** Every stdout line (spawnServer's `onStdoutLine`). */
+  readonly onStdoutLine?: (line: string) => void;
 }): Promise<{ server: ServerProcess; origin: string }> {
   const [port, mcp, auth] = (await freePorts(3)) as [number, number, number];
   const server = await spawnServer({
@@ -209,6 +227,7 @@ export async function spawnHpdServe(o: {
     port,
     cpu: o.cpu ?? null,
     readyUrl: `http://127.0.0.1:${port}/readyz`,
+    ...(o.onStdoutLine === undefined ? {} : { onStdoutLine: o.onStdoutLine }),
   });
   return { server, origin: `http://127.0.0.1:${port}` };
 }

@@ -127,7 +127,16 @@ test('bench:short runs every target on the fixture build, closed and open loop: 
   for (const name of ['ours', 'baseline', 'ceiling'] as const) assert.ok((r.memory[name]?.hwm_bytes ?? 0) > 0, `${name}: memory read`);
   assert.deepEqual(
     r.checks.map((c) => c.id),
-    ['search_vs_baseline', 'search_vs_ceiling', 'years_vs_ceiling', 'open_loop_p99_search', 'zero_errors', 'rss'],
+    [
+      'search_vs_baseline',
+      'search_vs_ceiling',
+      'years_vs_ceiling',
+      'detail_vs_ceiling',
+      'aptc_vs_ceiling',
+      'open_loop_p99_search',
+      'zero_errors',
+      'rss',
+    ],
   );
   assert.equal(r.checks.find((c) => c.id === 'zero_errors')?.met, true);
   assert.ok(r.micro.length >= 30 && r.micro.every((m) => m.ops_per_s > 0), 'micro-benchmarks ran');

@@ -1,0 +1,427 @@
+/**
+ * @module `npm run bench:tail`: issue #22's figures per core, in the configuration users run as well as
+ * with REST in the main thread. `npm run bench` runs it after the suite in a complete full run.
+ *
+ * Two servers on the national build, each with all of its threads pinned to the server core, next to
+ * the ceiling (bare uWS replaying their bytes) on the same core; wrk and wrk2 on the other core:
+ * - **workers 0**: `hpd serve --workers 0`, REST in the main thread;
+ * - **workers 1**: `hpd serve --workers 1`, the default worker mode with one core's worth of workers.
+ * Both run with the search cache off (every search computed) and under V8's `--trace-gc-nvp`, whose
+ * lines give the bytes allocated per request and the mark-compacts of every thread (bench/lib/gc-trace.ts).
+ *
+ * 1. Closed loop (wrk, 64 connections, 3 × 4 s, targets alternated): requests/s ÷ the ceiling's, and
+ *    bytes allocated per request, for search, detail, years and APTC.
+ * 2. Open loop (wrk2) at 80 % of each server's own median rate, the ceiling at the same rate: p99 ÷ the
+ *    ceiling's p99, for search, detail and APTC (3 × 4 s).
+ * 3. One 30 s open-loop search run at 80 % per server: mark-compacts during it.
+ * 4. Sustained search rate per server: the highest of 50/65/80/90/100/110 % of its median rate at which
+ *    its p99 stays ≤ 2× the ceiling's (bench/lib/sustained-rate.ts).
+ * 5. The same sustained rate for `--workers 1` and `--workers 2` unpinned on the whole box (the load
+ *    generator shares its cores), next to the ceiling unpinned: the scaling figure of a host.
+ * Results: stdout and, for a full run, bench/results/tail.{json,md}. Exit 1 when a target is missed.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openRegistry } from '../src/operations/data-registry.ts';
+import { benchArgs } from './lib/bench-args.ts';
+import { GcTrace } from './lib/gc-trace.ts';
+import {
+  benchServeEnv,
+  childEnv,
+  detectPinning,
+  enterpriseKey,
+  freePorts,
+  HPD,
+  type ServerProcess,
+  spawnHpdServe,
+  spawnServer,
+} from './lib/processes.ts';
+import { ensureBuild } from './lib/suite.ts';
+import { sustainedRate, type SustainedRate } from './lib/sustained-rate.ts';
+import { fmtRate, median } from './lib/util.ts';
+import { fetchResponse, mapLimit } from './lib/verify.ts';
+import { buildWorkloads, type WorkloadName } from './lib/workloads.ts';
+import { requireWrk, runWrk, type WrkRun } from './lib/wrk.ts';
+import { ensureWrk2 } from './lib/wrk2.ts';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const BASE_URL = 'http://bench.test';
+const USAGE = `Usage: npm run bench:tail [-- options]
+
+Issue #22's figures per core: hpd serve --workers 0 and --workers 1 (every thread on the server core)
+against the ceiling on the same core: requests/s ratios and bytes allocated per request (closed loop),
+p99 ratios at 80 % (open loop), mark-compacts in 30 s at 80 %, the sustained search rate, and 1 vs 2
+workers unpinned. About 9 minutes; needs wrk (wrk2 is built on first use).
+
+Options:
+  --short        1 s runs, one repetition, a 2 s long run (checks the harness; no targets)
+  --builds DIR   builds root holding 2025/current (default: data/builds, built when missing)
+  --help         this text`;
+
+const args = benchArgs('bench:tail', USAGE, { short: { type: 'boolean' }, builds: { type: 'string' } });
+const short = args.short === true;
+const DURATION_S = short ? 1 : 4;
+const REPS = short ? 1 : 3;
+const LONG_S = short ? 2 : 30;
+const CONNECTIONS = 64;
+const OPEN_LEVEL = 0.8;
+const SUSTAIN_FRACTIONS = short ? [0.5, 0.8] : [0.5, 0.65, 0.8, 0.9, 1.0, 1.1];
+const CLOSED: readonly WorkloadName[] = ['search', 'detail', 'years', 'aptc'];
+const OPEN: readonly WorkloadName[] = ['search', 'detail', 'aptc'];
+const log = (line: string): void => void process.stderr.write(`bench:tail: ${line}\n`);
+
+requireWrk(log);
+const wrk2 = ensureWrk2(log);
+const pinning = detectPinning();
+const serverCpu = pinning?.serverCpu ?? null;
+const generatorCpu = pinning?.generatorCpu ?? null;
+const builds = await ensureBuild(2025, typeof args.builds === 'string' ? args.builds : undefined, log);
+const work = mkdtempSync(join(tmpdir(), 'hpd-bench-tail-'));
+
+/** A server under load: where it answers, the key it takes, its GC trace (null for the ceiling). */
+interface Target {
+  readonly name: string;
+  readonly server: ServerProcess;
+  readonly origin: string;
+  readonly key: string;
+  readonly trace: GcTrace | null;
+}
+
+const servers: ServerProcess[] = [];
+
+async function startHpd(name: string, workers: number, cpu: number | null): Promise<Target> {
+  const env = benchServeEnv(builds, join(work, `state-${name}`), { HPD_SEARCH_CACHE_MB: '0', HPD_BASE_URL: BASE_URL });
+  const key = enterpriseKey(env);
+  const trace = new GcTrace();
+  // stdbuf: V8 prints the trace through C stdio, block-buffered on a pipe; line buffering puts each GC
+  // in the run it happened in.
+  const { server, origin } = await spawnHpdServe({
+    name,
+    command: 'stdbuf',
+    args: ['-oL', process.execPath, '--trace-gc-nvp', HPD, 'serve', '--workers', String(workers)],
+    env,
+    cwd: ROOT,
+    cpu,
+    onStdoutLine: trace.onLine,
+  });
+  servers.push(server);
+  return { name, server, origin, key, trace };
+}
+
+async function startCeiling(responsesFile: string, cpu: number | null): Promise<Target> {
+  const [port] = (await freePorts(1)) as [number];
+  const server = await spawnServer({
+    name: 'ceiling',
+    command: process.execPath,
+    args: ['--import', join(ROOT, 'bin/register-typescript.js'), join(ROOT, 'bench/ceiling/server.ts'), responsesFile, String(port)],
+    env: childEnv({}),
+    cwd: ROOT,
+    port,
+    cpu,
+  });
+  servers.push(server);
+  return { name: 'ceiling', server, origin: `http://127.0.0.1:${port}`, key: 'ceiling', trace: null };
+}
+
+const urlFiles = new Map<WorkloadName, string>();
+const verifyUrls: string[] = [];
+{
+  const registry = openRegistry(builds, BASE_URL);
+  try {
+    for (const w of buildWorkloads(registry.get(2025)!, { registry, baseUrl: BASE_URL }, short ? 40 : 1000)) {
+      if (!CLOSED.includes(w.name)) continue;
+      const file = join(work, `${w.name}.urls`);
+      writeFileSync(file, `${w.urls.join('\n')}\n`);
+      urlFiles.set(w.name, file);
+      verifyUrls.push(...w.verify);
+    }
+  } finally {
+    registry.close();
+  }
+}
+
+/** Records w0's answers for the ceiling and checks w1 sends the same bytes. */
+async function record(w0: Target, w1: Target): Promise<string> {
+  const recorded: Record<string, { status: string; headers: Array<[string, string]>; body: string }> = {};
+  await mapLimit(verifyUrls, 8, async (url) => {
+    const a = await fetchResponse(w0.origin, url, { authorization: `Bearer ${w0.key}` });
+    const b = await fetchResponse(w1.origin, url, { authorization: `Bearer ${w1.key}` });
+    if (a.status !== 200) throw new Error(`workers 0 answered ${a.status} to ${url}`);
+    if (b.status !== 200 || b.body !== a.body) throw new Error(`workers 1 answered ${url} with other bytes than workers 0`);
+    recorded[url] = { status: `${a.status} ${a.statusText}`, headers: a.headers, body: a.body };
+  });
+  const file = join(work, 'ceiling.json');
+  writeFileSync(file, JSON.stringify(recorded));
+  log(`recorded ${verifyUrls.length} responses; workers 1 sent the same bytes for each`);
+  return file;
+}
+
+const offsets = new Map<string, number>();
+
+/** One wrk (closed loop) or wrk2 (`rate`) run of a workload; `generator` null: unpinned. */
+async function load(t: Target, w: WorkloadName, durationS: number, rate?: number, generator = generatorCpu): Promise<WrkRun> {
+  const k = `${t.name}/${w}`;
+  const r = await runWrk({
+    origin: t.origin,
+    urlsFile: urlFiles.get(w)!,
+    headers: [`Authorization: Bearer ${t.key}`],
+    connections: CONNECTIONS,
+    durationS,
+    paceMs: 0,
+    cpu: generator,
+    offset: offsets.get(k) ?? 0,
+    ...(rate === undefined ? {} : { rate, binary: wrk2 }),
+  });
+  offsets.set(k, (offsets.get(k) ?? 0) + r.requests);
+  if (r.errors.total > 0) throw new Error(`${t.name} ${w}: ${r.errors.total} errors`);
+  return r;
+}
+
+interface Closed {
+  rps: number[];
+  bytesPerRequest: number[];
+  scavengesPer1k: number[];
+  markCompacts: number;
+}
+
+async function closedLoop(targets: readonly Target[]): Promise<Map<string, Closed>> {
+  const out = new Map<string, Closed>();
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const w of CLOSED) {
+      for (const t of targets) {
+        const mark = t.trace?.mark() ?? 0;
+        const r = await load(t, w, DURATION_S);
+        const c = out.get(`${t.name}/${w}`) ?? { rps: [], bytesPerRequest: [], scavengesPer1k: [], markCompacts: 0 };
+        c.rps.push(r.rps);
+        if (t.trace !== null) {
+          const g = t.trace.summary(mark);
+          c.bytesPerRequest.push(g.bytes / r.requests);
+          c.scavengesPer1k.push((g.scavenges * 1000) / r.requests);
+          c.markCompacts += g.markCompacts;
+        }
+        out.set(`${t.name}/${w}`, c);
+        log(
+          `closed ${rep + 1}/${REPS} ${w.padEnd(6)} ${t.name.padEnd(9)} ${fmtRate(r.rps)}/s${t.trace === null ? '' : `, ${Math.round(c.bytesPerRequest.at(-1)!)} B/request`}`,
+        );
+      }
+    }
+  }
+  return out;
+}
+
+interface Open {
+  rate: number;
+  p99: number[];
+  ceilingP99: number[];
+}
+
+async function openLoop(modes: readonly Target[], ceiling: Target, closed: Map<string, Closed>): Promise<Map<string, Open>> {
+  const out = new Map<string, Open>();
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const w of OPEN) {
+      for (const t of modes) {
+        const rate = OPEN_LEVEL * median(closed.get(`${t.name}/${w}`)!.rps);
+        const c = await load(ceiling, w, DURATION_S, rate);
+        const r = await load(t, w, DURATION_S, rate);
+        const o = out.get(`${t.name}/${w}`) ?? { rate, p99: [], ceilingP99: [] };
+        o.p99.push(r.latency_ms.p99);
+        o.ceilingP99.push(c.latency_ms.p99);
+        out.set(`${t.name}/${w}`, o);
+        log(
+          `open   ${rep + 1}/${REPS} ${w.padEnd(6)} ${t.name.padEnd(9)} ${fmtRate(rate)}/s: p99 ${r.latency_ms.p99.toFixed(2)} ms, ceiling ${c.latency_ms.p99.toFixed(2)} ms`,
+        );
+      }
+    }
+  }
+  return out;
+}
+
+interface Long {
+  rate: number;
+  p99: number;
+  markCompacts: number;
+  scavenges: number;
+  maxPauseMs: number;
+}
+
+async function longRun(t: Target, closed: Map<string, Closed>): Promise<Long> {
+  const rate = OPEN_LEVEL * median(closed.get(`${t.name}/search`)!.rps);
+  const mark = t.trace!.mark();
+  const r = await load(t, 'search', LONG_S, rate);
+  const g = t.trace!.summary(mark);
+  log(`long   ${t.name} search ${fmtRate(rate)}/s for ${LONG_S} s: p99 ${r.latency_ms.p99.toFixed(2)} ms, ${g.markCompacts} mark-compacts`);
+  return { rate, p99: r.latency_ms.p99, markCompacts: g.markCompacts, scavenges: g.scavenges, maxPauseMs: g.maxPauseMs };
+}
+
+async function sustained(t: Target, ceiling: Target, maxRps: number, generator: number | null): Promise<SustainedRate> {
+  const s = await sustainedRate(maxRps, SUSTAIN_FRACTIONS, 2, async (which, rate) => {
+    const r = await load(which === 'ours' ? t : ceiling, 'search', DURATION_S, rate, generator);
+    return r.latency_ms.p99;
+  });
+  log(`sustained ${t.name}: ${fmtRate(s.rate)}/s (${s.steps.map((x) => `${fmtRate(x.rate)} ${x.ok ? 'ok' : 'missed'}`).join(', ')})`);
+  return s;
+}
+
+/** 1 vs 2 workers on the whole box, unpinned (their closed-loop rate, then the sustained search rate). */
+async function scaling(responsesFile: string): Promise<Array<{ workers: number; maxRps: number; sustained: SustainedRate }>> {
+  const ceiling = await startCeiling(responsesFile, null);
+  const out: Array<{ workers: number; maxRps: number; sustained: SustainedRate }> = [];
+  for (const workers of [1, 2]) {
+    const t = await startHpd(`unpinned-w${workers}`, workers, null);
+    await load(t, 'search', 1, undefined, null);
+    const maxRps = (await load(t, 'search', DURATION_S, undefined, null)).rps;
+    out.push({ workers, maxRps, sustained: await sustained(t, ceiling, maxRps, null) });
+    await t.server.stop();
+  }
+  await ceiling.server.stop();
+  return out;
+}
+
+interface Check {
+  readonly id: string;
+  readonly measured: number;
+  readonly target: string;
+  readonly met: boolean;
+}
+
+function checks(modes: readonly Target[], closed: Map<string, Closed>, open: Map<string, Open>, long: Map<string, Long>): Check[] {
+  const out: Check[] = [];
+  const floor: Partial<Record<WorkloadName, number>> = { search: 0.5, aptc: 0.5, detail: 0.8, years: 0.9 };
+  for (const t of modes) {
+    for (const w of ['search', 'aptc', 'detail'] as const) {
+      const b = median(closed.get(`${t.name}/${w}`)!.bytesPerRequest);
+      out.push({ id: `${t.name}: ${w} bytes allocated per request`, measured: b, target: '≤ 1024', met: b <= 1024 });
+    }
+    for (const w of CLOSED) {
+      const ratio = median(closed.get(`${t.name}/${w}`)!.rps) / median(closed.get(`ceiling/${w}`)!.rps);
+      out.push({ id: `${t.name}: ${w} requests/s ÷ ceiling`, measured: ratio, target: `≥ ${floor[w]}`, met: ratio >= floor[w]! });
+    }
+    for (const w of OPEN) {
+      const o = open.get(`${t.name}/${w}`)!;
+      const ratio = median(o.p99) / median(o.ceilingP99);
+      out.push({ id: `${t.name}: ${w} p99 at 80 % ÷ ceiling`, measured: ratio, target: '≤ 1.25', met: ratio <= 1.25 });
+    }
+    const l = long.get(t.name)!;
+    out.push({
+      id: `${t.name}: mark-compacts in ${LONG_S} s of search at 80 %`,
+      measured: l.markCompacts,
+      target: '0',
+      met: l.markCompacts === 0,
+    });
+  }
+  return out;
+}
+
+const fmt = (x: number, digits = 2): string => (Number.isInteger(x) ? String(x) : x.toFixed(digits));
+
+function report(
+  modes: readonly Target[],
+  closed: Map<string, Closed>,
+  open: Map<string, Open>,
+  long: Map<string, Long>,
+  sustainedBy: Map<string, SustainedRate>,
+  scale: Array<{ workers: number; maxRps: number; sustained: SustainedRate }>,
+  found: readonly Check[],
+): string {
+  const lines: string[] = [];
+  lines.push(
+    `Per core (${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, Node ${process.version}): every thread of each server on CPU ${serverCpu ?? '(unpinned)'}, wrk/wrk2 on CPU ${generatorCpu ?? '(unpinned)'}; ${REPS} × ${DURATION_S} s per run, ${CONNECTIONS} connections, medians; search cache off.`,
+    '',
+    '| target | measured | target | |',
+    '|---|---:|---:|---|',
+    ...found.map((c) => `| ${c.id} | ${fmt(c.measured)} | ${c.target} | ${c.met ? 'met' : '**missed**'} |`),
+    '',
+    '| workload | server | requests/s | ÷ ceiling | bytes allocated per request | scavenges per 1,000 requests | mark-compacts (closed-loop runs) |',
+    '|---|---|---:|---:|---:|---:|---:|',
+  );
+  for (const w of CLOSED) {
+    for (const t of [...modes.map((m) => m.name), 'ceiling']) {
+      const c = closed.get(`${t}/${w}`)!;
+      const ratio = median(c.rps) / median(closed.get(`ceiling/${w}`)!.rps);
+      const alloc = c.bytesPerRequest.length === 0 ? '' : fmt(Math.round(median(c.bytesPerRequest)));
+      const scav = c.scavengesPer1k.length === 0 ? '' : fmt(median(c.scavengesPer1k));
+      lines.push(
+        `| ${w} | ${t} | ${fmtRate(median(c.rps))} | ${fmt(ratio)}× | ${alloc} | ${scav} | ${t === 'ceiling' ? '' : c.markCompacts} |`,
+      );
+    }
+  }
+  lines.push(
+    '',
+    '| workload | server | offered (80 % of its own rate) | p99 ms | ceiling p99 ms | ÷ ceiling |',
+    '|---|---|---:|---:|---:|---:|',
+  );
+  for (const w of OPEN) {
+    for (const t of modes) {
+      const o = open.get(`${t.name}/${w}`)!;
+      lines.push(
+        `| ${w} | ${t.name} | ${fmtRate(o.rate)}/s | ${fmt(median(o.p99))} | ${fmt(median(o.ceilingP99))} | ${fmt(median(o.p99) / median(o.ceilingP99))}× |`,
+      );
+    }
+  }
+  lines.push(
+    '',
+    `| server | ${LONG_S} s of search at 80 % | p99 ms | scavenges | mark-compacts | longest pause ms | sustained search rate (p99 ≤ 2× ceiling) |`,
+    '|---|---:|---:|---:|---:|---:|---:|',
+  );
+  for (const t of modes) {
+    const l = long.get(t.name)!;
+    lines.push(
+      `| ${t.name} | ${fmtRate(l.rate)}/s | ${fmt(l.p99)} | ${l.scavenges} | ${l.markCompacts} | ${fmt(l.maxPauseMs, 1)} | ${fmtRate(sustainedBy.get(t.name)!.rate)}/s |`,
+    );
+  }
+  lines.push(
+    '',
+    'Unpinned on the whole box (the load generator shares its cores):',
+    '',
+    '| workers | closed-loop search req/s | sustained search rate (p99 ≤ 2× ceiling) | steps |',
+    '|---:|---:|---:|---|',
+  );
+  for (const s of scale) {
+    const steps = s.sustained.steps.map((x) => `${fmtRate(x.rate)}: ${fmt(x.p99_ms)} vs ${fmt(x.ceiling_p99_ms)} ms`).join('; ');
+    lines.push(`| ${s.workers} | ${fmtRate(s.maxRps)} | ${fmtRate(s.sustained.rate)}/s | ${steps} |`);
+  }
+  return lines.join('\n');
+}
+
+try {
+  const w0 = await startHpd('workers 0', 0, serverCpu);
+  const w1 = await startHpd('workers 1', 1, serverCpu);
+  const responses = await record(w0, w1);
+  const ceiling = await startCeiling(responses, serverCpu);
+  const modes = [w0, w1];
+  for (const t of [...modes, ceiling]) for (const w of CLOSED) await load(t, w, 1);
+  const closed = await closedLoop([...modes, ceiling]);
+  const open = await openLoop(modes, ceiling, closed);
+  const long = new Map<string, Long>();
+  for (const t of modes) long.set(t.name, await longRun(t, closed));
+  const sustainedBy = new Map<string, SustainedRate>();
+  for (const t of modes) sustainedBy.set(t.name, await sustained(t, ceiling, median(closed.get(`${t.name}/search`)!.rps), generatorCpu));
+  for (const s of [w0, w1, ceiling]) await s.server.stop();
+  const scale = await scaling(responses);
+  const found = checks(modes, closed, open, long);
+  const text = report(modes, closed, open, long, sustainedBy, scale, found);
+  process.stdout.write(`## Per core, both worker modes (bench/tail.bench.ts)\n\n${text}\n`);
+  if (!short) {
+    const dir = join(ROOT, 'bench/results');
+    writeFileSync(join(dir, 'tail.md'), `# Per core, both worker modes (${new Date().toISOString()})\n\n${text}\n`);
+    const json = {
+      started_at: new Date().toISOString(),
+      closed: Object.fromEntries(closed),
+      open: Object.fromEntries(open),
+      long: Object.fromEntries(long),
+      sustained: Object.fromEntries(sustainedBy),
+      scaling: scale,
+      checks: found,
+    };
+    writeFileSync(join(dir, 'tail.json'), `${JSON.stringify(json, null, 1)}\n`);
+    if (found.some((c) => !c.met)) process.exitCode = 1;
+  }
+} catch (err) {
+  log(`FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  process.exitCode = 2;
+} finally {
+  for (const s of servers) await s.stop().catch(() => {});
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,100 @@
+/**
+ * `npm run bench:tail -- --short` on the fixture build: both worker modes and the ceiling start with
+ * every thread on one core, answer the same bytes, and every table comes out with figures read from a
+ * real GC trace (bytes allocated per request > 0, scavenges counted). No performance thresholds. Also
+ * the GC trace reader and the sustained-rate search on their own.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { GcTrace, parseGcLine } from '../../bench/lib/gc-trace.ts';
+import { sustainedRate } from '../../bench/lib/sustained-rate.ts';
+import { buildFixture } from '../helpers/rest-server.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+describe('gc-trace', () => {
+  const line = (iso: string, kind: string, pause: number, allocated: number): string =>
+    `[123:${iso}]    812 ms: pause=${pause} mutator=3.1 gc=${kind} reduce_memory=0 time_to_safepoint=0.00 allocated=${allocated} promoted=0 new_space_survived=10`;
+
+  it('reads isolate, kind, pause and allocated bytes, and nothing from other lines', () => {
+    assert.deepEqual(parseGcLine(line('0x3b74a000', 's', 0.4, 4656160)), {
+      isolate: '[123:0x3b74a000]',
+      kind: 's',
+      pauseMs: 0.4,
+      allocated: 4656160,
+    });
+    assert.equal(parseGcLine('{"level":"info","msg":"serving"}'), null);
+    assert.equal(parseGcLine('hpd: serving years 2025'), null);
+  });
+
+  it('sums what came after a mark, by kind and over every isolate', () => {
+    const trace = new GcTrace();
+    trace.onLine(line('0xa', 's', 1, 100));
+    const mark = trace.mark();
+    trace.onLine(line('0xa', 's', 2, 1000));
+    trace.onLine(line('0xb', 'mc', 7.5, 500));
+    trace.onLine(line('0xb', 'mmc', 1, 20));
+    trace.onLine('not a trace line');
+    assert.deepEqual(trace.summary(mark), { bytes: 1520, scavenges: 1, markCompacts: 1, others: 1, maxPauseMs: 7.5, isolates: 2 });
+  });
+});
+
+describe('sustainedRate', () => {
+  it('keeps the highest rate within the factor and stops at the first one missed', async () => {
+    const tried: number[] = [];
+    const s = await sustainedRate(1000, [0.5, 0.8, 1, 1.2], 2, async (target, rate) => {
+      if (target === 'ours') tried.push(rate);
+      return target === 'ceiling' ? 1 : rate <= 800 ? 1.5 : 9;
+    });
+    assert.equal(s.rate, 800);
+    assert.deepEqual(tried, [500, 800, 1000]);
+    assert.deepEqual(
+      s.steps.map((x) => x.ok),
+      [true, true, false],
+    );
+  });
+});
+
+test('bench:tail --short runs both worker modes and the ceiling on the fixture build and reports every table', {
+  timeout: 240_000,
+}, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hpd-bench-tail-test-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const builds = await buildFixture(dir);
+  const env = { ...process.env };
+  delete env.NODE_TEST_CONTEXT;
+  const run = spawn(
+    process.execPath,
+    ['--import', join(ROOT, 'bin/register-typescript.js'), join(ROOT, 'bench/tail.bench.ts'), '--short', '--builds', builds],
+    {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  run.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  run.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  t.after(() => {
+    if (run.exitCode === null) run.kill('SIGKILL');
+  });
+  const code = await new Promise<number | null>((resolve) => run.once('exit', resolve));
+  assert.equal(code, 0, `bench:tail --short failed:\n${stderr.slice(-4000)}`);
+  assert.match(stderr, /workers 1 sent the same bytes for each/);
+  for (const w of ['search', 'detail', 'years', 'aptc']) {
+    for (const server of ['workers 0', 'workers 1']) {
+      const row = new RegExp(`^\\| ${w} \\| ${server} \\| [\\d.k]+ \\| [\\d.]+× \\| (\\d+) \\| ([\\d.]+) \\|`, 'm').exec(stdout);
+      assert.ok(row !== null, `${w} / ${server} row:\n${stdout}`);
+      assert.ok(Number(row[1]) > 0, `${w} / ${server}: bytes allocated per request read from the trace`);
+    }
+  }
+  assert.match(stdout, /\| workers 0: search p99 at 80 % ÷ ceiling \| [\d.]+ \|/);
+  assert.match(stdout, /\| workers 1: mark-compacts in 2 s of search at 80 % \| \d+ \|/);
+  assert.match(stdout, /^\| 2 \| [\d.k]+ \| [\d.k]+\/s \|/m);
+});
