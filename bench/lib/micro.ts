@@ -10,7 +10,10 @@ import { NO_LIST } from '../../src/engine/build-format.ts';
 import { OOP_SCENARIOS, estimateOop } from '../../src/engine/oop.ts';
 import { searchPlans } from '../../src/engine/search.ts';
 import { estimateAptc } from '../../src/engine/subsidy.ts';
+import { ByteWriter } from '../../src/http/byte-writer.ts';
+import { writeSearchPage } from '../../src/http/search-page-writer.ts';
 import { compileSerializer, fragmentSerializer } from '../../src/http/serializers.ts';
+import { SearchPageModel } from '../../src/operations/search-page.ts';
 import { comparePlansOperation } from '../../src/operations/compare-plans.ts';
 import type { YearData } from '../../src/operations/data-registry.ts';
 import { estimateAptcOperation } from '../../src/operations/estimate-aptc.ts';
@@ -86,6 +89,11 @@ export async function runMicro(yd: YearData, ctx: OperationContext, timeMs: numb
   const premium = yd.ds.premium(rec.standard_component_id, loc.ratingArea, age)!;
   const page = execute(searchPlansOperation, ctx, 'enterprise', q(`${base}&per_page=25`), {});
   if (!page.ok) throw new Error('search failed');
+  // As objects now: the page model reads the thread's search rows, which the next search reuses.
+  const pageBody = page.body;
+  const served = op(searchPlansOperation, `${base}&per_page=25`);
+  const pageBytes = new ByteWriter();
+  const pageLink = new ByteWriter();
   const fjs = compileSerializer(searchPlansOperation.responseSchema);
   const fragments = fragmentSerializer((b) => JSON.stringify(b));
   const detailFjs = compileSerializer(getPlanDetailsOperation.responseSchema);
@@ -137,9 +145,17 @@ export async function runMicro(yd: YearData, ctx: OperationContext, timeMs: numb
     ],
     ['aptc', 'operation, 1 member', op(estimateAptcOperation, `zip=${zip}&household_income=30000&household_size=1&ages=${age}`)],
     ['aptc', 'operation, 5 members', op(estimateAptcOperation, `zip=${zip}&household_income=60000&household_size=5&ages=44,42,16,12,8`)],
-    ['serialize', '25-plan page: fast-json-stringify', () => fjs(page.body)],
-    ['serialize', '25-plan page: JSON.stringify', () => JSON.stringify(page.body)],
-    ['serialize', '25-plan page: pre-serialized fragments (served)', () => fragments(page.body)],
+    ['serialize', '25-plan page: fast-json-stringify', () => fjs(pageBody)],
+    ['serialize', '25-plan page: JSON.stringify', () => JSON.stringify(pageBody)],
+    ['serialize', '25-plan page: pre-serialized fragments', () => fragments(pageBody)],
+    [
+      'serialize',
+      '25-plan page: search + page model written as bytes (served)',
+      () => {
+        const r = served();
+        if (r.ok && r.model instanceof SearchPageModel) writeSearchPage(r.model, pageBytes, pageLink, 'http://x/v1/openapi.json');
+      },
+    ],
     ['serialize', 'plan detail: fast-json-stringify (served)', () => detailFjs(detail.body)],
   ];
 
