@@ -7,7 +7,7 @@
  */
 
 export interface GcEvent {
-  /** `[pid:0xaddr]`: which isolate (thread) collected. */
+  /** `[pid:0xaddr]`: which isolate (thread) collected; '' when its prefix went to another line. */
   readonly isolate: string;
   /** `s` scavenge, `mc` mark-compact, `mmc` minor mark-compact, `ms` mark-sweep… */
   readonly kind: string;
@@ -15,13 +15,20 @@ export interface GcEvent {
   readonly allocated: number;
 }
 
-const LINE = /^(\[\d+:0x[0-9a-f]+\])\s.*?\bpause=([\d.]+).*?\bgc=(\w+).*?\ballocated=(\d+)/;
+const BODY = /\bpause=([\d.]+).*?\bgc=(\w+).*?\ballocated=(\d+)/;
+const PREFIX = /\[\d+:0x[0-9a-f]+\]/g;
 
-/** One trace line, or null for any other line. */
+/**
+ * One trace line, or null for any other line. V8 writes a line's `[pid:0xaddr]` prefix and its body in
+ * two writes, so when threads collect at once a body can follow another thread's prefix or stand on a
+ * line of its own: the body is what counts, its isolate is the last prefix before it ('' when none).
+ */
 export function parseGcLine(line: string): GcEvent | null {
-  const m = LINE.exec(line);
+  const m = BODY.exec(line);
   if (m === null) return null;
-  return { isolate: m[1]!, pauseMs: Number(m[2]), kind: m[3]!, allocated: Number(m[4]) };
+  let isolate = '';
+  for (const p of line.slice(0, m.index).matchAll(PREFIX)) isolate = p[0];
+  return { isolate, pauseMs: Number(m[1]), kind: m[2]!, allocated: Number(m[3]) };
 }
 
 export interface GcSummary {
@@ -47,7 +54,7 @@ export function summarizeGc(events: readonly GcEvent[]): GcSummary {
     else if (e.kind === 'mc') markCompacts++;
     else others++;
     maxPauseMs = Math.max(maxPauseMs, e.pauseMs);
-    isolates.add(e.isolate);
+    if (e.isolate !== '') isolates.add(e.isolate);
   }
   return { bytes, scavenges, markCompacts, others, maxPauseMs, isolates: isolates.size };
 }

@@ -5,10 +5,11 @@
  * a string.
  */
 import { BENCHMARK_WORDS, type AptcPageModel } from '../operations/aptc-page.ts';
-import type { ByteWriter } from './byte-writer.ts';
+import { latin1Bytes, type ByteWriter } from './byte-writer.ts';
+import { writeLocationMembers } from './location-writer.ts';
 import { writeEcho } from './query-echo.ts';
 
-const ascii = (s: string): Buffer => Buffer.from(s, 'latin1');
+const ascii = latin1Bytes;
 const T = {
   selfOpen: ascii('{"_links":{"self":{"href":"'),
   path: ascii('/v1/health/plans/aptc-estimate'),
@@ -36,12 +37,7 @@ const T = {
   age: ascii('{"age":'),
   slcsp: ascii(',"slcsp_premium":'),
   counted: ascii(',"counted_in_benchmark":'),
-  location: ascii('],"location":{"zip":'),
-  state: ascii(',"state":'),
-  county: ascii(',"county":'),
-  countyFips: ascii(',"county_fips":'),
-  ratingAreaKey: ascii(',"rating_area":"Rating Area '),
-  multipleAreas: ascii(',"multiple_areas":'),
+  location: ascii('],"location":{'),
   eligible: ascii('},"eligible":'),
   source: ascii(',"benchmark_source":'),
   notes: ascii(',"notes":['),
@@ -159,18 +155,7 @@ function writeTail(m: AptcPageModel, w: ByteWriter): void {
   const { est, where } = m;
   const loc = where.loc;
   w.bytes(T.location);
-  w.jsonString(loc.zip);
-  w.bytes(T.state);
-  w.jsonString(loc.state);
-  w.bytes(T.county);
-  w.jsonString(loc.countyName);
-  w.bytes(T.countyFips);
-  w.jsonString(loc.countyFips);
-  w.bytes(T.ratingAreaKey);
-  w.uint(loc.ratingArea);
-  w.byte(34);
-  w.bytes(T.multipleAreas);
-  bool(w, where.multipleAreas);
+  writeLocationMembers(w, where);
   w.bytes(T.eligible);
   bool(w, est.eligible);
   w.bytes(T.source);

@@ -4,12 +4,15 @@
  * made on the way. A writer is reused by every response of its thread: what it holds is valid until
  * the next response is written (a pending write copies its bytes first: response-writer.ts).
  */
+import { needsEscape } from '../operations/json-string.ts';
 import { writeCents } from './serializers.ts';
 
-/** Characters JSON.stringify escapes: quote, backslash, controls, and (lone) surrogates. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point (they must be escaped)
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 const QUOTE = 34;
+
+/** A text of ours encoded once (the fixed parts the page writers copy). */
+export function latin1Bytes(s: string): Buffer {
+  return Buffer.from(s, 'latin1');
+}
 
 export class ByteWriter {
   buf: Buffer;
@@ -61,7 +64,7 @@ export class ByteWriter {
 
   /** `s` as JSON.stringify writes a string, quotes included. */
   jsonString(s: string): void {
-    if (NEEDS_ESCAPE.test(s)) {
+    if (needsEscape(s)) {
       this.utf8(JSON.stringify(s));
       return;
     }
@@ -73,7 +76,7 @@ export class ByteWriter {
 
   /** `s` as JSON.stringify writes it, without the quotes (a part of a longer string). */
   jsonContent(s: string): void {
-    if (NEEDS_ESCAPE.test(s)) this.utf8(JSON.stringify(s).slice(1, -1));
+    if (needsEscape(s)) this.utf8(JSON.stringify(s).slice(1, -1));
     else this.utf8(s);
   }
 

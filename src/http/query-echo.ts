@@ -3,10 +3,8 @@
  * echoQuery, the same text): canonical names in table order, aliases rewritten, values percent-encoded
  * but for commas. Every byte is JSON-safe, so the same bytes go in a body and in a Link header.
  */
+import { encodeValue } from '../operations/operation.ts';
 import type { ByteWriter } from './byte-writer.ts';
-
-/** Characters encodeURIComponent leaves alone, plus the comma (operation.ts encodeValue). */
-const URL_SAFE = /^[A-Za-z0-9\-_.!~*'(),]*$/;
 
 /** Writes `?k=v&…` for the names of `order` the request gave; returns whether it wrote any. */
 export function writeEcho(w: ByteWriter, order: readonly string[], raw: ReadonlyMap<string, string>): boolean {
@@ -19,7 +17,7 @@ export function writeEcho(w: ByteWriter, order: readonly string[], raw: Readonly
     any = true;
     w.latin1(k);
     w.byte(61); // =
-    w.latin1(URL_SAFE.test(v) ? v : encodeURIComponent(v).replaceAll('%2C', ','));
+    w.latin1(encodeValue(v));
   }
   return any;
 }

@@ -251,9 +251,9 @@ export class OperationPipeline {
       return front.problemReply(UNAUTHORIZED, r.path, [['www-authenticate', INVALID_TOKEN]]);
     }
     const counted = this.#config.quota.consume(who.userId, who.tier);
-    // An answer made after an asynchronous decision is written in a later turn: it must own its bytes.
+    // A decision that comes in a later turn finds the thread's current request and buffers taken by
+    // another: the request is copied now, and the answer owns its bytes.
     if (counted instanceof Promise) {
-      // The decision comes in a later turn, when the thread's current request is another one.
       const own: Incoming = { ...r };
       return counted.then((decision) => this.#answer(own, who.tier, decision, true));
     }

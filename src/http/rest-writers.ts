@@ -6,6 +6,7 @@
  * converts every string it is given to UTF-8, on every write.
  */
 import type { QuotaDecision } from '../policy/quota.ts';
+import { RATE_LIMIT_HEADER } from '../policy/rate-limit-headers.ts';
 import type { Tier } from '../policy/tiers.ts';
 import type { Coding, Variants } from './compression.ts';
 import { ByteWriter } from './byte-writer.ts';
@@ -129,17 +130,17 @@ const H = {
   afterEtag: Buffer.from(`\r\ncache-control: ${CACHE}\r\nvary: Authorization`),
   afterEtagVariants: Buffer.from(`\r\ncache-control: ${CACHE}\r\nvary: Authorization, Accept-Encoding`),
   link: Buffer.from('\r\nlink: '),
-  limit: Buffer.from('\r\nRateLimit-Limit: '),
-  remaining: Buffer.from('\r\nRateLimit-Remaining: '),
-  reset: Buffer.from('\r\nRateLimit-Reset: '),
-  retryAfter: Buffer.from('\r\nRetry-After: '),
+  limit: Buffer.from(`\r\n${RATE_LIMIT_HEADER.limit}: `),
+  remaining: Buffer.from(`\r\n${RATE_LIMIT_HEADER.remaining}: `),
+  reset: Buffer.from(`\r\n${RATE_LIMIT_HEADER.reset}: `),
+  retryAfter: Buffer.from(`\r\n${RATE_LIMIT_HEADER.retryAfter}: `),
 } as const;
 
 /** The header block of every 200 and 304 of this thread, rewritten for each. */
 const HEAD = new ByteWriter(1 << 12);
 
 /**
- * The rate-limit headers of rate-limit-headers.ts (same names, order and values), written as bytes: the
+ * The rate-limit headers of rate-limit-headers.ts (its names, order and values), written as bytes: the
  * remaining count changes on every response, and its text was a string per response.
  */
 function headRateLimit(d: QuotaDecision): void {

@@ -6,10 +6,11 @@
  */
 import { SUMMARY_JSON } from '../operations/plan-catalog.ts';
 import type { SearchPageModel } from '../operations/search-page.ts';
-import { ByteWriter } from './byte-writer.ts';
+import { ByteWriter, latin1Bytes } from './byte-writer.ts';
+import { writeLocationMembers } from './location-writer.ts';
 import { writeEcho } from './query-echo.ts';
 
-const ascii = (s: string): Buffer => Buffer.from(s, 'latin1');
+const ascii = latin1Bytes;
 const T = {
   selfOpen: ascii('{"_links":{"self":{"href":"'),
   selfClose: ascii('","type":"application/json"},"first":{"href":"'),
@@ -24,21 +25,12 @@ const T = {
   perPage: ascii(',"per_page":'),
   pageSize: ascii(',"page_size":'),
   nextCursor: ascii(',"next_cursor":'),
-  zip: ascii(',"zip":'),
-  state: ascii(',"state":'),
-  county: ascii(',"county":'),
-  countyFips: ascii(',"county_fips":'),
-  ratingArea: ascii(',"rating_area":'),
-  /** data-registry.ts ratingAreaLabel's text up to the number, opening quote included. */
-  ratingAreaLabel: ascii('"Rating Area '),
-  multipleAreas: ascii(',"multiple_areas":'),
+  comma: ascii(','),
   planYear: ascii(',"plan_year":'),
   dataSource: ascii(',"data_source":'),
   dataFreshness: ascii(',"data_freshness":'),
   credit: ascii(',"premium_with_credit":'),
   null: ascii('null'),
-  true: ascii('true'),
-  false: ascii('false'),
   page1: ascii('page=1'),
   pageEq: ascii('page='),
   cursorEq: ascii('cursor='),
@@ -144,7 +136,6 @@ function writeNullable(w: ByteWriter, n: number | null): void {
 
 /** From `total` to the end of the body. */
 function writeEnvelopeTail(m: SearchPageModel, w: ByteWriter): void {
-  const loc = m.where.loc;
   w.bytes(T.total);
   writeNullable(w, m.total);
   w.bytes(T.page);
@@ -159,20 +150,8 @@ function writeEnvelopeTail(m: SearchPageModel, w: ByteWriter): void {
     w.bytes(T.nextCursor);
     w.jsonString(m.nextCursor);
   }
-  w.bytes(T.zip);
-  w.jsonString(loc.zip);
-  w.bytes(T.state);
-  w.jsonString(loc.state);
-  w.bytes(T.county);
-  w.jsonString(loc.countyName);
-  w.bytes(T.countyFips);
-  w.jsonString(loc.countyFips);
-  w.bytes(T.ratingArea);
-  w.bytes(T.ratingAreaLabel);
-  w.uint(loc.ratingArea);
-  w.byte(34); // "
-  w.bytes(T.multipleAreas);
-  w.bytes(m.where.multipleAreas ? T.true : T.false);
+  w.bytes(T.comma);
+  writeLocationMembers(w, m.where);
   w.bytes(T.planYear);
   w.uint(m.params.year);
   w.bytes(T.dataSource);

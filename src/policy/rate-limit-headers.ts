@@ -22,11 +22,19 @@ export function rateLimitHeaders(d: QuotaDecision): Array<[string, string]> {
 
 /** The same headers handed one by one to `emit` (a front writing straight to its response). */
 export function forEachRateLimitHeader(d: QuotaDecision, emit: (name: string, value: string) => void): void {
-  emit('RateLimit-Limit', numberText(d.limit));
-  emit('RateLimit-Remaining', String(d.remaining));
-  emit('RateLimit-Reset', numberText(d.resetEpochSeconds));
-  if (!d.allowed) emit('Retry-After', String(d.retryAfterSeconds));
+  emit(RATE_LIMIT_HEADER.limit, numberText(d.limit));
+  emit(RATE_LIMIT_HEADER.remaining, String(d.remaining));
+  emit(RATE_LIMIT_HEADER.reset, numberText(d.resetEpochSeconds));
+  if (!d.allowed) emit(RATE_LIMIT_HEADER.retryAfter, String(d.retryAfterSeconds));
 }
+
+/** The names, in the order written; the REST front writes the same headers as bytes (rest-writers.ts). */
+export const RATE_LIMIT_HEADER = {
+  limit: 'RateLimit-Limit',
+  remaining: 'RateLimit-Remaining',
+  reset: 'RateLimit-Reset',
+  retryAfter: 'Retry-After',
+} as const;
 
 /**
  * Text of a number that is the same on almost every response (a tier's limit, today's reset time):

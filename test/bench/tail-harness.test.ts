@@ -32,6 +32,17 @@ describe('gc-trace', () => {
     assert.equal(parseGcLine('hpd: serving years 2025'), null);
   });
 
+  it('counts a collection whose prefix another thread’s line took', () => {
+    const body = 'pause=0.9 mutator=3.1 gc=s reduce_memory=0 allocated=700 promoted=0';
+    assert.deepEqual(parseGcLine(`[123:0xa]    9 ms: [123:0xb]    9 ms: ${body}`), {
+      isolate: '[123:0xb]',
+      kind: 's',
+      pauseMs: 0.9,
+      allocated: 700,
+    });
+    assert.deepEqual(parseGcLine(body), { isolate: '', kind: 's', pauseMs: 0.9, allocated: 700 });
+  });
+
   it('sums what came after a mark, by kind and over every isolate', () => {
     const trace = new GcTrace();
     trace.onLine(line('0xa', 's', 1, 100));
