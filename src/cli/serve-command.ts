@@ -25,6 +25,7 @@ import { startServices } from './services.ts';
 import { REPO_ROOT } from './paths.ts';
 import { CliError, UsageError } from './usage-error.ts';
 import { createLogger } from '../observability/logger.ts';
+import { settleHeap } from '../http/settle-heap.ts';
 
 /** The datasets built when no build exists, oldest first. */
 export const DEFAULT_YEARS: readonly number[] = [2024, 2025];
@@ -132,6 +133,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     logger,
     accessLog: c.accessLogRate,
   });
+  settleHeap();
   for (const w of services.registry.warnings) process.stderr.write(`hpd: warning: ${w}\n`);
   process.stdout.write(
     `hpd: serving years ${services.registry.years.join(', ')} (data ${services.registry.version}) on http://${host}:${services.restPort} with ${UWS_PACKAGE} ${uwsVersion()} on Node ${process.version}, ${workers === 0 ? 'REST in the main thread' : `${workers} REST worker thread${workers === 1 ? '' : 's'}`}; links use ${c.baseUrl}\n` +

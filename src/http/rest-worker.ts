@@ -14,6 +14,7 @@ import { openStateBackend } from '../policy/state-backend.ts';
 import { attachSharedQuota } from '../policy/shared-quota.ts';
 import type { FromWorker, RestWorkerData, ToWorker } from './rest-worker-protocol.ts';
 import { createRestServer } from './server.ts';
+import { settleHeap } from './settle-heap.ts';
 import { createAccessLog } from '../observability/access-log.ts';
 import { createLogger, flushLogger } from '../observability/logger.ts';
 import { RequestMetrics } from '../observability/request-metrics.ts';
@@ -93,4 +94,5 @@ process.on('uncaughtException', (err) => {
   setTimeout(() => void shutdown(1), 1000).unref();
 });
 
+settleHeap();
 post({ type: 'ready', descriptor: server.appDescriptor() });
