@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,6 +51,11 @@ test('hpd serve --build-if-missing builds the default dataset when none exists, 
   // embedded authorization server) also warned "Unsupported runtime", which a supported Node never does.
   assert.match(stdout, new RegExp(`with uws-legacy [\\d.]+ on Node ${process.version.replaceAll('.', '\\.')}, `));
   assert.doesNotMatch(`${stdout}${stderr}`, /Unsupported runtime/);
+
+  // The process replaced itself, same pid, with V8's memory reducer off (bin/hpd.js says why).
+  const cmdline = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+  assert.ok(cmdline.includes('--no-memory-reducer'), cmdline.join(' '));
+  assert.equal(cmdline.filter((a) => a === '--no-memory-reducer').length, 1);
 
   const health = await fetch(`http://127.0.0.1:${port}/healthz`);
   assert.equal(health.status, 200);
