@@ -17,11 +17,11 @@
  * Pure and synchronous over a loaded {@link Dataset}; money is handled in integer cents and
  * converted to dollars (two decimals) only in the result.
  */
-import { NO_LIST, PLAN_FLAG } from './build-format.ts';
 import type { Dataset, ZipLocation } from './dataset.ts';
-import { householdPremiumCents, householdRating, householdTotalCents, tierColumn } from './household.ts';
+import { householdPremiumCents } from './household.ts';
 import { statePremiums } from './manifest.ts';
 import { applicablePercentage, povertyGuideline } from './rules.ts';
+import { rankSilver } from './silver-ranking.ts';
 import type { TaxYearRules } from './rules-types.ts';
 import { InvariantError } from '../invariant.ts';
 
@@ -141,61 +141,18 @@ interface Benchmark {
  * or null when the location lists no such plan.
  */
 function planBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation, ages: readonly number[]): Benchmark | null {
-  const listId = location.listId;
-  if (listId === NO_LIST) return null;
-  const size = ds.listSize(listId);
-  // A child-only plan cannot cover an adult, so it cannot be the benchmark of a family with one.
-  const hasAdult = ages.some((a) => a >= rules.child_age_limit.value);
-  const rating = householdRating(ages, rules, location.state);
-  // Community-rated states: the file's amount for the household's tier, where the Rate PUF gives one.
-  const column = rating.counted === null ? tierColumn(ages, rules.child_age_limit.value) : null;
-  const tierCents = (scid: string): number | null => (column === null ? null : ds.familyTierCents(scid, location.ratingArea, column));
-  // The scan keeps only the two lowest (total, plan id) pairs and allocates nothing per plan: it ran
-  // over every silver plan of the location on every APTC request (and every search with an income),
-  // and building, sorting and discarding a candidate object per plan was the largest cost of an APTC
-  // estimate under the profiler.
-  let pos = 0;
-  // One closure for the whole scan: it reads the position the loop is at.
-  const at = (age: number): number => ds.listPremiumCents(listId, pos, age);
-  let first = -1;
-  let firstTotal = 0;
-  let firstId = '';
-  let second = -1;
-  let secondTotal = 0;
-  let secondId = '';
-  for (; pos < size; pos++) {
-    const plan = ds.plan(ds.listPlan(listId, pos));
-    if (plan.metal !== 'silver') continue;
-    if ((plan.flags & PLAN_FLAG.onExchange) === 0) continue;
-    if (hasAdult && (plan.flags & PLAN_FLAG.childOnly) !== 0) continue;
-    // A plan not sold at some member's age cannot cover the whole family, counted or not.
-    if (!soldAtEveryAge(at, ages)) continue;
-    const id = plan.standardComponentId;
-    const total = tierCents(id) ?? householdTotalCents(rating, at);
-    if (total <= 0) continue;
-    if (first < 0 || total < firstTotal || (total === firstTotal && id < firstId)) {
-      second = first;
-      secondTotal = firstTotal;
-      secondId = firstId;
-      first = pos;
-      firstTotal = total;
-      firstId = id;
-    } else if (second < 0 || total < secondTotal || (total === secondTotal && id < secondId)) {
-      second = pos;
-      secondTotal = total;
-      secondId = id;
-    }
-  }
-  if (first < 0) return null;
+  const ranking = rankSilver(ds, rules, location, ages);
+  if (ranking === null) return null;
   // Only one silver plan offered: that plan is the benchmark (26 CFR 1.36B-3(f)).
-  const chosen = second >= 0 ? second : first;
-  const chosenId = second >= 0 ? secondId : firstId;
+  const chosen = ranking.second ?? ranking.first;
+  const listId = location.listId;
+  const column = ranking.column;
   const premium = householdPremiumCents(
-    (age) => ds.listPremiumCents(listId, chosen, age),
+    (age) => ds.listPremiumCents(listId, chosen.pos, age),
     ages,
     rules,
     location.state,
-    tierCents(chosenId),
+    column === null ? null : ds.familyTierCents(chosen.id, location.ratingArea, column),
   );
   // Provenance is per state: a year may mix real and modeled states.
   const source: BenchmarkSource = statePremiums(ds.manifest, location.state);
@@ -203,12 +160,7 @@ function planBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation, 
     source === 'modeled'
       ? ['Premiums are modeled from published SLCSP benchmarks (no Rate PUF loaded), so the benchmark plan and its premium are estimates']
       : [];
-  return { totalCents: premium.totalCents, members: premium.members, planId: `${chosenId}-01`, source, notes };
-}
-
-function soldAtEveryAge(cents: (age: number) => number, ages: readonly number[]): boolean {
-  for (let i = 0; i < ages.length; i++) if (cents(ages[i]!) === 0) return false;
-  return true;
+  return { totalCents: premium.totalCents, members: premium.members, planId: `${chosen.id}-01`, source, notes };
 }
 
 /** Benchmark from the build's per-area SLCSP table, per member, for locations without a silver plan list. */

@@ -120,6 +120,11 @@ function samples(id: string, f: Facts): OperationSamples {
         ok: { query: q(['zip', f.zip], ['household_income', '40000'], ['household_size', '2'], ['ages', '40,38']), path: {} },
         missing: [{ query: q(['zip', '00000'], ['household_income', '40000'], ['household_size', '2'], ['ages', '40,38']), path: {} }],
       };
+    case 'checkIchraAffordability':
+      return {
+        ok: { query: q(['zip', f.zip], ['age', '40'], ['household_income', '52000'], ['hra_monthly', '300']), path: {} },
+        missing: [{ query: q(['zip', '00000'], ['age', '40'], ['household_income', '52000'], ['hra_monthly', '300']), path: {} }],
+      };
     case 'getCrosswalk':
       return {
         ok: f.crosswalk,

@@ -26,7 +26,11 @@ const TAGS = [
     description: 'Plan search, detail, comparison, cost estimates and year-to-year crosswalk.',
     operations: ['searchPlans', 'getPlanById', 'comparePlans', 'estimateOop', 'getCrosswalk'],
   },
-  { name: 'Subsidies', description: 'Premium tax credit (APTC) estimates for a household.', operations: ['calculateAptc'] },
+  {
+    name: 'Subsidies',
+    description: 'Premium tax credit (APTC) estimates for a household, and the ICHRA affordability test for an employee.',
+    operations: ['calculateAptc', 'checkIchraAffordability'],
+  },
   { name: 'Geography', description: 'ZIP codes, counties and rating areas.', operations: ['lookupZip'] },
   {
     name: 'Reference',

@@ -7,6 +7,7 @@
  * Failures are tool execution errors carrying the REST problem document (MCP 2025-11-25, SEP-1303), so
  * a model can read `errors[].field` and correct itself.
  */
+import { checkIchraAffordabilityOperation } from '../operations/check-ichra-affordability.ts';
 import { comparePlansOperation } from '../operations/compare-plans.ts';
 import { estimateAptcOperation } from '../operations/estimate-aptc.ts';
 import { estimateOutOfPocketOperation } from '../operations/estimate-out-of-pocket.ts';
@@ -148,6 +149,17 @@ export const TOOLS: readonly ToolDefinition[] = [
             : `Not eligible for the premium tax credit at ${num(h.fpl_percentage)} % FPL.`;
       return `${line}${b.benchmark_source === 'benchmark_only' ? ` ${String(b.benchmark_plan_description)}; the credit is an approximation.` : modeledNote(b)}`;
     },
+  }),
+  defineTool(checkIchraAffordabilityOperation, {
+    title: 'Test an ICHRA offer for affordability',
+    description: `Whether an individual-coverage HRA is affordable for an employee: the self-only lowest-cost silver plan at the employee's age and ZIP (residence or primary worksite), less the monthly HRA, against the plan year's required contribution percentage of household income. Gives the plan, the threshold and the smallest affordable HRA. ${PRO}`,
+    params: {
+      age: { description: 'The employee’s age' },
+      household_income: { description: 'Annual household income of the employee, dollars' },
+      hra_monthly: { description: 'Monthly self-only HRA amount offered, dollars' },
+    },
+    summarize: (b) =>
+      `${b.affordable === true ? 'Affordable' : 'Not affordable'}: ${String(b.lcsp_plan_name)} costs ${money(b.lcsp_premium)}/month at age ${String(b.age)}; after the ${money(b.hra_monthly)} HRA the employee pays ${money(b.employee_cost)}, against a threshold of ${money(b.affordability_threshold)} (${num(b.required_contribution_percentage)} % of income ÷ 12). Smallest affordable HRA: ${money(b.min_affordable_hra)}/month.${modeledNote(b)}`,
   }),
   defineTool(getPlanCrosswalkOperation, {
     title: 'Plan crosswalk',

@@ -2,6 +2,7 @@
  * @module Every operation, in route order: literal paths (`compare`, `aptc-estimate`, `crosswalk`)
  * before `/plans/{plan_id}`, which would otherwise capture them.
  */
+import { checkIchraAffordabilityOperation } from './check-ichra-affordability.ts';
 import { comparePlansOperation } from './compare-plans.ts';
 import { estimateAptcOperation } from './estimate-aptc.ts';
 import { estimateOutOfPocketOperation } from './estimate-out-of-pocket.ts';
@@ -17,6 +18,7 @@ export const OPERATIONS = [
   searchPlansOperation,
   comparePlansOperation,
   estimateAptcOperation,
+  checkIchraAffordabilityOperation,
   getPlanCrosswalkOperation,
   estimateOutOfPocketOperation,
   getPlanDetailsOperation,

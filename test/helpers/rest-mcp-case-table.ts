@@ -35,6 +35,7 @@ export const DETAIL = '/v1/health/plans/{plan_id}';
 export const COMPARE = '/v1/health/plans/compare';
 export const APTC = '/v1/health/plans/aptc-estimate';
 export const OOP = '/v1/health/plans/{plan_id}/oop-estimate';
+export const ICHRA = '/v1/health/ichra/affordability';
 export const CROSSWALK = '/v1/health/plans/crosswalk';
 export const ZIPS = '/v1/health/zips/{zip}';
 export const ISSUERS = '/v1/health/issuers';
@@ -370,6 +371,39 @@ export const CASES: readonly Case[] = [
     args: { zip: '77002', household_income: 40000, household_size: 1, ages: [40], county_fips: '48157' },
     status: 400,
     fields: ['county_fips'],
+  },
+  // ICHRA affordability.
+  {
+    name: 'ICHRA affordability',
+    op: ICHRA,
+    rest: '/v1/health/ichra/affordability?zip=77002&age=40&household_income=52000&hra_monthly=300',
+    args: { zip: '77002', age: 40, household_income: 52000, hra_monthly: 300 },
+    status: 200,
+    facts: { required_contribution_percentage: 9.02, affordability_threshold: 390.87, 'location.state': 'TX', age: 40 },
+  },
+  {
+    name: 'ICHRA, Free tier',
+    op: ICHRA,
+    rest: '/v1/health/ichra/affordability?zip=77002&age=40&household_income=52000&hra_monthly=300',
+    args: { zip: '77002', age: 40, household_income: 52000, hra_monthly: 300 },
+    tier: 'free',
+    status: 402,
+  },
+  {
+    name: 'ICHRA, HRA amount missing and a negative income',
+    op: ICHRA,
+    rest: '/v1/health/ichra/affordability?zip=77002&age=40&household_income=-5',
+    args: { zip: '77002', age: 40, household_income: -5 },
+    status: 400,
+    fields: ['hra_monthly', 'household_income'],
+  },
+  {
+    name: 'ICHRA, state without plan data',
+    op: ICHRA,
+    rest: `/v1/health/ichra/affordability?zip=${FIXTURE_ZIPS.honolulu}&age=40&household_income=52000&hra_monthly=300`,
+    args: { zip: FIXTURE_ZIPS.honolulu, age: 40, household_income: 52000, hra_monthly: 300 },
+    status: 404,
+    detail: NO_HI,
   },
   // Crosswalk.
   {

@@ -46,6 +46,11 @@ describe('tier × endpoint matrix', () => {
       'calculateAptc',
       'APTC estimates require a Pro subscription.',
     ],
+    [
+      '/v1/health/ichra/affordability?zip=77002&age=40&household_income=52000&hra_monthly=300',
+      'checkIchraAffordability',
+      'ICHRA affordability tests require a Pro subscription.',
+    ],
     // No crosswalk in this build: Pro gets past the gate to the 404 saying so (the 200 is in crosswalk.test.ts).
     ['/v1/health/plans/crosswalk?plan_id=11111TX0010001&year=2025&state=TX', null, 'Plan crosswalk requires a Pro subscription.'],
   ];

@@ -68,11 +68,12 @@ const token = (
 };
 
 describe('tools with an API key', () => {
-  test('initialize, list the nine tools with input and output schemas and read-only annotations', async (t) => {
+  test('initialize, list the ten tools with input and output schemas and read-only annotations', async (t) => {
     const { client } = await fx.connect(fx.rest.keys.pro);
     t.after(() => client.close());
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((x) => x.name).sort(), [
+      'check_ichra_affordability',
       'compare_plans',
       'estimate_aptc',
       'estimate_out_of_pocket',
@@ -114,6 +115,11 @@ describe('tools with an API key', () => {
         'estimate_aptc',
         { zip: '77002', household_income: 40000, household_size: 3, ages: [40, 38, 10] },
         '/v1/health/plans/aptc-estimate?zip=77002&household_income=40000&household_size=3&ages=40,38,10',
+      ],
+      [
+        'check_ichra_affordability',
+        { zip: '77002', age: 40, household_income: 52000, hra_monthly: 300 },
+        '/v1/health/ichra/affordability?zip=77002&age=40&household_income=52000&hra_monthly=300',
       ],
       ['lookup_zip', { zip: '77477' }, '/v1/health/zips/77477'],
       ['list_issuers', { state: 'TX' }, '/v1/health/issuers?state=TX'],

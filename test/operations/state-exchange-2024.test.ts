@@ -70,3 +70,21 @@ describe('PY2024 answers from real state-exchange premiums', () => {
     assert.equal(run('/v1/health/zips/{zip}', 'year=2024', { zip: '02903' }).rating_area_note, undefined);
   });
 });
+
+describe('PY2024 ICHRA affordability on real premiums (issue #24 §4)', () => {
+  test('in CT, RI and VT the lowest-cost silver plan is the first of a premium-sorted silver search; 8.39 % of income', () => {
+    for (const zip of ['06103', '02903', '05401']) {
+      const search = run('/v1/health/plans', `zip=${zip}&age=40&year=2024&metal_level=silver&per_page=1`);
+      const first = search._embedded.plans[0];
+      const body = run('/v1/health/ichra/affordability', `zip=${zip}&age=40&household_income=40000&hra_monthly=250&year=2024`);
+      assert.equal(body.lcsp_plan_id, first.id, zip);
+      assert.equal(body.lcsp_premium, first.premium, zip);
+      assert.equal(body.required_contribution_percentage, 8.39, zip);
+      // 40,000 × 8.39 % ÷ 12 = 279.666… a month.
+      assert.equal(body.affordability_threshold, 279.67, zip);
+      assert.equal(body.affordable, Math.round(first.premium * 100) - 25_000 <= (40_000 * 8.39) / 12, zip);
+      assert.equal(body.premium_source, 'rate_puf', zip);
+      assert.equal(body.notes.length, 1, zip);
+    }
+  });
+});

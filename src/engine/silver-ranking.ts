@@ -1,0 +1,87 @@
+/**
+ * @module The two lowest-cost silver plans of a location for a household. The second is the APTC
+ * benchmark (SLCSP, domain.md §5); the first is the lowest-cost silver plan (LCSP) that the ICHRA
+ * affordability test prices for the employee alone (26 CFR 1.36B-2(c)(5)).
+ *
+ * Both rank the same plans the same way. A plan qualifies when it is silver, sold on the exchange, able to
+ * cover every member (no child-only plan for a household with an adult) and rated at every member's age.
+ * Plans are ranked by the household's total (the three-child rule, or the file's family-tier amount in
+ * community-rated states), ties broken by plan id.
+ */
+import { NO_LIST, PLAN_FLAG } from './build-format.ts';
+import type { Dataset, ZipLocation } from './dataset.ts';
+import { householdRating, householdTotalCents, tierColumn, type TierColumn } from './household.ts';
+import type { TaxYearRules } from './rules-types.ts';
+
+export interface RankedSilver {
+  /** Position in the location's plan list. */
+  readonly pos: number;
+  /** Standard component id (no variant suffix). */
+  readonly id: string;
+  /** The household's monthly total, cents. */
+  readonly totalCents: number;
+}
+
+export interface SilverRanking {
+  readonly first: RankedSilver;
+  /** null when the location offers one qualifying silver plan. */
+  readonly second: RankedSilver | null;
+  /** The family-tier column of community-rated states; null where members are rated one by one. */
+  readonly column: TierColumn | null;
+}
+
+/** The two lowest qualifying silver plans, or null when the location lists none. */
+export function rankSilver(ds: Dataset, rules: TaxYearRules, location: ZipLocation, ages: readonly number[]): SilverRanking | null {
+  const listId = location.listId;
+  if (listId === NO_LIST) return null;
+  const size = ds.listSize(listId);
+  const hasAdult = ages.some((a) => a >= rules.child_age_limit.value);
+  const rating = householdRating(ages, rules, location.state);
+  const column = rating.counted === null ? tierColumn(ages, rules.child_age_limit.value) : null;
+  // The scan keeps only the two lowest (total, plan id) pairs and allocates nothing per plan: it runs
+  // over every silver plan of the location on every APTC request (and every search with an income).
+  let pos = 0;
+  // One closure for the whole scan: it reads the position the loop is at.
+  const at = (age: number): number => ds.listPremiumCents(listId, pos, age);
+  let first = -1;
+  let firstTotal = 0;
+  let firstId = '';
+  let second = -1;
+  let secondTotal = 0;
+  let secondId = '';
+  for (; pos < size; pos++) {
+    const plan = ds.plan(ds.listPlan(listId, pos));
+    if (plan.metal !== 'silver') continue;
+    if ((plan.flags & PLAN_FLAG.onExchange) === 0) continue;
+    if (hasAdult && (plan.flags & PLAN_FLAG.childOnly) !== 0) continue;
+    // A plan not sold at some member's age cannot cover the whole family, counted or not.
+    if (!soldAtEveryAge(at, ages)) continue;
+    const id = plan.standardComponentId;
+    const tier = column === null ? null : ds.familyTierCents(id, location.ratingArea, column);
+    const total = tier ?? householdTotalCents(rating, at);
+    if (total <= 0) continue;
+    if (first < 0 || total < firstTotal || (total === firstTotal && id < firstId)) {
+      second = first;
+      secondTotal = firstTotal;
+      secondId = firstId;
+      first = pos;
+      firstTotal = total;
+      firstId = id;
+    } else if (second < 0 || total < secondTotal || (total === secondTotal && id < secondId)) {
+      second = pos;
+      secondTotal = total;
+      secondId = id;
+    }
+  }
+  if (first < 0) return null;
+  return {
+    first: { pos: first, id: firstId, totalCents: firstTotal },
+    second: second < 0 ? null : { pos: second, id: secondId, totalCents: secondTotal },
+    column,
+  };
+}
+
+function soldAtEveryAge(cents: (age: number) => number, ages: readonly number[]): boolean {
+  for (let i = 0; i < ages.length; i++) if (cents(ages[i]!) === 0) return false;
+  return true;
+}
