@@ -1,9 +1,11 @@
 /**
- * @module The two lowest-cost silver plans of a location for a household. The second is the APTC
- * benchmark (SLCSP, domain.md §5); the first is the lowest-cost silver plan (LCSP) that the ICHRA
- * affordability test prices for the employee alone (26 CFR 1.36B-2(c)(5)).
+ * @module The lowest-cost plans of a location for a household, in one pass: the two lowest silver plans
+ * and the lowest bronze plan. The second silver plan is the APTC benchmark (SLCSP, domain.md §5). The
+ * first is the lowest-cost silver plan (LCSP): the ICHRA affordability test prices it for the employee
+ * alone (26 CFR 1.36B-2(c)(5)), and the APTC estimate reports it for the household beside the lowest-cost
+ * bronze plan (LCBP; expanded bronze plans are bronze plans, 45 CFR 156.140(c)).
  *
- * Both rank the same plans the same way. A plan qualifies when it is silver, sold on the exchange, able to
+ * All of them rank plans the same way. A plan qualifies when it is silver, sold on the exchange, able to
  * cover every member (no child-only plan for a household with an adult) and rated at every member's age.
  * Plans are ranked by the household's total (the three-child rule, or the file's family-tier amount in
  * community-rated states), ties broken by plan id.
@@ -26,11 +28,13 @@ export interface SilverRanking {
   readonly first: RankedSilver;
   /** null when the location offers one qualifying silver plan. */
   readonly second: RankedSilver | null;
+  /** The lowest bronze or expanded bronze plan; null when the location offers none for the household. */
+  readonly bronze: RankedSilver | null;
   /** The family-tier column of community-rated states; null where members are rated one by one. */
   readonly column: TierColumn | null;
 }
 
-/** The two lowest qualifying silver plans, or null when the location lists none. */
+/** The two lowest qualifying silver plans and the lowest bronze one, or null when the location lists no silver plan. */
 export function rankSilver(ds: Dataset, rules: TaxYearRules, location: ZipLocation, ages: readonly number[]): SilverRanking | null {
   const listId = location.listId;
   if (listId === NO_LIST) return null;
@@ -49,9 +53,13 @@ export function rankSilver(ds: Dataset, rules: TaxYearRules, location: ZipLocati
   let second = -1;
   let secondTotal = 0;
   let secondId = '';
+  let bronze = -1;
+  let bronzeTotal = 0;
+  let bronzeId = '';
   for (; pos < size; pos++) {
     const plan = ds.plan(ds.listPlan(listId, pos));
-    if (plan.metal !== 'silver') continue;
+    const silver = plan.metal === 'silver';
+    if (!silver && plan.metal !== 'bronze' && plan.metal !== 'expanded bronze') continue;
     if ((plan.flags & PLAN_FLAG.onExchange) === 0) continue;
     if (hasAdult && (plan.flags & PLAN_FLAG.childOnly) !== 0) continue;
     // A plan not sold at some member's age cannot cover the whole family, counted or not.
@@ -60,6 +68,14 @@ export function rankSilver(ds: Dataset, rules: TaxYearRules, location: ZipLocati
     const tier = column === null ? null : ds.familyTierCents(id, location.ratingArea, column);
     const total = tier ?? householdTotalCents(rating, at);
     if (total <= 0) continue;
+    if (!silver) {
+      if (bronze < 0 || total < bronzeTotal || (total === bronzeTotal && id < bronzeId)) {
+        bronze = pos;
+        bronzeTotal = total;
+        bronzeId = id;
+      }
+      continue;
+    }
     if (first < 0 || total < firstTotal || (total === firstTotal && id < firstId)) {
       second = first;
       secondTotal = firstTotal;
@@ -77,6 +93,7 @@ export function rankSilver(ds: Dataset, rules: TaxYearRules, location: ZipLocati
   return {
     first: { pos: first, id: firstId, totalCents: firstTotal },
     second: second < 0 ? null : { pos: second, id: secondId, totalCents: secondTotal },
+    bronze: bronze < 0 ? null : { pos: bronze, id: bronzeId, totalCents: bronzeTotal },
     column,
   };
 }

@@ -60,9 +60,21 @@ export interface AptcEstimate {
   readonly benchmark_source: BenchmarkSource | null;
   /** In the order of the input ages. */
   readonly members: readonly AptcMember[];
+  /** Actuarial value of the silver CSR variant the income qualifies for (94, 87, 73); null outside 100–250 % FPL or when not eligible. */
+  readonly csr_level: 94 | 87 | 73 | null;
+  /** The household's lowest-cost silver plan (variant `…-01`) and its monthly household premium; null without plan data here. */
+  readonly lowest_silver: LowestPlan | null;
+  /** The household's lowest-cost bronze or expanded bronze plan; null without plan data or bronze plans here. */
+  readonly lowest_bronze: LowestPlan | null;
   /** Monthly APTC, dollars. */
   readonly aptc_amount: number;
   readonly notes: readonly string[];
+}
+
+export interface LowestPlan {
+  readonly plan_id: string;
+  /** Monthly premium for the household, dollars (rated as the benchmark is). */
+  readonly premium: number;
 }
 
 export interface AptcInput {
@@ -128,7 +140,12 @@ export function csrVariantFor(rules: TaxYearRules, income: number, householdSize
   return null;
 }
 
+/** Actuarial value of each silver CSR variant (45 CFR 156.420(a)). */
+const CSR_LEVEL = { '06': 94, '05': 87, '04': 73, none: null } as const;
+
 interface Benchmark {
+  readonly lowestSilver: LowestPlan | null;
+  readonly lowestBronze: LowestPlan | null;
   readonly totalCents: number;
   readonly members: ReadonlyArray<{ readonly age: number; readonly cents: number; readonly counted: boolean }>;
   readonly planId: string | null;
@@ -160,7 +177,17 @@ function planBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation, 
     source === 'modeled'
       ? ['Premiums are modeled from published SLCSP benchmarks (no Rate PUF loaded), so the benchmark plan and its premium are estimates']
       : [];
-  return { totalCents: premium.totalCents, members: premium.members, planId: `${chosen.id}-01`, source, notes };
+  const lowest = (r: { id: string; totalCents: number } | null): LowestPlan | null =>
+    r === null ? null : { plan_id: `${r.id}-01`, premium: cents(r.totalCents) };
+  return {
+    lowestSilver: lowest(ranking.first),
+    lowestBronze: lowest(ranking.bronze),
+    totalCents: premium.totalCents,
+    members: premium.members,
+    planId: `${chosen.id}-01`,
+    source,
+    notes,
+  };
 }
 
 /** Benchmark from the build's per-area SLCSP table, per member, for locations without a silver plan list. */
@@ -183,7 +210,7 @@ function tableBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation,
       : [
           `No silver plan is listed at this location: the benchmark is the SLCSP of ${location.state} rating area ${location.ratingArea}, age-rated per member`,
         ];
-  return { totalCents: premium.totalCents, members: premium.members, planId: null, source, notes };
+  return { lowestSilver: null, lowestBronze: null, totalCents: premium.totalCents, members: premium.members, planId: null, source, notes };
 }
 
 /**
@@ -269,6 +296,9 @@ export function estimateAptc(ds: Dataset, rules: TaxYearRules, location: ZipLoca
     benchmark_plan_id: bench?.planId ?? null,
     benchmark_source: bench?.source ?? null,
     members,
+    csr_level: eligible ? CSR_LEVEL[csrVariantFor(rules, income, householdSize, location.state) ?? 'none'] : null,
+    lowest_silver: bench?.lowestSilver ?? null,
+    lowest_bronze: bench?.lowestBronze ?? null,
     aptc_amount: cents(aptcCents),
     notes,
   };

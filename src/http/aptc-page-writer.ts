@@ -4,6 +4,7 @@
  * the schema's member order (test/http/aptc-page-writer.test.ts), without the body as objects or as
  * a string.
  */
+import type { LowestPlan } from '../engine/subsidy.ts';
 import { BENCHMARK_WORDS, type AptcPageModel } from '../operations/aptc-page.ts';
 import { latin1Bytes, type ByteWriter } from './byte-writer.ts';
 import { writeLocationMembers } from './location-writer.ts';
@@ -40,6 +41,11 @@ const T = {
   location: ascii('],"location":{'),
   eligible: ascii('},"eligible":'),
   source: ascii(',"benchmark_source":'),
+  csrLevel: ascii(',"csr_level":'),
+  lcspId: ascii(',"lcsp_plan_id":'),
+  lcspPremium: ascii(',"lcsp_premium":'),
+  lcbpId: ascii(',"lcbp_plan_id":'),
+  lcbpPremium: ascii(',"lcbp_premium":'),
   notes: ascii(',"notes":['),
   planYear: ascii('],"plan_year":'),
   dataSource: ascii(',"data_source":'),
@@ -150,6 +156,15 @@ function writeFigures(m: AptcPageModel, w: ByteWriter): void {
   }
 }
 
+/** A lowest-cost plan's id and premium members, both null when there is none. */
+function writeLowest(w: ByteWriter, idName: Uint8Array, premiumName: Uint8Array, plan: LowestPlan | null): void {
+  w.bytes(idName);
+  nullableString(w, plan === null ? null : plan.plan_id);
+  w.bytes(premiumName);
+  if (plan === null) w.bytes(T.null);
+  else w.number(plan.premium);
+}
+
 /** From `location` to the end of the body. */
 function writeTail(m: AptcPageModel, w: ByteWriter): void {
   const { est, where } = m;
@@ -160,6 +175,11 @@ function writeTail(m: AptcPageModel, w: ByteWriter): void {
   bool(w, est.eligible);
   w.bytes(T.source);
   nullableString(w, est.benchmark_source);
+  w.bytes(T.csrLevel);
+  if (est.csr_level === null) w.bytes(T.null);
+  else w.uint(est.csr_level);
+  writeLowest(w, T.lcspId, T.lcspPremium, est.lowest_silver);
+  writeLowest(w, T.lcbpId, T.lcbpPremium, est.lowest_bronze);
   w.bytes(T.notes);
   for (let i = 0; i < est.notes.length; i++) {
     if (i > 0) w.byte(44);

@@ -133,7 +133,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   }),
   defineTool(estimateAptcOperation, {
     title: 'Estimate the premium tax credit',
-    description: `Monthly advance premium tax credit for a household: FPL of the plan year (Alaska and Hawaii have their own), applicable percentage, second-lowest-cost silver benchmark with only the three oldest children under 21 rated. ${PRO}`,
+    description: `Monthly advance premium tax credit for a household: FPL of the plan year (Alaska and Hawaii have their own), applicable percentage, second-lowest-cost silver benchmark with only the three oldest children under 21 rated; also the cost-sharing-reduction level the income qualifies for and the household's lowest-cost silver and bronze plans. ${PRO}`,
     params: {
       household_income: { description: 'Annual household income, dollars' },
       household_size: { description: 'People in the tax household, for the poverty-level percentage' },
@@ -147,7 +147,8 @@ export const TOOLS: readonly ToolDefinition[] = [
           : b.eligible === true
             ? `Estimated credit ${money(b.aptc_amount)}/month: benchmark ${money(b.benchmark_premium)}/month minus the expected contribution ${money(h.expected_monthly_contribution)}/month (${num(h.fpl_percentage)} % FPL, applicable ${num(h.applicable_percentage)} %).`
             : `Not eligible for the premium tax credit at ${num(h.fpl_percentage)} % FPL.`;
-      return `${line}${b.benchmark_source === 'benchmark_only' ? ` ${String(b.benchmark_plan_description)}; the credit is an approximation.` : modeledNote(b)}`;
+      const csr = typeof b.csr_level === 'number' ? ` Qualifies for the ${b.csr_level} % cost-sharing silver variant.` : '';
+      return `${line}${csr}${b.benchmark_source === 'benchmark_only' ? ` ${String(b.benchmark_plan_description)}; the credit is an approximation.` : modeledNote(b)}`;
     },
   }),
   defineTool(checkIchraAffordabilityOperation, {

@@ -142,6 +142,27 @@ export const APTC_RESPONSE = {
       description:
         'How the benchmark premium was obtained: rate_puf (issuer rates), modeled (premiums modeled from benchmark data), benchmark_only (published benchmark data alone: no plan data is loaded for the state; an approximation); null when no benchmark is available here (benchmark_premium 0, no credit estimated)',
     },
+    csr_level: {
+      type: ['integer', 'null'],
+      enum: [94, 87, 73, null],
+      description:
+        'Actuarial value (percent) of the cost-sharing-reduction silver variant the household’s income qualifies for: 94 at 100–150 % FPL, 87 above 150 up to 200 %, 73 above 200 up to 250 %; null above 250 % or when not eligible for the credit',
+    },
+    lcsp_plan_id: {
+      type: ['string', 'null'],
+      description: 'Plan variant ID of the household’s lowest-cost silver plan (ranked as the benchmark is); null without plan data here',
+    },
+    lcsp_premium: {
+      ...NULLABLE_NUMBER,
+      description:
+        'Monthly premium of that plan for the household, dollars (modeled when benchmark_source is modeled); null with lcsp_plan_id',
+    },
+    lcbp_plan_id: {
+      type: ['string', 'null'],
+      description:
+        'Plan variant ID of the household’s lowest-cost bronze plan (expanded bronze included); null without plan data or bronze plans here',
+    },
+    lcbp_premium: { ...NULLABLE_NUMBER, description: 'Monthly premium of that plan for the household, dollars; null with lcbp_plan_id' },
     notes: {
       type: 'array',
       items: { type: 'string' },
@@ -160,6 +181,11 @@ export const APTC_RESPONSE = {
     'location',
     'eligible',
     'benchmark_source',
+    'csr_level',
+    'lcsp_plan_id',
+    'lcsp_premium',
+    'lcbp_plan_id',
+    'lcbp_premium',
     'notes',
     'plan_year',
     'data_source',
