@@ -11,7 +11,7 @@
  */
 import type { Dataset, ZipLocation } from './dataset.ts';
 import type { TaxYearRules } from './rules-types.ts';
-import { rankSilver } from './silver-ranking.ts';
+import { rankLowestCost } from './lowest-cost-plans.ts';
 
 export interface IchraInput {
   /** The employee's age. */
@@ -47,7 +47,7 @@ function clean(x: number): number {
 
 /** The test at one location, or null when the location lists no qualifying silver plan. */
 export function ichraAffordability(ds: Dataset, rules: TaxYearRules, location: ZipLocation, input: IchraInput): IchraAffordability | null {
-  const ranking = rankSilver(ds, rules, location, [input.age]);
+  const ranking = rankLowestCost(ds, rules, location, [input.age]);
   if (ranking === null) return null;
   const lcsp = ranking.first;
   const pct = rules.required_contribution_pct.value;

@@ -21,7 +21,7 @@ import type { Dataset, ZipLocation } from './dataset.ts';
 import { householdPremiumCents } from './household.ts';
 import { statePremiums } from './manifest.ts';
 import { applicablePercentage, povertyGuideline } from './rules.ts';
-import { rankSilver } from './silver-ranking.ts';
+import { rankLowestCost } from './lowest-cost-plans.ts';
 import type { TaxYearRules } from './rules-types.ts';
 import { InvariantError } from '../invariant.ts';
 
@@ -158,7 +158,7 @@ interface Benchmark {
  * or null when the location lists no such plan.
  */
 function planBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation, ages: readonly number[]): Benchmark | null {
-  const ranking = rankSilver(ds, rules, location, ages);
+  const ranking = rankLowestCost(ds, rules, location, ages);
   if (ranking === null) return null;
   // Only one silver plan offered: that plan is the benchmark (26 CFR 1.36B-3(f)).
   const chosen = ranking.second ?? ranking.first;

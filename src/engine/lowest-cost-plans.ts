@@ -15,7 +15,7 @@ import type { Dataset, ZipLocation } from './dataset.ts';
 import { householdRating, householdTotalCents, tierColumn, type TierColumn } from './household.ts';
 import type { TaxYearRules } from './rules-types.ts';
 
-export interface RankedSilver {
+export interface RankedPlan {
   /** Position in the location's plan list. */
   readonly pos: number;
   /** Standard component id (no variant suffix). */
@@ -24,18 +24,18 @@ export interface RankedSilver {
   readonly totalCents: number;
 }
 
-export interface SilverRanking {
-  readonly first: RankedSilver;
+export interface LowestCostRanking {
+  readonly first: RankedPlan;
   /** null when the location offers one qualifying silver plan. */
-  readonly second: RankedSilver | null;
+  readonly second: RankedPlan | null;
   /** The lowest bronze or expanded bronze plan; null when the location offers none for the household. */
-  readonly bronze: RankedSilver | null;
+  readonly bronze: RankedPlan | null;
   /** The family-tier column of community-rated states; null where members are rated one by one. */
   readonly column: TierColumn | null;
 }
 
 /** The two lowest qualifying silver plans and the lowest bronze one, or null when the location lists no silver plan. */
-export function rankSilver(ds: Dataset, rules: TaxYearRules, location: ZipLocation, ages: readonly number[]): SilverRanking | null {
+export function rankLowestCost(ds: Dataset, rules: TaxYearRules, location: ZipLocation, ages: readonly number[]): LowestCostRanking | null {
   const listId = location.listId;
   if (listId === NO_LIST) return null;
   const size = ds.listSize(listId);
