@@ -111,8 +111,8 @@ export function searchPlans(ds: Dataset, q: SearchQuery): SearchPage {
   return { rows, total: out.total, hasMore: out.hasMore, cursorFound: out.cursorFound };
 }
 
-/** What one search compares a list position against, decoded once from its query. */
-class Matcher {
+/** What one search compares a list position against, decoded once from its query (search-stats.ts counts with it too). */
+export class Matcher {
   base = 0;
   centsBase = 0;
   skipCatastrophic = false;

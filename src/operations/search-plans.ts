@@ -7,7 +7,7 @@
  */
 import { HashStream } from './fast-hash.ts';
 import { jsonString } from './json-string.ts';
-import type { SortKey } from '../engine/dataset.ts';
+import type { SortKey, ZipLocation } from '../engine/dataset.ts';
 import { METAL_LEVEL_FILTER_VALUES, PLAN_TYPES, type MetalLevel, type PlanType } from '../engine/plan-record.ts';
 import { searchInto, SearchRows, type CsrOverride, type SearchFilters } from '../engine/search.ts';
 import { csrVariantFor, estimateAptc } from '../engine/subsidy.ts';
@@ -179,35 +179,14 @@ export const searchPlansOperation = defineOperation({
   proParams: (given, p) => given.filter((n) => PRO_PARAMS.has(n) && (n !== 'sort_by' || p.sort_by !== 'premium')),
   responseSchema: SEARCH_RESPONSE,
   check(p) {
-    const errors: FieldError[] = [];
-    if ((p.income === undefined) !== (p.household_size === undefined)) {
-      errors.push({ field: p.income === undefined ? 'income' : 'household_size', message: 'Required' });
-    }
+    const errors = incomeRule(p);
     if (p.cursor !== undefined && p.page > 1) errors.push({ field: 'page', message: 'Must not be given with cursor' });
     return errors;
   },
   handle(ctx, p, meta) {
     const yd = ctx.registry.get(p.year)!;
     const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
-    const metal = p.metal_level === undefined ? undefined : (p.metal_level.replace('_', ' ') as MetalLevel);
-    const filters: SearchFilters = {
-      metalLevel: metal,
-      planType: p.plan_type,
-      issuer: p.issuer?.toLowerCase(),
-      hsaEligible: p.hsa_eligible,
-      maxPremium: p.max_premium,
-      maxDeductible: p.max_deductible,
-      includeCatastrophic: p.age < 30 || metal === 'catastrophic',
-    };
-
-    let aptcMonthly: number | null = null;
-    let csr: CsrOverride | null = null;
-    if (p.income !== undefined && p.household_size !== undefined) {
-      const est = estimateAptc(yd.ds, yd.rules, where.loc, { income: p.income, householdSize: p.household_size, ages: [p.age] });
-      aptcMonthly = est.aptc_amount;
-      const suffix = csrVariantFor(yd.rules, p.income, p.household_size, where.loc.state);
-      if (suffix !== null) csr = csrOverride(yd, suffix);
-    }
+    const { filters, aptcMonthly, csr } = searchPricing(yd, p, where.loc);
 
     // Needed only to read or write a cursor.
     const fingerprint = (): string => fingerprintOf(yd, where.loc.countyFips, where.loc.areaIndex, p, csr?.suffix ?? null);
@@ -262,6 +241,65 @@ export const searchPlansOperation = defineOperation({
     });
   },
 });
+
+/** The search parameters that choose and price plans: all but page, order and cursor. */
+export type SearchFilterParams = Pick<
+  SearchParams,
+  | 'zip'
+  | 'age'
+  | 'year'
+  | 'county_fips'
+  | 'metal_level'
+  | 'plan_type'
+  | 'issuer'
+  | 'hsa_eligible'
+  | 'max_premium'
+  | 'max_deductible'
+  | 'income'
+  | 'household_size'
+>;
+
+/** Schemas of those parameters, in the search's documentation order (the stats resource takes them). */
+export const SEARCH_FILTER_PROPERTIES = Object.fromEntries(
+  Object.entries(QUERY.spec.schema.properties as Record<string, unknown>).filter(
+    ([k]) => !['sort_by', 'sort_order', 'cursor', 'page', 'per_page'].includes(k),
+  ),
+);
+
+export { PRO_PARAMS as SEARCH_PRO_PARAMS };
+
+/** income and household_size come together (the credit needs both). */
+export function incomeRule(p: Pick<SearchParams, 'income' | 'household_size'>): FieldError[] {
+  if ((p.income === undefined) === (p.household_size === undefined)) return [];
+  return [{ field: p.income === undefined ? 'income' : 'household_size', message: 'Required' }];
+}
+
+/** Filters, cost-sharing view and credit of a search's parameters at its location. */
+export function searchPricing(
+  yd: YearData,
+  p: SearchFilterParams,
+  loc: ZipLocation,
+): { filters: SearchFilters; aptcMonthly: number | null; csr: CsrOverride | null } {
+  const metal = p.metal_level === undefined ? undefined : (p.metal_level.replace('_', ' ') as MetalLevel);
+  const filters: SearchFilters = {
+    metalLevel: metal,
+    planType: p.plan_type,
+    issuer: p.issuer?.toLowerCase(),
+    hsaEligible: p.hsa_eligible,
+    maxPremium: p.max_premium,
+    maxDeductible: p.max_deductible,
+    includeCatastrophic: p.age < 30 || metal === 'catastrophic',
+  };
+  let aptcMonthly: number | null = null;
+  let csr: CsrOverride | null = null;
+  if (p.income !== undefined && p.household_size !== undefined) {
+    const est = estimateAptc(yd.ds, yd.rules, loc, { income: p.income, householdSize: p.household_size, ages: [p.age] });
+    aptcMonthly = est.aptc_amount;
+    const suffix = csrVariantFor(yd.rules, p.income, p.household_size, loc.state);
+    if (suffix !== null) csr = csrOverride(yd, suffix);
+  }
+  return { filters, aptcMonthly, csr };
+}
 
 /**
  * The rows every search of this thread writes into: a page is written out (REST) or turned into objects
