@@ -110,6 +110,12 @@ function samples(id: string, f: Facts): OperationSamples {
         freeOk: { query: q(...where, ['sort_by', 'deductible']), path: {} },
         missing: [{ query: q(['zip', '00000'], ['age', '40']), path: {} }],
       };
+    case 'getPlanStats':
+      return {
+        ok: { query: q(...where, ['metal_level', 'silver']), path: {} },
+        freeOk: { query: q(...where, ['max_premium', '500']), path: {} },
+        missing: [{ query: q(['zip', '00000'], ['age', '40']), path: {} }],
+      };
     case 'comparePlans':
       return {
         ok: { query: q(['ids', `${first},${second}`], ...where), path: {} },

@@ -24,7 +24,7 @@ const TAGS = [
   {
     name: 'Plans',
     description: 'Plan search, detail, comparison, cost estimates and year-to-year crosswalk.',
-    operations: ['searchPlans', 'getPlanById', 'comparePlans', 'estimateOop', 'getCrosswalk'],
+    operations: ['searchPlans', 'getPlanStats', 'getPlanById', 'comparePlans', 'estimateOop', 'getCrosswalk'],
   },
   {
     name: 'Subsidies',

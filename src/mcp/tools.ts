@@ -15,6 +15,7 @@ import { getPlanCrosswalkOperation } from '../operations/get-plan-crosswalk.ts';
 import { listIssuersOperation } from '../operations/list-issuers.ts';
 import { listPlanYearsOperation } from '../operations/list-plan-years.ts';
 import { getPlanDetailsOperation } from '../operations/get-plan-details.ts';
+import { getPlanStatsOperation } from '../operations/get-plan-stats.ts';
 import { lookupZipOperation } from '../operations/lookup-zip.ts';
 import type { Operation } from '../operations/operation.ts';
 import type { JsonSchema } from '../operations/query.ts';
@@ -102,6 +103,25 @@ export const TOOLS: readonly ToolDefinition[] = [
       const cheapest =
         first === undefined ? '' : ` First: ${String(first.name)} (${String(first.metal_level)}) at ${money(first.premium)}/month.`;
       return `${total} at ZIP ${String(b.zip)} (${String(b.county)}, ${String(b.state)}, ${String(b.rating_area)}), plan year ${String(b.plan_year)}.${cheapest}${b.next_cursor !== undefined ? ' More pages: pass next_cursor.' : ''}${modeledNote(b)}`;
+    },
+  }),
+  defineTool(getPlanStatsOperation, {
+    title: 'Facets and ranges of a search',
+    description: `For a search's ZIP, age and filters: how many plans match per metal level, plan type, issuer and HSA eligibility, and the lowest and highest premium and deductible; each facet adds up to total. The filters issuer, hsa_eligible, max_premium, max_deductible, and income with household_size ${PRO.toLowerCase().replace('.', '')}.`,
+    params: {
+      issuer: { description: 'Pro: case-insensitive part of the issuer name' },
+      hsa_eligible: { description: 'Pro: only plans that are (true) or are not (false) HSA-eligible' },
+      max_premium: { description: 'Pro: monthly premium cap, dollars' },
+      max_deductible: { description: 'Pro: individual deductible cap, dollars' },
+      income: { description: 'Pro: annual household income, dollars' },
+      household_size: { description: 'Pro: people in the tax household' },
+    },
+    summarize: (b) => {
+      const f = b.facets as Record<string, Array<{ value: unknown; count: number }>>;
+      const r = b.ranges as Record<string, { min: number | null; max: number | null }>;
+      const metals = f.metal_level!.map((x) => `${String(x.value)} ${x.count}`).join(', ');
+      const premium = r.premium!.min === null ? '' : ` Premiums ${money(r.premium!.min)}–${money(r.premium!.max)}/month.`;
+      return `${num(b.total)} plans at ZIP ${String(b.zip)} (${String(b.county)}, ${String(b.state)}), plan year ${String(b.plan_year)}${metals === '' ? '' : `: ${metals}`}.${premium}${modeledNote(b)}`;
     },
   }),
   defineTool(getPlanDetailsOperation, {

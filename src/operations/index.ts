@@ -8,6 +8,7 @@ import { estimateAptcOperation } from './estimate-aptc.ts';
 import { estimateOutOfPocketOperation } from './estimate-out-of-pocket.ts';
 import { getPlanCrosswalkOperation } from './get-plan-crosswalk.ts';
 import { getPlanDetailsOperation } from './get-plan-details.ts';
+import { getPlanStatsOperation } from './get-plan-stats.ts';
 import { listIssuersOperation } from './list-issuers.ts';
 import { listPlanYearsOperation } from './list-plan-years.ts';
 import { lookupZipOperation } from './lookup-zip.ts';
@@ -17,6 +18,7 @@ import { searchPlansOperation } from './search-plans.ts';
 export const OPERATIONS = [
   searchPlansOperation,
   comparePlansOperation,
+  getPlanStatsOperation,
   estimateAptcOperation,
   checkIchraAffordabilityOperation,
   getPlanCrosswalkOperation,

@@ -36,6 +36,7 @@ export const COMPARE = '/v1/health/plans/compare';
 export const APTC = '/v1/health/plans/aptc-estimate';
 export const OOP = '/v1/health/plans/{plan_id}/oop-estimate';
 export const ICHRA = '/v1/health/ichra/affordability';
+export const STATS = '/v1/health/plans/stats';
 export const CROSSWALK = '/v1/health/plans/crosswalk';
 export const ZIPS = '/v1/health/zips/{zip}';
 export const ISSUERS = '/v1/health/issuers';
@@ -371,6 +372,32 @@ export const CASES: readonly Case[] = [
     args: { zip: '77002', household_income: 40000, household_size: 1, ages: [40], county_fips: '48157' },
     status: 400,
     fields: ['county_fips'],
+  },
+  // Facets and ranges of a search.
+  {
+    name: 'search stats',
+    op: STATS,
+    rest: '/v1/health/plans/stats?zip=77002&age=40',
+    args: { zip: '77002', age: 40 },
+    tier: 'free',
+    status: 200,
+    facts: { total: 7, 'location.state': undefined, state: 'TX', county_fips: '48201' },
+  },
+  {
+    name: 'search stats, a Pro filter on Free',
+    op: STATS,
+    rest: '/v1/health/plans/stats?zip=77002&age=40&max_premium=500',
+    args: { zip: '77002', age: 40, max_premium: 500 },
+    tier: 'free',
+    status: 402,
+  },
+  {
+    name: 'search stats, income without household_size',
+    op: STATS,
+    rest: '/v1/health/plans/stats?zip=77002&age=40&income=30000',
+    args: { zip: '77002', age: 40, income: 30000 },
+    status: 400,
+    fields: ['household_size'],
   },
   // ICHRA affordability.
   {

@@ -28,6 +28,7 @@ const DEPARTURES: Readonly<Record<string, string>> = {
 
 /** Tools §7.5 does not have, added by an issue: tool name → where it comes from. */
 const BEYOND_CONTRACT: Readonly<Record<string, string>> = {
+  get_plan_stats: 'issue #24 §2 (facets and ranges of a search); its schema is pinned by test/fixtures/mcp-tool-input-schemas.json',
   check_ichra_affordability: 'issue #24 §4 (ICHRA affordability); its schema is pinned by test/fixtures/mcp-tool-input-schemas.json',
 };
 

@@ -173,6 +173,7 @@ describe('tool results through a real MCP server', () => {
       ['estimate_out_of_pocket', { plan_id: '11111TX0010001-01', zip: '77002', age: 40, scenario: 'medium' }, true],
       ['estimate_aptc', { zip: '77002', household_income: 30000, household_size: 1, ages: [40] }, true],
       ['check_ichra_affordability', { zip: '77002', age: 40, household_income: 52000, hra_monthly: 300 }, true],
+      ['get_plan_stats', { zip: '77002', age: 40 }, true],
       ['lookup_zip', { zip: '96813' }, false],
       ['list_plan_years', {}, false],
     ];

@@ -19,6 +19,7 @@ const PUBLIC_NAMES: Readonly<Record<string, string>> = {
   comparePlans: 'compare_plans',
   estimateOop: 'estimate_out_of_pocket',
   calculateAptc: 'estimate_aptc',
+  getPlanStats: 'get_plan_stats',
   checkIchraAffordability: 'check_ichra_affordability',
   getCrosswalk: 'get_plan_crosswalk',
   lookupZip: 'lookup_zip',
