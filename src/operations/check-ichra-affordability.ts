@@ -12,7 +12,7 @@ import { locationFields, resolveLocation, type LocationParams } from './location
 import { defineOperation, echoQuery } from './operation.ts';
 import { notFound, type ProblemError } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { HAL_LINK, LABELS, P } from './shared-schemas.ts';
+import { HAL_LINK, HOUSEHOLD_INCOME, LABELS, P } from './shared-schemas.ts';
 
 interface Params extends LocationParams {
   age: number;
@@ -29,12 +29,7 @@ const QUERY = compileQuery<Params>({
         description: '5-digit ZIP code of the employee’s residence, or of the primary worksite if the employer tests there',
       },
       age: { ...P.age, description: 'The employee’s age (64 and above priced at the age-64 rate)' },
-      household_income: {
-        type: 'number',
-        minimum: 0,
-        maximum: 10_000_000,
-        description: 'Annual household income of the employee, dollars (alias income)',
-      },
+      household_income: HOUSEHOLD_INCOME('Annual household income of the employee, dollars (alias income)'),
       hra_monthly: {
         type: 'number',
         minimum: 0,

@@ -10,7 +10,7 @@ import { AptcPageModel } from './aptc-page.ts';
 import { hasPublishedBenchmark, noPlanData, resolveLocation, type LocationParams } from './location.ts';
 import { defineOperation } from './operation.ts';
 import { compileQuery } from './query.ts';
-import { LABELS, LINKS_OF, NULLABLE_NUMBER, P, PRICED_AT } from './shared-schemas.ts';
+import { HOUSEHOLD_INCOME, LABELS, LINKS_OF, NULLABLE_NUMBER, P, PRICED_AT } from './shared-schemas.ts';
 
 interface Params extends LocationParams {
   household_income: number;
@@ -23,12 +23,7 @@ const QUERY = compileQuery<Params>({
     type: 'object',
     properties: {
       zip: P.zip,
-      household_income: {
-        type: 'number',
-        minimum: 0,
-        maximum: 10_000_000,
-        description: 'Annual gross household income, dollars (alias income)',
-      },
+      household_income: HOUSEHOLD_INCOME('Annual gross household income, dollars (alias income)'),
       household_size: { type: 'integer', minimum: 1, maximum: 20, description: 'Members of the tax household, for the poverty guideline' },
       ages: {
         type: 'array',

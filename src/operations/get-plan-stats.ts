@@ -116,7 +116,6 @@ export const getPlanStatsOperation = defineOperation({
     const { filters, csr } = searchPricing(yd, p, where.loc);
     const stats = searchStats(yd.ds, { listId: where.loc.listId, age: p.age, filters, csr });
     const query = echoQuery(QUERY.order, meta.raw);
-    const loc = locationFields(where);
     return {
       _links: {
         self: { href: `${ctx.baseUrl}/v1/health/plans/stats${query}`, type: 'application/json' },
@@ -133,12 +132,7 @@ export const getPlanStatsOperation = defineOperation({
         premium: { min: cents(stats.premiumCents?.min), max: cents(stats.premiumCents?.max) },
         deductible: { min: stats.deductible?.min ?? null, max: stats.deductible?.max ?? null },
       },
-      zip: loc.zip,
-      state: loc.state,
-      county: loc.county,
-      county_fips: loc.county_fips,
-      rating_area: loc.rating_area,
-      multiple_areas: loc.multiple_areas,
+      ...locationFields(where),
       plan_year: p.year,
       data_source: yd.dataSource(where.loc.state),
       data_freshness: yd.freshness(where.loc.state),

@@ -38,6 +38,9 @@ export const P = {
 
 export const NULLABLE_NUMBER = { type: ['number', 'null'] } as const;
 
+/** Annual household income, dollars: the APTC estimate's and the ICHRA test's, each with its wording. */
+export const HOUSEHOLD_INCOME = (description: string) => ({ type: 'number', minimum: 0, maximum: 10_000_000, description }) as const;
+
 /** A nullable dollar amount with what it is; null where the plan's data does not give one. */
 export const NULLABLE_DOLLARS = (description: string) => ({ type: ['number', 'null'], description }) as const;
 
