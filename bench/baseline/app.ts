@@ -441,6 +441,10 @@ export function createBaselineApp(config: BaselineConfig): Hono<Env> {
       links.last = { href: `${base}${echo(raw, paging, [['page', String(lastPage)]])}` };
     }
     links.plan_detail = { href: `${base}/{plan_id}?year=${year}`, templated: true };
+    links.stats = {
+      href: `${base}/stats${echo(raw, new Set(['sort_by', 'sort_order', 'cursor', 'page', 'per_page']))}`,
+      type: 'application/json',
+    };
     return {
       _links: links,
       _embedded: { plans },

@@ -19,7 +19,9 @@ const T = {
   lastOpen: ascii('"},"last":{"href":"'),
   detailOpen: ascii('"},"plan_detail":{"href":"'),
   detailPath: ascii('/{plan_id}?year='),
-  plansOpen: ascii('","templated":true}},"_embedded":{"plans":['),
+  statsOpen: ascii('","templated":true},"stats":{"href":"'),
+  statsPath: ascii('/stats'),
+  plansOpen: ascii('","type":"application/json"}},"_embedded":{"plans":['),
   total: ascii(']},"total":'),
   page: ascii(',"page":'),
   perPage: ascii(',"per_page":'),
@@ -39,6 +41,7 @@ const T = {
   relNext: ascii('>; rel="next", <'),
   relPrev: ascii('>; rel="prev", <'),
   relLast: ascii('>; rel="last", <'),
+  relStats: ascii('>; rel="stats", <'),
   relService: ascii('>; rel="service-desc"'),
 } as const;
 
@@ -56,7 +59,7 @@ function baseOf(baseUrl: string): typeof base {
 const Q = new ByteWriter(1 << 12);
 
 /** The page being written: its base URL, where the echoed queries end in Q, the separator before a link's own parameter. */
-const at = { base, selfEnd: 0, restEnd: 0, restSep: 63 };
+const at = { base, selfEnd: 0, restEnd: 0, restSep: 63, statsEnd: 0 };
 
 /** One href of the collection into `w`: base, an echoed query (Q's [start, end)), then the link's own parameter. */
 function hrefInto(w: ByteWriter, url: Buffer, start: number, end: number, key: Buffer | null, value: number | string | null): void {
@@ -87,6 +90,8 @@ export function writeSearchPage(m: SearchPageModel, body: ByteWriter, link: Byte
   at.selfEnd = Q.at;
   at.restSep = writeEcho(Q, m.linkOrder, m.meta.raw) ? 38 : 63; // & ?
   at.restEnd = Q.at;
+  writeEcho(Q, m.statsOrder, m.meta.raw);
+  at.statsEnd = Q.at;
   body.bytes(T.selfOpen);
   hrefInto(body, at.base.json, 0, at.selfEnd, null, null);
   link.byte(60); // <
@@ -97,12 +102,21 @@ export function writeSearchPage(m: SearchPageModel, body: ByteWriter, link: Byte
   const prev = m.prevPage;
   if (prev !== 0) otherLink(body, link, T.prevOpen, T.pageEq, prev, T.relPrev);
   if (m.total !== null) otherLink(body, link, T.lastOpen, T.pageEq, m.lastPage, T.relLast);
+  // The stats resource takes the search's location, age and filters: an href of its own.
+  link.bytes(at.base.raw);
+  link.bytes(T.statsPath);
+  link.copyFrom(Q, at.restEnd, at.statsEnd);
+  link.bytes(T.relStats);
   link.latin1(serviceDesc);
   link.bytes(T.relService);
   body.bytes(T.detailOpen);
   body.bytes(at.base.json);
   body.bytes(T.detailPath);
   body.uint(m.params.year);
+  body.bytes(T.statsOpen);
+  body.bytes(at.base.json);
+  body.bytes(T.statsPath);
+  body.copyFrom(Q, at.restEnd, at.statsEnd);
   body.bytes(T.plansOpen);
   writeRows(m, body);
   writeEnvelopeTail(m, body);

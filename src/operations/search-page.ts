@@ -32,6 +32,8 @@ export interface SearchPageParts {
   readonly linkOrder: readonly string[];
   /** Every canonical name, in table order (the self link). */
   readonly selfOrder: readonly string[];
+  /** The names the stats resource takes (location, age, filters), in table order (the stats link). */
+  readonly statsOrder: readonly string[];
 }
 
 export class SearchPageModel implements PageModel, SearchPageParts {
@@ -45,6 +47,7 @@ export class SearchPageModel implements PageModel, SearchPageParts {
   readonly nextCursor: string | undefined;
   readonly linkOrder: readonly string[];
   readonly selfOrder: readonly string[];
+  readonly statsOrder: readonly string[];
   readonly #generation: number;
 
   constructor(parts: SearchPageParts) {
@@ -58,6 +61,7 @@ export class SearchPageModel implements PageModel, SearchPageParts {
     this.nextCursor = parts.nextCursor;
     this.linkOrder = parts.linkOrder;
     this.selfOrder = parts.selfOrder;
+    this.statsOrder = parts.statsOrder;
     this.#generation = parts.rows.generation;
   }
 
@@ -129,6 +133,7 @@ export class SearchPageModel implements PageModel, SearchPageParts {
         prev: this.prevPage === 0 ? undefined : { href: q('page', String(this.prevPage)) },
         last: this.total === null ? undefined : { href: q('page', String(this.lastPage)) },
         plan_detail: { href: `${base}/{plan_id}?year=${p.year}`, templated: true },
+        stats: { href: `${base}/stats${echoQuery(this.statsOrder, this.meta.raw)}`, type: 'application/json' },
       },
       _embedded: { plans },
       total: this.total,

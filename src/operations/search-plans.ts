@@ -110,6 +110,10 @@ const QUERY = compileQuery<SearchParams>({
 
 /** Parameters echoed by the first/next/prev/last links, which set page or cursor themselves. */
 const LINK_ORDER = QUERY.order.filter((k) => k !== 'page' && k !== 'cursor');
+/** Search parameters that are not about pages or order: the ones the stats resource takes. */
+const PAGING_AND_ORDER: ReadonlySet<string> = new Set(['sort_by', 'sort_order', 'cursor', 'page', 'per_page']);
+/** Parameters echoed by the stats link (get-plan-stats.ts). */
+const STATS_ORDER = QUERY.order.filter((k) => !PAGING_AND_ORDER.has(k));
 
 interface Cursor {
   readonly v: 1;
@@ -126,7 +130,7 @@ interface Cursor {
 export const SEARCH_RESPONSE = {
   type: 'object',
   properties: {
-    _links: LINKS_OF(['self', 'first', 'next', 'prev', 'last', 'plan_detail']),
+    _links: LINKS_OF(['self', 'first', 'next', 'prev', 'last', 'plan_detail', 'stats'], ['self', 'stats']),
     _embedded: {
       type: 'object',
       description: 'HAL embedded resources',
@@ -238,6 +242,7 @@ export const searchPlansOperation = defineOperation({
       nextCursor,
       linkOrder: LINK_ORDER,
       selfOrder: QUERY.order,
+      statsOrder: STATS_ORDER,
     });
   },
 });
@@ -261,9 +266,7 @@ export type SearchFilterParams = Pick<
 
 /** Schemas of those parameters, in the search's documentation order (the stats resource takes them). */
 export const SEARCH_FILTER_PROPERTIES = Object.fromEntries(
-  Object.entries(QUERY.spec.schema.properties as Record<string, unknown>).filter(
-    ([k]) => !['sort_by', 'sort_order', 'cursor', 'page', 'per_page'].includes(k),
-  ),
+  Object.entries(QUERY.spec.schema.properties as Record<string, unknown>).filter(([k]) => !PAGING_AND_ORDER.has(k)),
 );
 
 export { PRO_PARAMS as SEARCH_PRO_PARAMS };

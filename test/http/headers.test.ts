@@ -227,12 +227,12 @@ describe('Link', () => {
     const first = await expectMirrors('/v1/health/plans?zip=77002&age=35&per_page=2');
     assert.deepEqual(
       first.map(([, rel]) => rel),
-      ['self', 'first', 'next', 'last', 'service-desc'],
+      ['self', 'first', 'next', 'last', 'stats', 'service-desc'],
     );
     const second = await expectMirrors('/v1/health/plans?zip=77002&age=35&per_page=2&page=2');
     assert.deepEqual(
       second.map(([, rel]) => rel),
-      ['self', 'first', 'next', 'prev', 'last', 'service-desc'],
+      ['self', 'first', 'next', 'prev', 'last', 'stats', 'service-desc'],
     );
     const detail = await expectMirrors('/v1/health/plans/11111TX0010001-01');
     assert.ok(!detail.some(([, rel]) => rel === 'collection'), 'templated collection link left out');

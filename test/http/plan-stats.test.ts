@@ -81,6 +81,17 @@ describe('GET /v1/health/plans/stats', () => {
     });
   }
 
+  test('the search collection links to its stats: paging and order left out, same total', async () => {
+    const path = `/v1/health/plans?zip=${FIXTURE_ZIPS.harris}&age=40&sort_by=deductible&sort_order=desc&plan_type=hmo&per_page=2&page=2`;
+    const body = await expectOk(await s.get(path, { tier: 'pro' }), 'searchPlans');
+    const href = (body._links as Record<string, { href: string; type?: string }>).stats!;
+    assert.equal(href.type, 'application/json');
+    const url = new URL(href.href);
+    assert.equal(`${url.pathname}${url.search}`, `/v1/health/plans/stats?zip=${FIXTURE_ZIPS.harris}&age=40&plan_type=hmo`);
+    const stats = await expectOk(await s.get(`${url.pathname}${url.search}`, { tier: 'pro' }), 'getPlanStats');
+    assert.equal(stats.total, body.total);
+  });
+
   test('nothing matches: total 0, empty facets, null ranges', async () => {
     const stats = await expectOk(
       await s.get(`/v1/health/plans/stats?zip=${FIXTURE_ZIPS.harris}&age=40&max_premium=1`, { tier: 'pro' }),
