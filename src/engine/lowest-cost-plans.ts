@@ -5,8 +5,8 @@
  * alone (26 CFR 1.36B-2(c)(5)), and the APTC estimate reports it for the household beside the lowest-cost
  * bronze plan (LCBP; expanded bronze plans are bronze plans, 45 CFR 156.140(c)).
  *
- * All of them rank plans the same way. A plan qualifies when it is silver, sold on the exchange, able to
- * cover every member (no child-only plan for a household with an adult) and rated at every member's age.
+ * All of them rank plans the same way. A plan qualifies when it is of the metal level, sold on the
+ * exchange, able to cover every member (no child-only plan for a household with an adult) and rated at every member's age.
  * Plans are ranked by the household's total (the three-child rule, or the file's family-tier amount in
  * community-rated states), ties broken by plan id.
  */

@@ -46,7 +46,6 @@ export function searchStats(ds: Dataset, q: StatsQuery): SearchStats {
   let maxCents = 0;
   let minDeductible = Number.POSITIVE_INFINITY;
   let maxDeductible = Number.NEGATIVE_INFINITY;
-  const silver = METAL_CODES.indexOf('silver');
   for (let pos = 0; pos < size; pos++) {
     const cents = match.cents(pos);
     if (cents === 0) continue;
@@ -59,7 +58,7 @@ export function searchStats(ds: Dataset, q: StatsQuery): SearchStats {
     issuers.set(plan.issuer, (issuers.get(plan.issuer) ?? 0) + 1);
     if (cents < minCents) minCents = cents;
     if (cents > maxCents) maxCents = cents;
-    const d = q.csr !== null && entryMetal[e] === silver ? q.csr.deductible(plan.index) : plan.deductible;
+    const d = match.deductible(pos);
     if (d !== null) {
       if (d < minDeductible) minDeductible = d;
       if (d > maxDeductible) maxDeductible = d;

@@ -154,12 +154,18 @@ export class Matcher {
     const f = this.q.filters;
     if (f.issuer !== undefined && !this.ds.plan(entryPlan[e]!).issuer.toLowerCase().includes(f.issuer)) return 0;
     if (f.maxDeductible !== undefined) {
-      const p = entryPlan[e]!;
-      const csr = this.q.csr;
-      const d = csr !== null && m === SILVER ? csr.deductible(p) : this.ds.plan(p).deductible;
+      const d = this.deductible(pos);
       if (d === null || d > f.maxDeductible) return 0;
     }
     return cents;
+  }
+
+  /** The individual deductible a search shows for the plan at a position: a silver plan's CSR variant's under cost-sharing reductions. */
+  deductible(pos: number): number | null {
+    const e = this.base + pos;
+    const p = this.ds.columns.entryPlan[e]!;
+    const csr = this.q.csr;
+    return csr !== null && this.ds.columns.entryMetal[e] === SILVER ? csr.deductible(p) : this.ds.plan(p).deductible;
   }
 }
 

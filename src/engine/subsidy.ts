@@ -131,7 +131,11 @@ function fplPosition(rules: TaxYearRules, state: string, income: number, househo
  * the unrounded ratio: 150.4 % is already "more than 150 %", which the truncated 150 would hide.
  */
 export function csrVariantFor(rules: TaxYearRules, income: number, householdSize: number, state: string): '04' | '05' | '06' | null {
-  const pos = fplPosition(rules, state, income, householdSize);
+  return csrVariantAt(fplPosition(rules, state, income, householdSize), income);
+}
+
+/** {@link csrVariantFor} at a poverty-level position already worked out. */
+function csrVariantAt(pos: FplPosition, income: number): '04' | '05' | '06' | null {
   if (pos.belowFloor) return null;
   const x = income * 100;
   if (x <= 150 * pos.fpl) return '06';
@@ -296,7 +300,7 @@ export function estimateAptc(ds: Dataset, rules: TaxYearRules, location: ZipLoca
     benchmark_plan_id: bench?.planId ?? null,
     benchmark_source: bench?.source ?? null,
     members,
-    csr_level: eligible ? CSR_LEVEL[csrVariantFor(rules, income, householdSize, location.state) ?? 'none'] : null,
+    csr_level: eligible ? CSR_LEVEL[csrVariantAt(pos, income) ?? 'none'] : null,
     lowest_silver: bench?.lowestSilver ?? null,
     lowest_bronze: bench?.lowestBronze ?? null,
     aptc_amount: cents(aptcCents),

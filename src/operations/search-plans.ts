@@ -248,21 +248,7 @@ export const searchPlansOperation = defineOperation({
 });
 
 /** The search parameters that choose and price plans: all but page, order and cursor. */
-export type SearchFilterParams = Pick<
-  SearchParams,
-  | 'zip'
-  | 'age'
-  | 'year'
-  | 'county_fips'
-  | 'metal_level'
-  | 'plan_type'
-  | 'issuer'
-  | 'hsa_eligible'
-  | 'max_premium'
-  | 'max_deductible'
-  | 'income'
-  | 'household_size'
->;
+export type SearchFilterParams = Omit<SearchParams, 'sort_by' | 'sort_order' | 'cursor' | 'page' | 'per_page'>;
 
 /** Schemas of those parameters, in the search's documentation order (the stats resource takes them). */
 export const SEARCH_FILTER_PROPERTIES = Object.fromEntries(
