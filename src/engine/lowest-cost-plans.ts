@@ -6,13 +6,13 @@
  * bronze plan (LCBP; expanded bronze plans are bronze plans, 45 CFR 156.140(c)).
  *
  * All of them rank plans the same way. A plan qualifies when it is of the metal level, sold on the
- * exchange, able to cover every member (no child-only plan for a household with an adult) and rated at every member's age.
- * Plans are ranked by the household's total (the three-child rule, or the file's family-tier amount in
- * community-rated states), ties broken by plan id.
+ * exchange and able to cover the household ({@link HouseholdRater}); plans are ranked by the household's
+ * total, ties broken by plan id.
  */
 import { NO_LIST, PLAN_FLAG } from './build-format.ts';
 import type { Dataset, ZipLocation } from './dataset.ts';
-import { householdRating, householdTotalCents, tierColumn, type TierColumn } from './household.ts';
+import type { TierColumn } from './household.ts';
+import { HouseholdRater } from './household-rater.ts';
 import type { TaxYearRules } from './rules-types.ts';
 
 export interface RankedPlan {
@@ -39,14 +39,9 @@ export function rankLowestCost(ds: Dataset, rules: TaxYearRules, location: ZipLo
   const listId = location.listId;
   if (listId === NO_LIST) return null;
   const size = ds.listSize(listId);
-  const hasAdult = ages.some((a) => a >= rules.child_age_limit.value);
-  const rating = householdRating(ages, rules, location.state);
-  const column = rating.counted === null ? tierColumn(ages, rules.child_age_limit.value) : null;
+  const rater = new HouseholdRater(ds, rules, location, ages);
   // The scan keeps only the two lowest (total, plan id) pairs and allocates nothing per plan: it runs
   // over every silver plan of the location on every APTC request (and every search with an income).
-  let pos = 0;
-  // One closure for the whole scan: it reads the position the loop is at.
-  const at = (age: number): number => ds.listPremiumCents(listId, pos, age);
   let first = -1;
   let firstTotal = 0;
   let firstId = '';
@@ -56,18 +51,14 @@ export function rankLowestCost(ds: Dataset, rules: TaxYearRules, location: ZipLo
   let bronze = -1;
   let bronzeTotal = 0;
   let bronzeId = '';
-  for (; pos < size; pos++) {
+  for (let pos = 0; pos < size; pos++) {
     const plan = ds.plan(ds.listPlan(listId, pos));
     const silver = plan.metal === 'silver';
     if (!silver && plan.metal !== 'bronze' && plan.metal !== 'expanded bronze') continue;
     if ((plan.flags & PLAN_FLAG.onExchange) === 0) continue;
-    if (hasAdult && (plan.flags & PLAN_FLAG.childOnly) !== 0) continue;
-    // A plan not sold at some member's age cannot cover the whole family, counted or not.
-    if (!soldAtEveryAge(at, ages)) continue;
+    const total = rater.total(pos);
+    if (total === 0) continue;
     const id = plan.standardComponentId;
-    const tier = column === null ? null : ds.familyTierCents(id, location.ratingArea, column);
-    const total = tier ?? householdTotalCents(rating, at);
-    if (total <= 0) continue;
     if (!silver) {
       if (bronze < 0 || total < bronzeTotal || (total === bronzeTotal && id < bronzeId)) {
         bronze = pos;
@@ -94,11 +85,6 @@ export function rankLowestCost(ds: Dataset, rules: TaxYearRules, location: ZipLo
     first: { pos: first, id: firstId, totalCents: firstTotal },
     second: second < 0 ? null : { pos: second, id: secondId, totalCents: secondTotal },
     bronze: bronze < 0 ? null : { pos: bronze, id: bronzeId, totalCents: bronzeTotal },
-    column,
+    column: rater.column,
   };
-}
-
-function soldAtEveryAge(cents: (age: number) => number, ages: readonly number[]): boolean {
-  for (let i = 0; i < ages.length; i++) if (cents(ages[i]!) === 0) return false;
-  return true;
 }

@@ -24,14 +24,14 @@ export interface SearchStats {
   readonly issuers: readonly FacetCount<string>[];
   /** true, then false; values with no plan left out. */
   readonly hsaEligible: readonly FacetCount<boolean>[];
-  /** Monthly premiums for the search's age, cents; null when nothing matches. */
+  /** Monthly premiums for the search's age or household, cents; null when nothing matches. */
   readonly premiumCents: { readonly min: number; readonly max: number } | null;
   /** Individual deductibles shown (a silver plan's CSR variant's under cost-sharing reductions), dollars; null when no matching plan has one. */
   readonly deductible: { readonly min: number; readonly max: number } | null;
 }
 
 /** The query of a search without its page and order. */
-export type StatsQuery = Pick<SearchQuery, 'listId' | 'age' | 'filters' | 'csr'>;
+export type StatsQuery = Pick<SearchQuery, 'listId' | 'age' | 'household' | 'filters' | 'csr'>;
 
 export function searchStats(ds: Dataset, q: StatsQuery): SearchStats {
   const match = new Matcher(ds, { ...q, sortBy: 'premium', descending: false, pageSize: 1, page: 1 });

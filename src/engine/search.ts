@@ -12,6 +12,7 @@
 import { ageBand } from './age-bands.ts';
 import { METAL_CODES, PLAN_FLAG, PLAN_TYPE_CODES } from './build-format.ts';
 import type { Dataset, PlanSummaryFields, SortKey } from './dataset.ts';
+import type { HouseholdList } from './household-list.ts';
 import type { MetalLevel, PlanType } from './plan-record.ts';
 
 export interface SearchFilters {
@@ -20,7 +21,7 @@ export interface SearchFilters {
   /** Lower-cased substring of the issuer name. */
   readonly issuer?: string;
   readonly hsaEligible?: boolean;
-  /** Dollars, compared with the premium before credit. */
+  /** Dollars, compared with the premium before credit (the household's total when a household is priced). */
   readonly maxPremium?: number;
   /** Dollars, compared with the individual deductible shown (the CSR variant's when one is shown). */
   readonly maxDeductible?: number;
@@ -38,7 +39,13 @@ export interface CsrOverride {
 
 export interface SearchQuery {
   readonly listId: number;
+  /** The age priced; with a household, its oldest member (the seed of its order, see household-list.ts). */
   readonly age: number;
+  /**
+   * A household priced instead of one age: every premium shown, filtered, sorted and paged by is its
+   * total, and plans that cannot cover it do not match. The list must be this query's location's.
+   */
+  readonly household?: HouseholdList | null;
   readonly sortBy: SortKey;
   readonly descending: boolean;
   readonly filters: SearchFilters;
@@ -120,6 +127,8 @@ export class Matcher {
   type = ANY;
   hsa = ANY;
   maxCents = Number.POSITIVE_INFINITY;
+  /** The household's totals by position, or null when one age is priced. */
+  readonly householdCents: Int32Array | null;
 
   readonly ds: Dataset;
   readonly q: SearchQuery;
@@ -135,6 +144,7 @@ export class Matcher {
     this.type = codeOf(PLAN_TYPE_CODES, f.planType);
     this.hsa = f.hsaEligible === undefined ? ANY : f.hsaEligible ? PLAN_FLAG.hsaEligible : 0;
     this.maxCents = f.maxPremium === undefined ? Number.POSITIVE_INFINITY : Math.round(f.maxPremium * 100);
+    this.householdCents = q.household?.cents ?? null;
   }
 
   /**
@@ -149,8 +159,10 @@ export class Matcher {
     if (this.metal !== ANY && m !== this.metal) return 0;
     if (this.type !== ANY && entryType[e] !== this.type) return 0;
     if (this.hsa !== ANY && (entryFlags[e]! & PLAN_FLAG.hsaEligible) !== this.hsa) return 0;
-    const cents = entryCents[this.centsBase + pos]!;
-    if (cents === 0 || cents > this.maxCents) return 0; // 0: not sold at this age (child-only plans for adults)
+    const household = this.householdCents;
+    const cents = household === null ? entryCents[this.centsBase + pos]! : household[pos]!;
+    // 0: not sold at this age (child-only plans for adults), or cannot cover the household
+    if (cents === 0 || cents > this.maxCents) return 0;
     const f = this.q.filters;
     if (f.issuer !== undefined && !this.ds.plan(entryPlan[e]!).issuer.toLowerCase().includes(f.issuer)) return 0;
     if (f.maxDeductible !== undefined) {
@@ -220,7 +232,8 @@ export function searchInto(ds: Dataset, q: SearchQuery, out: SearchRows): Search
 
 /** Positions of the list in the requested order. */
 function orderedPositions(ds: Dataset, q: SearchQuery): Uint16Array {
-  const stored = ds.listOrder(q.listId, q.sortBy, q.age);
+  const household = q.household ?? null;
+  const stored = household !== null && q.sortBy === 'premium' ? household.ascending() : ds.listOrder(q.listId, q.sortBy, q.age);
   const needsResort = q.csr !== null && (q.sortBy === 'deductible' || q.sortBy === 'max_oop');
   // The stored ascending order is the answer of most searches: no key reader is made for it.
   if (!needsResort && !q.descending) return stored;
@@ -242,11 +255,13 @@ function sortKeyReader(ds: Dataset, q: SearchQuery): (pos: number) => Key {
   const summary = (pos: number): PlanSummaryFields => ds.plan(entryPlan[base + pos]!);
   const csrFor = (s: PlanSummaryFields): CsrOverride | null => (q.csr !== null && s.metal === 'silver' ? q.csr : null);
   switch (q.sortBy) {
-    case 'premium':
+    case 'premium': {
+      const household = q.household?.cents ?? null;
       return (pos) => {
-        const c = entryCents[centsBase + pos]!;
+        const c = household === null ? entryCents[centsBase + pos]! : household[pos]!;
         return c === 0 ? null : c;
       };
+    }
     case 'deductible':
       return (pos) => {
         const s = summary(pos);

@@ -27,6 +27,7 @@ const T = {
   perPage: ascii(',"per_page":'),
   pageSize: ascii(',"page_size":'),
   nextCursor: ascii(',"next_cursor":'),
+  members: ascii(',"members":'),
   comma: ascii(','),
   planYear: ascii(',"plan_year":'),
   dataSource: ascii(',"data_source":'),
@@ -163,6 +164,11 @@ function writeEnvelopeTail(m: SearchPageModel, w: ByteWriter): void {
   if (m.nextCursor !== undefined) {
     w.bytes(T.nextCursor);
     w.jsonString(m.nextCursor);
+  }
+  if (m.members !== null) {
+    // Ages and booleans only, on the household path: no fragment of its own is worth keeping.
+    w.bytes(T.members);
+    w.latin1(JSON.stringify(m.members));
   }
   w.bytes(T.comma);
   writeLocationMembers(w, m.where);

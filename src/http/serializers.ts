@@ -55,6 +55,8 @@ interface FragmentRow {
   readonly premiumCents?: number;
   /** -1: no credit estimated (null). */
   readonly creditCents?: number;
+  /** A household's member breakdown (compare with ages): not in the fragments, so such a row is stringified. */
+  readonly members?: unknown;
 }
 
 /** Stands in for `_embedded` while the envelope is serialized; no echoed value can contain a NUL. */
@@ -112,7 +114,7 @@ export function fragmentSerializer(envelope: Serializer): (body: Record<string, 
       const row = rows[i]!;
       if (i > 0) scratch[at++] = 44; // ','
       const f = row[SUMMARY_JSON];
-      if (f === undefined || row.premiumCents === undefined || row.creditCents === undefined) {
+      if (f === undefined || row.premiumCents === undefined || row.creditCents === undefined || (row.members ?? null) !== null) {
         text(JSON.stringify(row));
         continue;
       }

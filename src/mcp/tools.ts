@@ -37,7 +37,11 @@ const PRO = 'Requires Pro or Enterprise.';
  * OpenAPI reader) is not it. A tool's own `params` entry replaces these for its arguments.
  */
 const SHARED_PARAMS: Readonly<Record<string, ToolParam>> = {
-  age: { description: 'Age; 0–14 use the child rate, 64 and over the age-64 rate' },
+  age: { description: 'Age; 0–14 use the child rate, 64 and over the age-64 rate. Give age, or ages for a household' },
+  ages: {
+    description:
+      'A household instead of age: the ages of the 1–10 members seeking coverage. Premiums become the household’s monthly total, with only the three oldest children under 21 charged (family tiers in NY and VT)',
+  },
   year: { description: 'Plan year; defaults to the newest loaded year (see list_plan_years)' },
   county_fips: { description: 'County FIPS code choosing a location of a ZIP that spans several' },
   plan_id: PLAN_ID,
@@ -81,11 +85,11 @@ const modeledNote = (b: Body): string =>
 export const TOOLS: readonly ToolDefinition[] = [
   defineTool(searchPlansOperation, {
     title: 'Search health plans',
-    description: `ACA marketplace plans offered at a ZIP code, priced for one applicant age, with filters, sorting and pages. Catastrophic plans appear only under age 30 unless metal_level is catastrophic. The filters issuer, hsa_eligible, max_premium, max_deductible, a sort_by other than premium, and income with household_size (premium after the estimated tax credit; cost-sharing-reduction variants of silver plans) ${PRO.toLowerCase().replace('.', '')}.`,
+    description: `ACA marketplace plans offered at a ZIP code, priced for one applicant age or for a household (ages: each plan's household total, sorted, filtered and paged by it), with filters, sorting and pages. Catastrophic plans appear only when every member is under 30 unless metal_level is catastrophic. A household (ages), the filters issuer, hsa_eligible, max_premium, max_deductible, a sort_by other than premium, and income with household_size (premium after the estimated tax credit; cost-sharing-reduction variants of silver plans) ${PRO.toLowerCase().replace('.', '')}.`,
     params: {
       issuer: { description: 'Pro: case-insensitive part of the issuer name' },
       hsa_eligible: { description: 'Pro: only plans that are (true) or are not (false) HSA-eligible' },
-      max_premium: { description: 'Pro: monthly premium cap, dollars' },
+      max_premium: { description: 'Pro: monthly premium cap, dollars (the household total with ages)' },
       max_deductible: { description: 'Pro: individual deductible cap, dollars' },
       sort_by: { description: 'Sort key (default premium); non-default values are Pro' },
       sort_order: { description: 'Sort direction (default asc)' },
@@ -102,12 +106,13 @@ export const TOOLS: readonly ToolDefinition[] = [
       const total = b.total === null ? `${plans.length} plans on this page` : `${num(b.total)} plans`;
       const cheapest =
         first === undefined ? '' : ` First: ${String(first.name)} (${String(first.metal_level)}) at ${money(first.premium)}/month.`;
-      return `${total} at ZIP ${String(b.zip)} (${String(b.county)}, ${String(b.state)}, ${String(b.rating_area)}), plan year ${String(b.plan_year)}.${cheapest}${b.next_cursor !== undefined ? ' More pages: pass next_cursor.' : ''}${modeledNote(b)}`;
+      const household = Array.isArray(b.members) ? ` for a household of ${b.members.length}` : '';
+      return `${total}${household} at ZIP ${String(b.zip)} (${String(b.county)}, ${String(b.state)}, ${String(b.rating_area)}), plan year ${String(b.plan_year)}.${cheapest}${b.next_cursor !== undefined ? ' More pages: pass next_cursor.' : ''}${modeledNote(b)}`;
     },
   }),
   defineTool(getPlanStatsOperation, {
     title: 'Facets and ranges of a search',
-    description: `For a search's ZIP, age and filters: how many plans match per metal level, plan type, issuer and HSA eligibility, and the lowest and highest premium and deductible; each facet adds up to total. The filters issuer, hsa_eligible, max_premium, max_deductible, and income with household_size ${PRO.toLowerCase().replace('.', '')}.`,
+    description: `For a search's ZIP, age (or household ages) and filters: how many plans match per metal level, plan type, issuer and HSA eligibility, and the lowest and highest premium and deductible; each facet adds up to total. A household (ages), the filters issuer, hsa_eligible, max_premium, max_deductible, and income with household_size ${PRO.toLowerCase().replace('.', '')}.`,
     params: {
       issuer: { description: 'Pro: case-insensitive part of the issuer name' },
       hsa_eligible: { description: 'Pro: only plans that are (true) or are not (false) HSA-eligible' },
@@ -126,14 +131,22 @@ export const TOOLS: readonly ToolDefinition[] = [
   }),
   defineTool(getPlanDetailsOperation, {
     title: 'Plan details',
-    description: `Full record of a plan: deductibles and out-of-pocket maximums by network tier, SBC coverage examples, links. ${PRO}`,
+    description: `Full record of a plan: deductibles and out-of-pocket maximums by network tier, SBC coverage examples, links. With zip and age (or a household's ages), also its premium there with each member's share; with income and household_size too, the premium after the estimated tax credit. ${PRO}`,
+    params: {
+      zip: { description: 'ZIP code to price the plan at (with age or ages)' },
+      age: { description: 'Age to price the plan for (with zip); 0–14 use the child rate, 64 and over the age-64 rate' },
+      income: { description: 'Annual household income, dollars (with zip and age or ages)' },
+      household_size: { description: 'People in the tax household (with income)' },
+    },
     summarize: (b) =>
       `${String(b.name)} (${String(b.id)}), ${String(b.metal_level)} ${String(b.plan_type)} by ${String(b.issuer)} in ${String(b.state)}, plan year ${String(b.plan_year)}.`,
   }),
   defineTool(comparePlansOperation, {
     title: 'Compare plans',
-    description: `Two to four plans side by side at one ZIP and age, naming the lowest premium, deductible and out-of-pocket maximum. ${PRO}`,
+    description: `Two to four plans side by side at one ZIP and age, or for a household (ages: each plan's household total and each member's share), naming the lowest premium, deductible and out-of-pocket maximum. With income and household_size, the premium after the estimated tax credit. ${PRO}`,
     params: {
+      income: { description: 'Annual household income, dollars' },
+      household_size: { description: 'People in the tax household (with income)' },
       plan_ids: { uniqueItems: true, items: PLAN_ID, description: 'Two to four distinct plan variant IDs, compared in this order' },
     },
     rename: { plan_ids: 'ids' },
@@ -144,7 +157,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   }),
   defineTool(estimateOutOfPocketOperation, {
     title: 'Estimate yearly cost',
-    description: `A year of premiums plus the member's share of care for one scenario: having_baby and having_diabetes use the plan's SBC coverage examples; low, medium and high are a documented heuristic capped at the plan's out-of-pocket maximum. ${PRO}`,
+    description: `A year of premiums (one age, or a household's total with ages) plus one member's share of care for one scenario: having_baby and having_diabetes use the plan's SBC coverage examples; low, medium and high are a documented heuristic capped at the plan's out-of-pocket maximum. ${PRO}`,
     params: { scenario: { description: 'Care used in the year: low, medium or high use (heuristic), or an SBC coverage example' } },
     summarize: (b) => {
       const br = b.breakdown as Body;

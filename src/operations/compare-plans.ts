@@ -5,12 +5,18 @@ import { locationFields, offeredPremium, resolveLocation, type LocationParams } 
 import { defineOperation, echoQuery } from './operation.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { LABELS, LINKS_OF, PRICED_AT, P, PLAN_SUMMARY } from './shared-schemas.ts';
-import { summaryRow, type PlanSummaryRow } from './plan-summary-row.ts';
+import { AGE_OR_AGES, HOUSEHOLD_AGES, LABELS, LINKS_OF, PRICED_AT, P, PLAN_SUMMARY } from './shared-schemas.ts';
+import { creditCentsFor, summaryRow, type PlanSummaryRow } from './plan-summary-row.ts';
+import { quoteHousehold, type MemberPremium } from './household-quote.ts';
+import { householdAptc, householdRules, SEARCH_FILTER_PROPERTIES } from './search-plans.ts';
 
 interface Params extends LocationParams {
   ids: string[];
-  age: number;
+  /** Exactly one of age and ages (the query's alternatives). */
+  age?: number;
+  ages?: number[];
+  income?: number;
+  household_size?: number;
 }
 
 const QUERY = compileQuery<Params>({
@@ -25,13 +31,17 @@ const QUERY = compileQuery<Params>({
         description: 'Comma-separated plan variant IDs (2–4)',
       },
       zip: P.zip,
-      age: P.age,
+      age: AGE_OR_AGES,
+      ages: { ...HOUSEHOLD_AGES, description: HOUSEHOLD_AGES.description.replace(/^Pro\. /, '') },
       year: P.year,
       county_fips: P.county_fips,
+      income: SEARCH_FILTER_PROPERTIES.income,
+      household_size: SEARCH_FILTER_PROPERTIES.household_size,
     },
-    required: ['ids', 'zip', 'age'],
+    required: ['ids', 'zip'],
   },
-  lists: ['ids'],
+  lists: ['ids', 'ages'],
+  alternatives: [['age', 'ages']],
 });
 
 export const COMPARE_RESPONSE = {
@@ -88,25 +98,38 @@ export const comparePlansOperation = defineOperation({
   path: '/v1/health/plans/compare',
   summary: 'Compare 2–4 plans',
   description:
-    'Plan summaries in the order of `ids`, priced for one age at one location, with the lowest premium, deductible and MOOP named. Ties go to the plan listed first.',
+    'Plan summaries in the order of `ids`, priced for one age (or a household: ages, with each member’s share) at one location, with the lowest premium, deductible and MOOP named. Ties go to the plan listed first. With income and household_size, premium_with_credit is the premium less the estimated APTC.',
   tier: 'pro',
   tierDetail: 'Plan comparison requires a Pro subscription.',
   query: QUERY,
   pathParams: [],
   responseSchema: COMPARE_RESPONSE,
-  check: (p) => (new Set(p.ids.map(variantId)).size !== p.ids.length ? [{ field: 'ids', message: 'Plan IDs must be distinct' }] : []),
+  check: (p) => [
+    ...(new Set(p.ids.map(variantId)).size !== p.ids.length ? [{ field: 'ids', message: 'Plan IDs must be distinct' }] : []),
+    ...householdRules(p),
+  ],
   handle(ctx, p, meta) {
     const yd = ctx.registry.get(p.year)!;
     const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
     const records = p.ids.map((id) => findPlan(yd, id));
+    const aptc = householdAptc(yd, where.loc, p);
     const plans = records.map((rec) => {
-      const index = yd.ds.planIndex(rec.standard_component_id);
-      const premium = offeredPremium(yd, where, rec.standard_component_id, p.age);
-      // The same answer as the OOP estimate for a plan not sold here (api-contract §5.3, §4.3).
-      if (premium === null) throw notFound(`Plan ${rec.id} is not offered in ZIP ${p.zip}.`);
-      const parts = yd.catalog.get(index!, rec.variant);
+      const index = yd.ds.planIndex(rec.standard_component_id)!;
+      const parts = yd.catalog.get(index, rec.variant);
+      let premiumCents: number;
+      let members: readonly MemberPremium[] | null = null;
+      if (p.ages !== undefined) {
+        const quote = quoteHousehold(yd, where, index, rec.id, p.ages);
+        premiumCents = quote.totalCents;
+        members = quote.members;
+      } else {
+        const premium = offeredPremium(yd, where, rec.standard_component_id, p.age!);
+        // The same answer as the OOP estimate for a plan not sold here (api-contract §5.3, §4.3).
+        if (premium === null) throw notFound(`Plan ${rec.id} is not offered in ZIP ${p.zip}.`);
+        premiumCents = Math.round(premium * 100);
+      }
       if (parts === undefined) throw notFound(`Plan ${rec.id} not found.`);
-      return summaryRow(parts, Math.round(premium * 100));
+      return summaryRow(parts, premiumCents, creditCentsFor(premiumCents, aptc, parts.metal_level, parts.ehb_share), members);
     });
     const lowest = (value: (row: PlanSummaryRow) => number | null): string | null => {
       let best: PlanSummaryRow | null = null;

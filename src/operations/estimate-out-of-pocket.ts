@@ -5,11 +5,14 @@ import { defineOperation, echoQuery } from './operation.ts';
 import { notFound } from './problems.ts';
 import { findPlan } from './get-plan-details.ts';
 import { compileQuery } from './query.ts';
-import { LABELS, LINKS_OF, P, PLAN_SUMMARY, PRICED_AT } from './shared-schemas.ts';
+import { AGE_OR_AGES, HOUSEHOLD_AGES, LABELS, LINKS_OF, MEMBER_BREAKDOWN, P, PLAN_SUMMARY, PRICED_AT } from './shared-schemas.ts';
+import { quoteHousehold } from './household-quote.ts';
 
 interface Params extends LocationParams {
   plan_id: string;
-  age: number;
+  /** Exactly one of age and ages (the query's alternatives). */
+  age?: number;
+  ages?: number[];
   scenario: OopScenario;
 }
 
@@ -19,7 +22,12 @@ const QUERY = compileQuery<Params>({
     properties: {
       plan_id: { type: 'string', description: 'Plan variant ID' },
       zip: P.zip,
-      age: P.age,
+      age: AGE_OR_AGES,
+      ages: {
+        ...HOUSEHOLD_AGES,
+        description:
+          'Ages of the household members seeking coverage (comma-separated or repeated; 1–10 members), instead of age: the premium is the household’s total; the care scenario is still one member’s',
+      },
       scenario: {
         type: 'string',
         enum: [...OOP_SCENARIOS],
@@ -28,9 +36,14 @@ const QUERY = compileQuery<Params>({
       year: P.year,
       county_fips: P.county_fips,
     },
-    required: ['plan_id', 'zip', 'age', 'scenario'],
+    required: ['plan_id', 'zip', 'scenario'],
   },
+  lists: ['ages'],
+  alternatives: [['age', 'ages']],
 });
+
+/** The self link's parameters: `ages` after `age`, so single-age links read as they always have. */
+const SELF_ORDER = ['zip', 'age', 'ages', 'scenario', 'year', 'county_fips'];
 
 export const OOP_RESPONSE = {
   type: 'object',
@@ -40,13 +53,16 @@ export const OOP_RESPONSE = {
     plan_name: PLAN_SUMMARY.properties.name,
     metal_level: PLAN_SUMMARY.properties.metal_level,
     zip: { type: 'string', description: 'The ZIP code the premium is for' },
-    age: { type: 'integer', description: 'The applicant age the premium is for' },
+    age: { type: 'integer', description: 'The applicant age the premium is for; absent with ages' },
+    ages: { type: 'array', items: { type: 'integer' }, description: 'With ages only: the household the premium is for' },
+    members: MEMBER_BREAKDOWN,
     county: PRICED_AT.county,
     county_fips: PRICED_AT.county_fips,
     multiple_areas: PRICED_AT.multiple_areas,
     monthly_premium: {
       type: 'number',
-      description: 'Monthly premium in dollars for this age and location (modeled when data_source says so)',
+      description:
+        'Monthly premium in dollars for this age, or the household’s total with ages, at this location (modeled when data_source says so)',
     },
     scenario: {
       type: 'string',
@@ -101,7 +117,6 @@ export const OOP_RESPONSE = {
     'plan_name',
     'metal_level',
     'zip',
-    'age',
     'county',
     'county_fips',
     'multiple_areas',
@@ -124,7 +139,7 @@ export const estimateOutOfPocketOperation = defineOperation({
   path: '/v1/health/plans/{plan_id}/oop-estimate',
   summary: 'Estimate yearly out-of-pocket cost',
   description:
-    'Premium for a year plus the member’s share of a scenario’s care. SBC scenarios sum the plan’s coverage-example columns (sbc_data_available true); low/medium/high are modeled (sbc_data_available false) and capped at the plan’s MOOP.',
+    'Premium for a year (one age, or a household’s total with ages) plus the member’s share of a scenario’s care. SBC scenarios sum the plan’s coverage-example columns (sbc_data_available true); low/medium/high are modeled (sbc_data_available false) and capped at the plan’s MOOP.',
   tier: 'pro',
   tierDetail: 'Out-of-pocket estimates require a Pro subscription.',
   query: QUERY,
@@ -134,19 +149,24 @@ export const estimateOutOfPocketOperation = defineOperation({
     const yd = ctx.registry.get(p.year)!;
     const rec = findPlan(yd, p.plan_id);
     const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
-    const premium = offeredPremium(yd, where, rec.standard_component_id, p.age);
+    const quote = p.ages === undefined ? null : quoteHousehold(yd, where, yd.ds.planIndex(rec.standard_component_id)!, rec.id, p.ages);
+    const premium = quote === null ? offeredPremium(yd, where, rec.standard_component_id, p.age!) : quote.totalCents / 100;
     if (premium === null) {
       throw notFound(`Plan ${rec.id} is not offered in ZIP ${p.zip}.`);
     }
     const est = estimateOop(rec, premium, p.scenario, yd.rules);
     const loc = locationFields(where);
     const notes = [...est.notes];
+    if (quote !== null)
+      notes.push(
+        'The premium is the household’s; the care scenario is one member’s (deductibles and the out-of-pocket maximum are the individual ones).',
+      );
     if (yd.ds.manifest.premiums.source === 'modeled')
       notes.push('Premiums are modeled from SLCSP benchmarks (no Rate PUF loaded), not issuer rates.');
     return {
       _links: {
         self: {
-          href: `${ctx.baseUrl}/v1/health/plans/${rec.id}/oop-estimate${echoQuery(['zip', 'age', 'scenario', 'year', 'county_fips'], meta.raw)}`,
+          href: `${ctx.baseUrl}/v1/health/plans/${rec.id}/oop-estimate${echoQuery(SELF_ORDER, meta.raw)}`,
           type: 'application/json',
         },
         plan: { href: `${ctx.baseUrl}/v1/health/plans/${rec.id}?year=${p.year}` },
@@ -156,6 +176,8 @@ export const estimateOutOfPocketOperation = defineOperation({
       metal_level: rec.metal_level,
       zip: p.zip,
       age: p.age,
+      ages: p.ages,
+      members: quote?.members,
       county: loc.county,
       county_fips: loc.county_fips,
       multiple_areas: loc.multiple_areas,

@@ -2,16 +2,57 @@
 import { PLAN_VARIANT_ID, STANDARD_COMPONENT_ID, type PlanVariantRecord } from '../engine/plan-record.ts';
 import type { YearData } from './data-registry.ts';
 import { JURISDICTIONS } from './list-issuers.ts';
-import { noPlanData } from './location.ts';
+import { locationFields, noPlanData, resolveLocation } from './location.ts';
+import { quoteHousehold } from './household-quote.ts';
+import { creditCentsFor } from './plan-summary-row.ts';
+import { householdAptc, householdRules, pricedAges, SEARCH_FILTER_PROPERTIES } from './search-plans.ts';
 import { defineOperation } from './operation.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { LABELS, LINKS_OF, NULLABLE_NUMBER, P, PLAN_SUMMARY } from './shared-schemas.ts';
+import { HOUSEHOLD_AGES, LABELS, MEMBER_BREAKDOWN, LINKS_OF, NULLABLE_NUMBER, P, PLAN_SUMMARY, PRICED_AT } from './shared-schemas.ts';
 
 interface Params {
   plan_id: string;
   year: number;
+  /** Pricing (issue #24 §1): a location and one age or a household, optionally with the credit's income. */
+  zip?: string;
+  county_fips?: string;
+  age?: number;
+  ages?: number[];
+  income?: number;
+  household_size?: number;
 }
+
+/** What the detail answers when asked to price the plan. */
+const PRICING = {
+  type: 'object',
+  description:
+    'Only when zip and age (or ages) are given: the plan’s monthly premium there for that age or household, with each member’s share',
+  properties: {
+    zip: { type: 'string', description: 'The ZIP code priced' },
+    county_fips: PRICED_AT.county_fips,
+    rating_area: PRICED_AT.rating_area,
+    premium: {
+      type: 'number',
+      description: 'Monthly premium, dollars: the household’s total with ages (modeled when data_source says so)',
+    },
+    premium_with_credit: {
+      ...NULLABLE_NUMBER,
+      description:
+        'Monthly premium less the estimated APTC for the household (never below 0; the credit does not pay the non-EHB share); null without income and household_size',
+    },
+    aptc_amount: {
+      ...NULLABLE_NUMBER,
+      description: 'The household’s estimated monthly APTC, dollars; null without income and household_size',
+    },
+    members: {
+      ...MEMBER_BREAKDOWN,
+      description: 'Each member priced (the one age, or ages in their order), with their share of the premium',
+    },
+  },
+  required: ['zip', 'county_fips', 'rating_area', 'premium', 'premium_with_credit', 'aptc_amount', 'members'],
+  additionalProperties: false,
+} as const;
 
 /**
  * The record of a plan id: a variant id, or a 14-character standard component id resolved to its `-01`
@@ -105,6 +146,7 @@ export const PLAN_DETAIL_RESPONSE = {
     referral_required_for_specialist: { type: 'boolean', description: 'Whether seeing a specialist needs a referral' },
     out_of_country_coverage: { type: 'boolean', description: 'Whether care outside the United States is covered' },
     out_of_service_area_coverage: { type: 'boolean', description: 'Whether care outside the plan’s service area is covered' },
+    pricing: PRICING,
     plan_year: { type: 'integer', description: 'Plan year of this plan record' },
     ...LABELS,
   },
@@ -144,22 +186,46 @@ export const getPlanDetailsOperation = defineOperation({
   path: '/v1/health/plans/{plan_id}',
   summary: 'Get plan detail',
   description:
-    'Full plan record: cost sharing by network tier, SBC coverage examples, links. A 14-character standard component ID resolves to its on-exchange standard variant (-01).',
+    'Full plan record: cost sharing by network tier, SBC coverage examples, links. A 14-character standard component ID resolves to its on-exchange standard variant (-01). With zip and age (or a household’s ages), also the premium there with each member’s share, and with income and household_size the premium after the estimated credit.',
   tier: 'pro',
   tierDetail: 'Plan details require a Pro subscription.',
   query: compileQuery<Params>({
     schema: {
       type: 'object',
-      properties: { plan_id: { type: 'string', description: 'Plan variant ID, e.g. 21989AK0030001-01' }, year: P.year },
+      properties: {
+        plan_id: { type: 'string', description: 'Plan variant ID, e.g. 21989AK0030001-01' },
+        year: P.year,
+        zip: { ...P.zip, description: 'Price the plan at this ZIP code (with age or ages)' },
+        county_fips: P.county_fips,
+        age: { ...P.age, description: `${P.age.description}. Prices the plan (with zip)` },
+        ages: {
+          ...HOUSEHOLD_AGES,
+          description: HOUSEHOLD_AGES.description.replace(/^Pro\. /, '').replace('instead of age', 'instead of age (with zip)'),
+        },
+        income: SEARCH_FILTER_PROPERTIES.income,
+        household_size: SEARCH_FILTER_PROPERTIES.household_size,
+      },
       required: ['plan_id'],
     },
+    lists: ['ages'],
   }),
   pathParams: ['plan_id'],
   responseSchema: PLAN_DETAIL_RESPONSE,
   cacheable: true,
+  check: (p) => {
+    const errors = householdRules(p);
+    const priced = p.age !== undefined || p.ages !== undefined;
+    if (p.age !== undefined && p.ages !== undefined) errors.push({ field: 'ages', message: 'Give age or ages, not both' });
+    if (priced && p.zip === undefined) errors.push({ field: 'zip', message: 'Required with age or ages' });
+    if (!priced && p.zip !== undefined) errors.push({ field: 'age', message: 'Required with zip (or give ages)' });
+    for (const name of ['county_fips', 'income'] as const)
+      if (p[name] !== undefined && !priced) errors.push({ field: name, message: 'Only with zip and age (or ages)' });
+    return errors;
+  },
   handle(ctx, p) {
     const yd = ctx.registry.get(p.year)!;
     const r = findPlan(yd, p.plan_id);
+    const pricing = p.zip === undefined ? undefined : priceDetail(yd, r, { ...p, zip: p.zip });
     const tiers = (d: PlanVariantRecord['deductible']) => ({
       individual_tier1: d.individual_tier1,
       individual_tier2: d.individual_tier2,
@@ -198,9 +264,29 @@ export const getPlanDetailsOperation = defineOperation({
       referral_required_for_specialist: r.referral_required_for_specialist,
       out_of_country_coverage: r.out_of_country_coverage,
       out_of_service_area_coverage: r.out_of_service_area_coverage,
+      pricing,
       plan_year: p.year,
       data_source: yd.dataSource(r.state),
       data_freshness: yd.freshness(r.state),
     };
   },
 });
+
+/** The pricing member of a detail asked for a location and an age or household. */
+function priceDetail(yd: YearData, r: PlanVariantRecord, p: Params & { zip: string }): Record<string, unknown> {
+  const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
+  const index = yd.ds.planIndex(r.standard_component_id)!;
+  const quote = quoteHousehold(yd, where, index, r.id, pricedAges(p));
+  const aptc = householdAptc(yd, where.loc, p);
+  const parts = yd.catalog.get(index, r.variant);
+  const credit = creditCentsFor(quote.totalCents, aptc, r.metal_level, parts?.ehb_share ?? null);
+  return {
+    zip: p.zip,
+    county_fips: where.loc.countyFips,
+    rating_area: locationFields(where).rating_area,
+    premium: quote.totalCents / 100,
+    premium_with_credit: credit < 0 ? null : credit / 100,
+    aptc_amount: aptc,
+    members: quote.members,
+  };
+}

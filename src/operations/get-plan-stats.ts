@@ -10,11 +10,20 @@ import { METAL_LEVELS, PLAN_TYPES } from '../engine/plan-record.ts';
 import { locationFields, resolveLocation } from './location.ts';
 import { defineOperation, echoQuery } from './operation.ts';
 import { compileQuery, type JsonSchema } from './query.ts';
-import { incomeRule, SEARCH_FILTER_PROPERTIES, SEARCH_PRO_PARAMS, searchPricing, type SearchFilterParams } from './search-plans.ts';
+import {
+  householdRules,
+  pricedAge,
+  SEARCH_FILTER_PROPERTIES,
+  SEARCH_PRO_PARAMS,
+  searchPricing,
+  type SearchFilterParams,
+} from './search-plans.ts';
 import { HAL_LINK, LABELS, PRICED_AT } from './shared-schemas.ts';
 
 const QUERY = compileQuery<SearchFilterParams>({
-  schema: { type: 'object', properties: SEARCH_FILTER_PROPERTIES as Record<string, JsonSchema>, required: ['zip', 'age'] },
+  schema: { type: 'object', properties: SEARCH_FILTER_PROPERTIES as Record<string, JsonSchema>, required: ['zip'] },
+  lists: ['ages'],
+  alternatives: [['age', 'ages']],
 });
 
 const facet = (value: JsonSchema, what: string) =>
@@ -68,7 +77,7 @@ export const STATS_RESPONSE = {
       type: 'object',
       description: 'Ranges of the matching plans',
       properties: {
-        premium: range('monthly premium for the age, dollars, before any credit'),
+        premium: range('monthly premium for the age (the household’s total with ages), dollars, before any credit'),
         deductible: range('individual deductible, dollars (the CSR variant’s for silver plans when income qualifies)'),
       },
       required: ['premium', 'deductible'],
@@ -103,18 +112,18 @@ export const getPlanStatsOperation = defineOperation({
   path: '/v1/health/plans/stats',
   summary: 'Facets and ranges of a search',
   description:
-    'For a search’s ZIP, age and filters (no paging or order): how many plans match per metal level, plan type, issuer and HSA eligibility, and the lowest and highest premium and deductible. Each facet adds up to total, the total of the same search. Filters that are Pro on search are Pro here.',
+    'For a search’s ZIP, age (or household ages) and filters (no paging or order): how many plans match per metal level, plan type, issuer and HSA eligibility, and the lowest and highest premium and deductible. Each facet adds up to total, the total of the same search. Filters that are Pro on search are Pro here.',
   tier: 'free',
   query: QUERY,
   pathParams: [],
   proParams: (given) => given.filter((n) => SEARCH_PRO_PARAMS.has(n)),
-  check: incomeRule,
+  check: householdRules,
   responseSchema: STATS_RESPONSE,
   handle(ctx, p, meta) {
     const yd = ctx.registry.get(p.year)!;
     const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
-    const { filters, csr } = searchPricing(yd, p, where.loc);
-    const stats = searchStats(yd.ds, { listId: where.loc.listId, age: p.age, filters, csr });
+    const { filters, csr, household } = searchPricing(yd, p, where.loc);
+    const stats = searchStats(yd.ds, { listId: where.loc.listId, age: pricedAge(p), household, filters, csr });
     const query = echoQuery(QUERY.order, meta.raw);
     return {
       _links: {

@@ -37,6 +37,12 @@ export interface SummaryParts {
   readonly hsa_eligible: boolean;
   readonly national_network: boolean;
   readonly links: PlanVariantRecord['links'];
+  /**
+   * Share of the premium that pays for essential health benefits (EHBPercentTotalPremium), when the
+   * file gives one below 1: the credit cannot pay the rest (26 U.S.C. 36B(b)(3)(D)). Not shown; null
+   * when unknown or 1.
+   */
+  readonly ehb_share: number | null;
 }
 
 export interface PlanCatalog {
@@ -60,6 +66,8 @@ export interface CatalogImage {
   readonly money: SharedArrayBuffer;
   /** Uint8 per slot: the METAL_CODES index. */
   readonly metal: SharedArrayBuffer;
+  /** Float64 per slot: the EHB share of the premium; NaN when unknown or 1. */
+  readonly ehb: SharedArrayBuffer;
 }
 
 const VARIANTS = ['01', '04', '05', '06'] as const;
@@ -114,14 +122,16 @@ class CatalogEntry implements SummaryParts {
   readonly metal_level: MetalLevel;
   readonly deductible: SummaryParts['deductible'];
   readonly max_out_of_pocket: SummaryParts['max_out_of_pocket'];
+  readonly ehb_share: number | null;
   #parsed: ParsedSummary | undefined;
 
-  constructor(shared: Buffer, mid: number, metal: MetalLevel, money: Float64Array, at: number) {
+  constructor(shared: Buffer, mid: number, metal: MetalLevel, money: Float64Array, at: number, ehb: number) {
     this.#shared = shared;
     this.#mid = mid;
     this.metal_level = metal;
     this.deductible = { individual: orNull(money[at]!), family: orNull(money[at + 1]!) };
     this.max_out_of_pocket = { individual: orNull(money[at + 2]!), family: orNull(money[at + 3]!) };
+    this.ehb_share = orNull(ehb);
   }
 
   /**
@@ -194,11 +204,13 @@ export function buildPlanCatalog(ds: Dataset, baseUrl: string, year: number): Pl
     offsets: new SharedArrayBuffer(slotCount * 3 * 4),
     money: new SharedArrayBuffer(slotCount * 4 * 8),
     metal: new SharedArrayBuffer(slotCount),
+    ehb: new SharedArrayBuffer(slotCount * 8),
   };
   const bytes = Buffer.from(image.bytes);
   const offsets = new Int32Array(image.offsets).fill(-1);
   const money = new Float64Array(image.money);
   const metal = new Uint8Array(image.metal);
+  const ehb = new Float64Array(image.ehb);
   let at = 0;
   for (const { slot, rec, prefix, nullCreditSuffix } of found) {
     offsets[slot * 3] = at;
@@ -217,6 +229,9 @@ export function buildPlanCatalog(ds: Dataset, baseUrl: string, year: number): Pl
     // The compiler writes only METAL_LEVELS (build/puf/plan-attributes.ts refuses any other row).
     if (code < 0) throw new InvariantError(`plan ${rec.id}: unknown metal level ${rec.metal_level}`);
     metal[slot] = code;
+    const share = rec.ehb_percent_premium;
+    // A share of 1 (or an out-of-range value the file should not carry) caps nothing.
+    ehb[slot] = share !== null && share > 0 && share < 1 ? share : Number.NaN;
   }
   return attachPlanCatalog(image);
 }
@@ -243,6 +258,7 @@ export function attachPlanCatalog(image: CatalogImage): PlanCatalog {
   const offsets = new Int32Array(image.offsets);
   const money = new Float64Array(image.money);
   const metal = new Uint8Array(image.metal);
+  const ehb = new Float64Array(image.ehb);
   const slots: Array<CatalogEntry | undefined> = new Array<CatalogEntry | undefined>(offsets.length / 3).fill(undefined);
   const entry = (slot: number): CatalogEntry | undefined => {
     const made = slots[slot];
@@ -251,7 +267,7 @@ export function attachPlanCatalog(image: CatalogImage): PlanCatalog {
     if (start < 0) return undefined;
     const mid = offsets[slot * 3 + 1]!;
     const shared = bytes.subarray(start, offsets[slot * 3 + 2]!);
-    return (slots[slot] = new CatalogEntry(shared, mid - start, METAL_CODES[metal[slot]!]!, money, slot * 4));
+    return (slots[slot] = new CatalogEntry(shared, mid - start, METAL_CODES[metal[slot]!]!, money, slot * 4, ehb[slot]!));
   };
   return {
     image,

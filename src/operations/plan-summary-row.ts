@@ -3,6 +3,7 @@
  * compare, tests; the REST front writes search rows from the same parts as bytes).
  */
 import type { MetalLevel } from '../engine/plan-record.ts';
+import type { MemberPremium } from './household-quote.ts';
 import { SUMMARY_JSON, type SummaryParts } from './plan-catalog.ts';
 
 /**
@@ -18,12 +19,15 @@ export class PlanSummaryRow {
   readonly premiumCents: number;
   /** Monthly premium after the estimated credit, whole cents; -1 when no credit was estimated. */
   readonly creditCents: number;
+  /** A household's member breakdown (compare with ages); null for one age. */
+  readonly members: readonly MemberPremium[] | null;
 
-  constructor(parts: SummaryParts, premiumCents: number, creditCents: number) {
+  constructor(parts: SummaryParts, premiumCents: number, creditCents: number, members: readonly MemberPremium[] | null = null) {
     this[SUMMARY_JSON] = parts[SUMMARY_JSON];
     this.parts = parts;
     this.premiumCents = premiumCents;
     this.creditCents = creditCents;
+    this.members = members;
   }
 
   get premium(): number {
@@ -71,18 +75,30 @@ export class PlanSummaryRow {
       hsa_eligible: p.hsa_eligible,
       national_network: p.national_network,
       links: p.links,
+      members: this.members ?? undefined,
     };
   }
 }
 
 /** A summary row; `creditCents` -1 (or omitted) when no credit was estimated. */
-export function summaryRow(parts: SummaryParts, premiumCents: number, creditCents = -1): PlanSummaryRow {
-  return new PlanSummaryRow(parts, premiumCents, creditCents);
+export function summaryRow(
+  parts: SummaryParts,
+  premiumCents: number,
+  creditCents = -1,
+  members: readonly MemberPremium[] | null = null,
+): PlanSummaryRow {
+  return new PlanSummaryRow(parts, premiumCents, creditCents, members);
 }
 
-/** Premium after the credit in cents (-1 without an estimate); the credit cannot apply to catastrophic plans. */
-export function creditCentsFor(premiumCents: number, aptcMonthly: number | null, metal: MetalLevel): number {
+/**
+ * Premium after the credit in cents (-1 without an estimate). The credit cannot apply to catastrophic
+ * plans, and never pays the part of the premium that is not for essential health benefits where the
+ * plan states its EHB share (`ehbShare`, rounded to the cent): it is capped at that share of the premium.
+ */
+export function creditCentsFor(premiumCents: number, aptcMonthly: number | null, metal: MetalLevel, ehbShare: number | null): number {
   if (aptcMonthly === null) return -1;
   if (metal === 'catastrophic') return premiumCents;
-  return Math.max(0, Math.round((premiumCents / 100 - aptcMonthly) * 100));
+  const aptcCents = Math.round(aptcMonthly * 100);
+  const credit = ehbShare === null ? aptcCents : Math.min(aptcCents, Math.round(premiumCents * ehbShare));
+  return Math.max(0, premiumCents - credit);
 }

@@ -21,6 +21,13 @@ export interface QuerySpec {
   readonly aliases?: Readonly<Record<string, string>>;
   /** Parameters given as comma-separated lists, or repeated (`ages=40&ages=38`), or both. */
   readonly lists?: readonly string[];
+  /**
+   * Pairs of which exactly one is required (`age` or a household's `ages`). The schema cannot say so:
+   * a top-level `oneOf` is refused by several MCP clients' tool-schema checks, so the pair stays out of
+   * `required` and is checked here, with every other error of the request: the first one missing reads
+   * `Required` as a schema-required name would, both given is refused on the second.
+   */
+  readonly alternatives?: readonly (readonly [string, string])[];
 }
 
 // verbose: error objects carry the offending value (`e.data`), which the messages below quote and measure.
@@ -183,14 +190,43 @@ export function parseQuery<P>(
   }
   const badFields = errors.length === 0 ? NO_FIELDS : new Set(errors.map((e) => e.field.split('.')[0]!));
   for (const f of badFields) delete obj[f];
-  if (!q.validate(obj)) {
-    for (const e of q.validate.errors ?? []) {
-      const fe = mapAjvError(e, q.props);
-      if (fe !== null && !badFields.has(fe.field.split('.')[0]!) && !errors.some((x) => x.field === fe.field)) errors.push(fe);
-    }
-  }
+  const requiredAt = schemaErrors(q, obj, badFields, errors);
+  checkAlternatives(q.spec.alternatives, obj, badFields, errors, requiredAt);
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, params: obj as P, given, aliasUsed: aliasUsed ?? NO_FIELDS, raw: values };
+}
+
+/**
+ * Adds ajv's errors on the fields not already refused; returns where a schema-required name's error
+ * would be (after ajv's own `required` errors, which come first).
+ */
+function schemaErrors<P>(q: CompiledQuery<P>, obj: Record<string, unknown>, badFields: ReadonlySet<string>, errors: FieldError[]): number {
+  let requiredAt = errors.length;
+  if (q.validate(obj)) return requiredAt;
+  for (const e of q.validate.errors ?? []) {
+    const fe = mapAjvError(e, q.props);
+    if (fe !== null && !badFields.has(fe.field.split('.')[0]!) && !errors.some((x) => x.field === fe.field)) {
+      errors.push(fe);
+      if (e.keyword === 'required') requiredAt = errors.length;
+    }
+  }
+  return requiredAt;
+}
+
+/** The spec's pairs of which exactly one is given; a missing pair's error goes where `required` errors are. */
+function checkAlternatives(
+  pairs: QuerySpec['alternatives'],
+  obj: Readonly<Record<string, unknown>>,
+  badFields: ReadonlySet<string>,
+  errors: FieldError[],
+  requiredAt: number,
+): void {
+  let at = requiredAt;
+  for (const [a, b] of pairs ?? []) {
+    if (badFields.has(a) || badFields.has(b)) continue;
+    if (obj[a] === undefined && obj[b] === undefined) errors.splice(at++, 0, { field: a, message: 'Required' });
+    else if (obj[a] !== undefined && obj[b] !== undefined) errors.push({ field: b, message: `Give ${a} or ${b}, not both` });
+  }
 }
 
 /**

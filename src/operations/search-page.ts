@@ -15,6 +15,12 @@ import type { SummaryParts } from './plan-catalog.ts';
 import { creditCentsFor, summaryRow } from './plan-summary-row.ts';
 import type { SearchParams } from './search-plans.ts';
 
+/** A member of a household search. */
+export interface SearchMember {
+  readonly age: number;
+  readonly charged: boolean;
+}
+
 /** What a search page is made of (the model's members, set once). */
 export interface SearchPageParts {
   /** `HPD_BASE_URL`: links are `${baseUrl}/v1/health/plans…`. */
@@ -27,6 +33,8 @@ export interface SearchPageParts {
   readonly meta: RequestMeta;
   /** Monthly APTC in dollars; null when no credit was asked for. */
   readonly aptcMonthly: number | null;
+  /** A household search's members (who is charged); null for one age. */
+  readonly members: readonly SearchMember[] | null;
   readonly nextCursor: string | undefined;
   /** Canonical names echoed by the links that set page or cursor themselves, in table order. */
   readonly linkOrder: readonly string[];
@@ -44,6 +52,7 @@ export class SearchPageModel implements PageModel, SearchPageParts {
   readonly params: SearchParams;
   readonly meta: RequestMeta;
   readonly aptcMonthly: number | null;
+  readonly members: readonly SearchMember[] | null;
   readonly nextCursor: string | undefined;
   readonly linkOrder: readonly string[];
   readonly selfOrder: readonly string[];
@@ -58,6 +67,7 @@ export class SearchPageModel implements PageModel, SearchPageParts {
     this.params = parts.params;
     this.meta = parts.meta;
     this.aptcMonthly = parts.aptcMonthly;
+    this.members = parts.members;
     this.nextCursor = parts.nextCursor;
     this.linkOrder = parts.linkOrder;
     this.selfOrder = parts.selfOrder;
@@ -79,7 +89,7 @@ export class SearchPageModel implements PageModel, SearchPageParts {
 
   /** Premium after the credit in cents, -1 without an estimate. */
   creditCents(i: number, parts: SummaryParts): number {
-    return creditCentsFor(this.rows.premiumCents[i]!, this.aptcMonthly, parts.metal_level);
+    return creditCentsFor(this.rows.premiumCents[i]!, this.aptcMonthly, parts.metal_level, parts.ehb_share);
   }
 
   get total(): number | null {
@@ -141,6 +151,7 @@ export class SearchPageModel implements PageModel, SearchPageParts {
       per_page: p.per_page,
       page_size: this.pageSizeAlias ? p.per_page : undefined,
       next_cursor: this.nextCursor,
+      members: this.members ?? undefined,
       ...locationFields(this.where),
       plan_year: p.year,
       data_source: this.dataSource,

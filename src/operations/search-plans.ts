@@ -11,17 +11,21 @@ import type { SortKey, ZipLocation } from '../engine/dataset.ts';
 import { METAL_LEVEL_FILTER_VALUES, PLAN_TYPES, type MetalLevel, type PlanType } from '../engine/plan-record.ts';
 import { searchInto, SearchRows, type CsrOverride, type SearchFilters } from '../engine/search.ts';
 import { csrVariantFor, estimateAptc } from '../engine/subsidy.ts';
+import { HouseholdList } from '../engine/household-list.ts';
+import { HouseholdRater } from '../engine/household-rater.ts';
 import { resolveLocation } from './location.ts';
 import type { YearData } from './data-registry.ts';
 import { defineOperation } from './operation.ts';
 import { validationProblem, type FieldError } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { LABELS, LINKS_OF, PRICED_AT, P, PLAN_SUMMARY } from './shared-schemas.ts';
-import { SearchPageModel } from './search-page.ts';
+import { AGE_OR_AGES, HOUSEHOLD_AGES, LABELS, LINKS_OF, PRICED_AT, P, PLAN_SUMMARY } from './shared-schemas.ts';
+import { SearchPageModel, type SearchMember } from './search-page.ts';
 
 export interface SearchParams {
   zip: string;
-  age: number;
+  /** Exactly one of age and ages is given (the query's alternatives). */
+  age?: number;
+  ages?: number[];
   year: number;
   county_fips?: string;
   metal_level?: string;
@@ -56,14 +60,15 @@ const cursorOtherBuild = (year: number): string =>
   `Issued by another build of the ${year} plan data (the data was updated since): drop it to start again from the first page`;
 const CURSOR_GONE = 'Points after a plan that is no longer in these results: drop it to start again';
 
-const PRO_PARAMS = new Set(['issuer', 'hsa_eligible', 'max_premium', 'max_deductible', 'sort_by', 'income', 'household_size']);
+const PRO_PARAMS = new Set(['ages', 'issuer', 'hsa_eligible', 'max_premium', 'max_deductible', 'sort_by', 'income', 'household_size']);
 
 const QUERY = compileQuery<SearchParams>({
   schema: {
     type: 'object',
     properties: {
       zip: P.zip,
-      age: P.age,
+      age: AGE_OR_AGES,
+      ages: HOUSEHOLD_AGES,
       year: P.year,
       county_fips: P.county_fips,
       metal_level: { type: 'string', enum: [...METAL_LEVEL_FILTER_VALUES], description: 'Only plans of this metal level' },
@@ -76,7 +81,12 @@ const QUERY = compileQuery<SearchParams>({
         'x-pro': true,
       },
       hsa_eligible: { type: 'boolean', description: 'Pro. true: only HSA-eligible plans; false: only the others', 'x-pro': true },
-      max_premium: { type: 'number', minimum: 0, description: 'Pro. Maximum monthly premium before credit, dollars', 'x-pro': true },
+      max_premium: {
+        type: 'number',
+        minimum: 0,
+        description: 'Pro. Maximum monthly premium before credit, dollars (the household’s total with ages)',
+        'x-pro': true,
+      },
       max_deductible: { type: 'number', minimum: 0, description: 'Pro. Maximum individual deductible, dollars', 'x-pro': true },
       sort_by: {
         type: 'string',
@@ -103,9 +113,11 @@ const QUERY = compileQuery<SearchParams>({
         'x-pro': true,
       },
     },
-    required: ['zip', 'age'],
+    required: ['zip'],
   },
   aliases: { page_size: 'per_page', sort: 'sort_by', order: 'sort_order' },
+  lists: ['ages'],
+  alternatives: [['age', 'ages']],
 });
 
 /** Parameters echoed by the first/next/prev/last links, which set page or cursor themselves. */
@@ -146,6 +158,20 @@ export const SEARCH_RESPONSE = {
       type: 'string',
       description: 'Cursor of the next page, to send as cursor with the same parameters; absent on the last page',
     },
+    members: {
+      type: 'array',
+      description:
+        'With ages only: each member in the order of ages, and whether the member is charged (false for children under 21 beyond the three oldest, who are covered at no premium); premiums are the household’s total',
+      items: {
+        type: 'object',
+        properties: {
+          age: { type: 'integer', description: 'Member age' },
+          charged: { type: 'boolean', description: 'Whether the member adds to the household premium' },
+        },
+        required: ['age', 'charged'],
+        additionalProperties: false,
+      },
+    },
     zip: { type: 'string', description: 'The ZIP code searched' },
     state: { type: 'string', description: 'Two-letter state code of the location priced' },
     ...PRICED_AT,
@@ -176,21 +202,21 @@ export const searchPlansOperation = defineOperation({
   path: '/v1/health/plans',
   summary: 'Search plans',
   description:
-    'Plans offered at a ZIP (and county) with premiums for the given age; offset pages or keyset cursors. Catastrophic plans are listed for applicants under 30, or when metal_level=catastrophic is asked for. With income and household_size, premium_with_credit is the premium after the estimated APTC and silver plans show their cost-sharing-reduction variant when the household qualifies.',
+    'Plans offered at a ZIP (and county) with premiums for the given age, or for a household (ages: the household’s total, sorted, filtered and paged by it); offset pages or keyset cursors. Catastrophic plans are listed when every member is under 30, or when metal_level=catastrophic is asked for. With income and household_size, premium_with_credit is the premium after the estimated APTC and silver plans show their cost-sharing-reduction variant when the household qualifies.',
   tier: 'free',
   query: QUERY,
   pathParams: [],
   proParams: (given, p) => given.filter((n) => PRO_PARAMS.has(n) && (n !== 'sort_by' || p.sort_by !== 'premium')),
   responseSchema: SEARCH_RESPONSE,
   check(p) {
-    const errors = incomeRule(p);
+    const errors = householdRules(p);
     if (p.cursor !== undefined && p.page > 1) errors.push({ field: 'page', message: 'Must not be given with cursor' });
     return errors;
   },
   handle(ctx, p, meta) {
     const yd = ctx.registry.get(p.year)!;
     const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
-    const { filters, aptcMonthly, csr } = searchPricing(yd, p, where.loc);
+    const { filters, aptcMonthly, csr, household, rater } = searchPricing(yd, p, where.loc);
 
     // Needed only to read or write a cursor.
     const fingerprint = (): string => fingerprintOf(yd, where.loc.countyFips, where.loc.areaIndex, p, csr?.suffix ?? null);
@@ -205,7 +231,8 @@ export const searchPlansOperation = defineOperation({
       yd.ds,
       {
         listId: where.loc.listId,
-        age: p.age,
+        age: pricedAge(p),
+        household,
         sortBy: p.sort_by,
         descending: p.sort_order === 'desc',
         filters,
@@ -239,6 +266,7 @@ export const searchPlansOperation = defineOperation({
       params: p,
       meta,
       aptcMonthly,
+      members: rater === null ? null : chargedMembers(rater),
       nextCursor,
       linkOrder: LINK_ORDER,
       selfOrder: QUERY.order,
@@ -263,12 +291,52 @@ export function incomeRule(p: Pick<SearchParams, 'income' | 'household_size'>): 
   return [{ field: p.income === undefined ? 'income' : 'household_size', message: 'Required' }];
 }
 
+/** {@link incomeRule}, and a household no larger than the tax household it is part of. */
+export function householdRules(p: Pick<SearchParams, 'income' | 'household_size' | 'ages'>): FieldError[] {
+  const errors = incomeRule(p);
+  if (p.ages !== undefined && p.household_size !== undefined && p.ages.length > p.household_size)
+    errors.push({ field: 'ages', message: 'More members than household_size' });
+  return errors;
+}
+
+/** Who of a household is charged: the three-child rule's count, or everyone under family tiers. */
+function chargedMembers(rater: HouseholdRater): SearchMember[] {
+  const counted = rater.rating.counted;
+  return rater.ages.map((age, i) => ({ age, charged: counted === null || counted[i]! }));
+}
+
+/** The age a search's stored orders are read for: the one asked, or a household's oldest member. */
+export function pricedAge(p: Pick<SearchParams, 'age' | 'ages'>): number {
+  return p.age ?? Math.max(...p.ages!);
+}
+
+/** The ages priced: the household's, or the one applicant's. */
+export function pricedAges(p: Pick<SearchParams, 'age' | 'ages'>): readonly number[] {
+  return p.ages ?? [p.age!];
+}
+
+/** The household's monthly APTC in dollars for the priced ages, or null when no income was given. */
+export function householdAptc(
+  yd: YearData,
+  loc: ZipLocation,
+  p: Pick<SearchParams, 'age' | 'ages' | 'income' | 'household_size'>,
+): number | null {
+  if (p.income === undefined || p.household_size === undefined) return null;
+  return estimateAptc(yd.ds, yd.rules, loc, { income: p.income, householdSize: p.household_size, ages: pricedAges(p) }).aptc_amount;
+}
+
 /** Filters, cost-sharing view and credit of a search's parameters at its location. */
 export function searchPricing(
   yd: YearData,
   p: SearchFilterParams,
   loc: ZipLocation,
-): { filters: SearchFilters; aptcMonthly: number | null; csr: CsrOverride | null } {
+): {
+  filters: SearchFilters;
+  aptcMonthly: number | null;
+  csr: CsrOverride | null;
+  household: HouseholdList | null;
+  rater: HouseholdRater | null;
+} {
   const metal = p.metal_level === undefined ? undefined : (p.metal_level.replace('_', ' ') as MetalLevel);
   const filters: SearchFilters = {
     metalLevel: metal,
@@ -277,17 +345,18 @@ export function searchPricing(
     hsaEligible: p.hsa_eligible,
     maxPremium: p.max_premium,
     maxDeductible: p.max_deductible,
-    includeCatastrophic: p.age < 30 || metal === 'catastrophic',
+    // Catastrophic coverage is for people under 30: a household qualifies only when every member does.
+    includeCatastrophic: pricedAge(p) < 30 || metal === 'catastrophic',
   };
-  let aptcMonthly: number | null = null;
+  const aptcMonthly = householdAptc(yd, loc, p);
   let csr: CsrOverride | null = null;
   if (p.income !== undefined && p.household_size !== undefined) {
-    const est = estimateAptc(yd.ds, yd.rules, loc, { income: p.income, householdSize: p.household_size, ages: [p.age] });
-    aptcMonthly = est.aptc_amount;
     const suffix = csrVariantFor(yd.rules, p.income, p.household_size, loc.state);
     if (suffix !== null) csr = csrOverride(yd, suffix);
   }
-  return { filters, aptcMonthly, csr };
+  const rater = p.ages === undefined ? null : new HouseholdRater(yd.ds, yd.rules, loc, p.ages);
+  const household = rater === null ? null : THREAD_HOUSEHOLD.fill(yd.ds, rater);
+  return { filters, aptcMonthly, csr, household, rater };
 }
 
 /**
@@ -295,6 +364,9 @@ export function searchPricing(
  * (MCP) in the turn that searched, so one set serves them all (the model checks it was not reused).
  */
 const THREAD_ROWS = new SearchRows();
+
+/** The household totals every household search of this thread prices its list into (read within the same turn). */
+const THREAD_HOUSEHOLD = new HouseholdList();
 
 function csrOverride(yd: YearData, suffix: '04' | '05' | '06'): CsrOverride {
   return {
@@ -354,6 +426,16 @@ function fingerprintOf(yd: YearData, county: string, areaIndex: number, p: Searc
   numberField(h, p.income);
   numberField(h, p.household_size);
   h.text(csr ?? '');
+  // A household's ages, in their order (their order orders the member breakdowns). Fed only when given,
+  // so a single-age cursor is the text it has always been.
+  if (p.ages !== undefined) {
+    h.char(0);
+    h.text('ages');
+    for (const a of p.ages) {
+      h.char(0);
+      h.number(a);
+    }
+  }
   return h.digest();
 }
 

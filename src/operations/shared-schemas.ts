@@ -39,6 +39,20 @@ export const P = {
 export const NULLABLE_NUMBER = { type: ['number', 'null'] } as const;
 
 /** Annual household income, dollars: the APTC estimate's and the ICHRA test's, each with its wording. */
+/** `ages`: a household priced instead of one `age` (issue #24 §1): a Pro parameter, like income. */
+export const HOUSEHOLD_AGES = {
+  type: 'array',
+  items: { type: 'integer', minimum: 0, maximum: 65 },
+  minItems: 1,
+  maxItems: 10,
+  description:
+    'Pro. Ages of the household members seeking coverage (comma-separated or repeated; 1–10 members), instead of age: premiums are the household’s monthly total, with only the three oldest children under 21 charged (family tiers in NY and VT)',
+  'x-pro': true,
+} as const;
+
+/** `age` where `ages` may take its place. */
+export const AGE_OR_AGES = { ...P.age, description: `${P.age.description}. Required unless ages is given` } as const;
+
 export const HOUSEHOLD_INCOME = (description: string) => ({ type: 'number', minimum: 0, maximum: 10_000_000, description }) as const;
 
 /** A nullable dollar amount with what it is; null where the plan's data does not give one. */
@@ -80,6 +94,26 @@ export const LABELS = {
       'Where the data comes from: puf_data (CMS Exchange public use files, the HealthCare.gov states) or state_exchange (a state running its own marketplace, whose plans the build does not hold: only the APTC estimate answers there, see benchmark_source); +modeled_premiums when premiums are modeled from SLCSP benchmark data rather than issuer rates',
   },
   data_freshness: { type: 'string', description: 'Plan year and date of the source data, and how premiums were obtained' },
+} as const;
+
+/** A household's members with their shares of a plan's premium (issue #24 §1: compare, detail, OOP). */
+export const MEMBER_BREAKDOWN = {
+  type: 'array',
+  description:
+    'With ages only: each member in the order of ages, with their share of the household premium. Per-member states charge each member’s age-rated premium, but only the three oldest children under 21; NY and VT price the family tier and split it by the members’ age-curve rates',
+  items: {
+    type: 'object',
+    properties: {
+      age: { type: 'integer', description: 'Member age' },
+      premium: { type: 'number', description: 'The member’s monthly share of the household premium, dollars; 0 when not charged' },
+      charged: {
+        type: 'boolean',
+        description: 'False for children under 21 beyond the three oldest, who are covered at no premium',
+      },
+    },
+    required: ['age', 'premium', 'charged'],
+    additionalProperties: false,
+  },
 } as const;
 
 export const PLAN_SUMMARY = {
@@ -146,6 +180,10 @@ export const PLAN_SUMMARY = {
       },
       required: ['benefits_summary', 'brochure', 'formulary', 'provider_directory'],
       additionalProperties: false,
+    },
+    members: {
+      ...MEMBER_BREAKDOWN,
+      description: `Compare with ages only (search rows carry the household total alone). ${MEMBER_BREAKDOWN.description}`,
     },
   },
   required: [

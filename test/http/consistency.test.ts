@@ -107,13 +107,10 @@ describe('a plan not offered at the location is 404 on compare, OOP and detail',
     await expectOk(await s.get(`${oop}?zip=${FIXTURE_ZIPS.harris}&age=30&scenario=low`), 'estimateOop');
   });
 
-  test('detail has no location (§5.2): a zip is an unknown parameter, a 400 naming it (§1.1), never a 404', async () => {
+  test('detail is priced only with a location and an age (issue #24 §1): a zip alone is a 400 naming age, never a 404', async () => {
     const path = '/v1/health/plans/11111TX0010001-01';
-    const body = await expectProblem(await s.get(`${path}?zip=${FIXTURE_ZIPS.montgomery}`), 400, path, {
-      fields: ['zip'],
-      detail: 'Unknown parameter zip (valid: year).',
-    });
-    assert.equal(body.errors[0].message, 'Unknown parameter (valid: year)');
+    const body = await expectProblem(await s.get(`${path}?zip=${FIXTURE_ZIPS.montgomery}`), 400, path, { fields: ['age'] });
+    assert.equal(body.errors[0].message, 'Required with zip (or give ages)');
   });
 });
 

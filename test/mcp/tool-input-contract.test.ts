@@ -1,7 +1,8 @@
 /**
  * @module The generated tool input schemas against the ones api-contract §7.5 writes out: the same
  * arguments, the same required ones and the same keywords, apart from the descriptions (ours) and the
- * departures listed here with their reason. Skipped where the shared docs are not checked out.
+ * departures listed here with their reason (arguments added by issues, and required ones that became one of
+ * a pair). Skipped where the shared docs are not checked out.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -24,6 +25,30 @@ const DEPARTURES: Readonly<Record<string, string>> = {
   'get_plan_crosswalk.year.type': 'the REST range instead of const 2025 (see const)',
   'get_plan_crosswalk.year.minimum': 'the REST range instead of const 2025 (see const)',
   'get_plan_crosswalk.year.maximum': 'the REST range instead of const 2025 (see const)',
+};
+
+const HOUSEHOLD = 'issue #24 §1 (household pricing); pinned by test/fixtures/mcp-tool-input-schemas.json';
+/** Arguments §7.5 does not have, added by an issue: `tool.argument` → where it comes from. */
+const ADDED_ARGUMENTS: Readonly<Record<string, string>> = {
+  'search_plans.ages': HOUSEHOLD,
+  'get_plan_details.zip': HOUSEHOLD,
+  'get_plan_details.county_fips': HOUSEHOLD,
+  'get_plan_details.age': HOUSEHOLD,
+  'get_plan_details.ages': HOUSEHOLD,
+  'get_plan_details.income': HOUSEHOLD,
+  'get_plan_details.household_size': HOUSEHOLD,
+  'compare_plans.ages': HOUSEHOLD,
+  'compare_plans.income': HOUSEHOLD,
+  'compare_plans.household_size': HOUSEHOLD,
+  'estimate_out_of_pocket.ages': HOUSEHOLD,
+};
+
+/** Arguments §7.5 requires that ours do not, and why. */
+const NO_LONGER_REQUIRED: Readonly<Record<string, string>> = {
+  'search_plans.age':
+    'age or ages (issue #24 §1): exactly one is required, checked with the other arguments (a top-level oneOf is refused by several MCP clients)',
+  'compare_plans.age': 'age or ages, as on search_plans',
+  'estimate_out_of_pocket.age': 'age or ages, as on search_plans',
 };
 
 /** Tools §7.5 does not have, added by an issue: tool name → where it comes from. */
@@ -51,11 +76,23 @@ test('tool input schemas follow api-contract §7.5 but for the listed departures
   const contractTools = TOOLS.filter((t) => BEYOND_CONTRACT[t.name] === undefined);
   assert.deepEqual(contractTools.map((t) => t.name).sort(), Object.keys(contract).sort());
   const found: string[] = [];
+  const added: string[] = [];
+  const unrequired: string[] = [];
   for (const tool of contractTools) {
     const theirs = contract[tool.name]!;
     const ours = tool.inputSchema as Schema;
-    assert.deepEqual(ours.required, theirs.required ?? [], `${tool.name} required`);
-    assert.deepEqual(Object.keys(ours.properties), Object.keys(theirs.properties), `${tool.name} arguments`);
+    const required = (theirs.required ?? []).filter((a) => {
+      const kept = NO_LONGER_REQUIRED[`${tool.name}.${a}`] === undefined;
+      if (!kept) unrequired.push(`${tool.name}.${a}`);
+      return kept;
+    });
+    assert.deepEqual(ours.required, required, `${tool.name} required`);
+    const mine = Object.keys(ours.properties).filter((a) => {
+      const contractual = ADDED_ARGUMENTS[`${tool.name}.${a}`] === undefined;
+      if (!contractual) added.push(`${tool.name}.${a}`);
+      return contractual;
+    });
+    assert.deepEqual(mine, Object.keys(theirs.properties), `${tool.name} arguments`);
     for (const [arg, schema] of Object.entries(theirs.properties)) {
       const mine = ours.properties[arg]!;
       for (const k of new Set([...Object.keys(schema), ...Object.keys(mine)].filter((x) => x !== 'description'))) {
@@ -64,4 +101,6 @@ test('tool input schemas follow api-contract §7.5 but for the listed departures
     }
   }
   assert.deepEqual(found.sort(), Object.keys(DEPARTURES).sort());
+  assert.deepEqual(added.sort(), Object.keys(ADDED_ARGUMENTS).sort(), 'every added argument is there');
+  assert.deepEqual(unrequired.sort(), Object.keys(NO_LONGER_REQUIRED).sort(), 'every unrequired argument was required');
 });

@@ -1,0 +1,60 @@
+/**
+ * @module A location's plan list priced for one household (issue #24 §1): the household's total at every
+ * list position and the positions in order of that total, for a search to filter, sort and page by.
+ *
+ * The build stores premium orders per age only. Within a state every plan shares one age curve, so the
+ * order by household total is nearly the order by the oldest member's premium; it differs only where
+ * per-member rounding, child-only plans, ages a plan does not sell or family-tier amounts reorder plans.
+ * So the stored order for that age is the seed and an insertion sort finishes it: linear on the nearly
+ * sorted lists, exact on any. Ties break by plan index, which is plan-id order, as in the stored orders.
+ */
+import type { Dataset } from './dataset.ts';
+import type { HouseholdRater } from './household-rater.ts';
+
+export class HouseholdList {
+  /** Household total in cents by list position; 0 where the plan cannot cover the household. */
+  cents = new Int32Array(256);
+  /** Positions by total ascending (ties by plan id), plans that cannot cover the household last. */
+  order = new Uint16Array(256);
+  size = 0;
+
+  /** Prices the list of the rater's location into this (reused per thread) and returns it. */
+  fill(ds: Dataset, rater: HouseholdRater): this {
+    const listId = rater.location.listId;
+    const size = ds.listSize(listId);
+    if (size > this.cents.length) {
+      this.cents = new Int32Array(size);
+      this.order = new Uint16Array(size);
+    }
+    this.size = size;
+    const cents = this.cents;
+    for (let pos = 0; pos < size; pos++) cents[pos] = rater.total(pos);
+    let oldest = 0;
+    for (const a of rater.ages) if (a > oldest) oldest = a;
+    const order = this.order;
+    order.set(ds.listOrder(listId, 'premium', oldest));
+    const { entryPlan, listStart } = ds.columns;
+    const base = listStart[listId]!;
+    // Key: the total, with "cannot cover" (0) after every price; then the plan index.
+    const before = (a: number, b: number): boolean => {
+      const ka = cents[a] === 0 ? Number.POSITIVE_INFINITY : cents[a]!;
+      const kb = cents[b] === 0 ? Number.POSITIVE_INFINITY : cents[b]!;
+      return ka < kb || (ka === kb && entryPlan[base + a]! < entryPlan[base + b]!);
+    };
+    for (let i = 1; i < size; i++) {
+      const pos = order[i]!;
+      let j = i - 1;
+      while (j >= 0 && before(pos, order[j]!)) {
+        order[j + 1] = order[j]!;
+        j--;
+      }
+      order[j + 1] = pos;
+    }
+    return this;
+  }
+
+  /** The ascending order of the filled list (a view: valid until the next fill). */
+  ascending(): Uint16Array {
+    return this.order.subarray(0, this.size);
+  }
+}
