@@ -24,6 +24,8 @@ export interface FixturePlan {
   readonly deductible: string;
   readonly moop: string;
   readonly name: string;
+  /** EHBPercentTotalPremium; '1.0' when not given. */
+  readonly ehbPercent?: string;
 }
 
 export const FIXTURE_PLANS: readonly FixturePlan[] = [
@@ -62,6 +64,8 @@ export const FIXTURE_PLANS: readonly FixturePlan[] = [
     deductible: '$7,500',
     moop: '$9,200',
     name: 'Lone Star Bronze 7500',
+    // A plan whose premium is not all for essential health benefits: the credit cannot pay the rest.
+    ehbPercent: '0.9',
   },
   {
     scid: '11111TX0010004',
@@ -277,7 +281,7 @@ export function planAttributesCsv(year: number, plans: readonly FixturePlan[] = 
         CSRVariationType: csr,
         IsHSAEligible: p.metal === 'Bronze' ? 'Yes' : 'No',
         NationalNetwork: 'No',
-        EHBPercentTotalPremium: '1.0',
+        EHBPercentTotalPremium: p.ehbPercent ?? '1.0',
         MedicalDrugDeductiblesIntegrated: 'Yes',
         MedicalDrugMaximumOutofPocketIntegrated: 'Yes',
         TEHBDedInnTier1Individual: csrDed,

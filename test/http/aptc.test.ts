@@ -5,6 +5,7 @@
  * benchmark, and the credit and CSR variants in search.
  */
 import assert from 'node:assert/strict';
+import { fixtureCreditCents } from '../helpers/fixture-credit.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -270,7 +271,17 @@ describe('search with income and household_size', () => {
       assert.equal(p.deductible.individual, 500, `${p.id}: the -06 variant's deductible`);
     }
     for (const p of plans.filter((x) => x.metal_level !== 'silver')) assert.match(p.id, /-01$/);
-    for (const p of plans) assert.equal(p.premium_with_credit, Math.max(0, round2(p.premium - aptc)), `${p.id} premium_with_credit`);
+    const cents = (d: number): number => Math.round(d * 100);
+    for (const p of plans)
+      assert.equal(
+        p.premium_with_credit,
+        fixtureCreditCents(p.id, p.metal_level, cents(p.premium), cents(aptc)) / 100,
+        `${p.id} premium_with_credit`,
+      );
+    // The credit exceeds the fixture bronze plan's EHB share (90 %): the other 10 % is still paid.
+    const capped = plans.find((p) => p.id === '11111TX0010003-01')!;
+    assert.ok(aptc > capped.premium);
+    assert.equal(capped.premium_with_credit, (cents(capped.premium) - Math.round(cents(capped.premium) * 0.9)) / 100);
     assert.ok(
       plans.some((p) => p.premium_with_credit === 0),
       'plans cheaper than the credit are free',
@@ -289,7 +300,8 @@ describe('search with income and household_size', () => {
         assert.match(p.id, /-04$/);
         assert.equal(p.deductible.individual, 3500);
       }
-      assert.equal(p.premium_with_credit, Math.max(0, round2(p.premium - aptc)), p.id);
+      const cents = (d: number): number => Math.round(d * 100);
+      assert.equal(p.premium_with_credit, fixtureCreditCents(p.id, p.metal_level, cents(p.premium), cents(aptc)) / 100, p.id);
     }
   });
 

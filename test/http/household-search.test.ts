@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fixtureCreditCents } from '../helpers/fixture-credit.ts';
 import { FIXTURE_PLANS, FIXTURE_ZIPS } from '../helpers/fixture-inputs.ts';
 import { expectOk, expectProblem, messageOf, pathOf, type Body } from '../helpers/http-assert.ts';
 import { buildFixture, startFixtureServer, type FixtureServer } from '../helpers/rest-server.ts';
@@ -143,7 +144,7 @@ describe('household search', () => {
     assert.ok(plansOf(capped).length >= 2);
   });
 
-  test('premium_with_credit is the total less the household’s APTC; silver plans show the CSR variant', async () => {
+  test('premium_with_credit is the total less the household’s APTC (not the non-EHB share); silver plans show the CSR variant', async () => {
     const household = 'ages=40,38,10&income=40000&household_size=3';
     const est = await expectOk(
       await s.get(`/v1/health/plans/aptc-estimate?zip=${ZIP}&household_income=40000&household_size=3&ages=40,38,10`),
@@ -155,7 +156,7 @@ describe('household search', () => {
     const csrLevel = est.csr_level;
     for (const p of plansOf(body)) {
       const total = cents(p.premium);
-      const expected = p.metal_level === 'catastrophic' ? total : Math.max(0, total - aptc);
+      const expected = fixtureCreditCents(String(p.id), String(p.metal_level), total, aptc);
       assert.equal(cents(p.premium_with_credit), expected, String(p.id));
       if (p.metal_level === 'silver' && csrLevel !== null) assert.match(String(p.id), /-0[456]$/);
     }
