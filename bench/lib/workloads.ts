@@ -9,6 +9,8 @@
  *   page (the `next_cursor` of page 1, computed through the operation itself).
  * - detail: plan variants of every kind (mostly the on-exchange `-01`, also CSR and off-exchange
  *   variants, and 14-character standard component ids).
+ * - household: the search mix with three members instead of one age (two adults and a child under 21,
+ *   `ages`; issue #24 §1), its cursors its own: the same ZIPs and options, priced for a family.
  * - years: the one URL.
  * - aptc: households of one to five members seeking coverage, incomes from 80 % to 600 % FPL or so.
  * - realistic (only when asked for): the search stream a response cache would see, Zipf-distributed
@@ -22,8 +24,8 @@ import { searchPlansOperation } from '../../src/operations/search-plans.ts';
 import { realisticSearch, weightedLocations, type RealisticSearch } from './realistic.ts';
 import { int, pick, prng } from './util.ts';
 
-export type WorkloadName = 'search' | 'detail' | 'years' | 'aptc' | 'realistic';
-export const WORKLOADS: readonly WorkloadName[] = ['search', 'detail', 'years', 'aptc', 'realistic'];
+export type WorkloadName = 'search' | 'household' | 'detail' | 'years' | 'aptc' | 'realistic';
+export const WORKLOADS: readonly WorkloadName[] = ['search', 'household', 'detail', 'years', 'aptc', 'realistic'];
 
 /**
  * The servers of the load runs: ours (`hpd serve`, the search response cache off so that every search
@@ -38,8 +40,10 @@ export interface Workload {
   readonly title: string;
   /** Paths with query strings, in replay order. */
   readonly urls: readonly string[];
-  /** Whether the baseline implements this endpoint (it has no APTC): its answers are compared with ours. */
+  /** Whether the baseline implements this endpoint (it has no APTC, no household): its answers are compared with ours. */
   readonly baseline: boolean;
+  /** Why the baseline is not loaded with it, when it is not. */
+  readonly baselineSkipped?: string;
   /** The targets loaded with it, in the order they alternate. */
   readonly targets: readonly TargetName[];
   /** The URLs fetched and compared before the runs (all of them, or a sample of a large stream). */
@@ -80,19 +84,31 @@ const ALL: readonly TargetName[] = ['ours', 'baseline', 'ceiling'];
 export function buildWorkloads(yd: YearData, ctx: OperationContext, perWorkload: number, realistic?: RealisticSize): Workload[] {
   const zips = searchableZips(yd);
   if (zips.length === 0) throw new Error(`build ${yd.ds.buildHash.slice(0, 12)} has no ZIP with plans to search`);
-  const plain = (name: WorkloadName, title: string, urls: string[], baseline: boolean): Workload => ({
+  const plain = (name: WorkloadName, title: string, urls: string[], baselineSkipped?: string): Workload => ({
     name,
     title,
     urls,
-    baseline,
-    targets: baseline ? ALL : ['ours', 'ceiling'],
+    baseline: baselineSkipped === undefined,
+    ...(baselineSkipped === undefined ? {} : { baselineSkipped }),
+    targets: baselineSkipped === undefined ? ALL : ['ours', 'ceiling'],
     verify: [...new Set(urls)],
   });
   const out = [
-    plain('search', 'Plan search (mixed ZIPs, ages, filters, sorts, pages)', searchUrls(yd, ctx, zips, perWorkload), true),
-    plain('detail', 'Plan detail', detailUrls(yd, perWorkload), true),
-    plain('years', 'Available years', ['/v1/health/years'], true),
-    plain('aptc', 'APTC estimate (1–5 members)', aptcUrls(zips, perWorkload), false),
+    plain('search', 'Plan search (mixed ZIPs, ages, filters, sorts, pages)', searchUrls(yd, ctx, zips, perWorkload, false)),
+    plain(
+      'household',
+      'Plan search for three-member households (the search mix, ages instead of age)',
+      searchUrls(yd, ctx, zips, perWorkload, true),
+      'the baseline (reference architecture replica) prices one age only',
+    ),
+    plain('detail', 'Plan detail', detailUrls(yd, perWorkload)),
+    plain('years', 'Available years', ['/v1/health/years']),
+    plain(
+      'aptc',
+      'APTC estimate (1–5 members)',
+      aptcUrls(zips, perWorkload),
+      'the baseline (reference architecture replica) has no APTC endpoint',
+    ),
   ];
   if (realistic !== undefined) out.push(realisticWorkload(zips, realistic));
   return out;
@@ -126,16 +142,20 @@ function searchUrls(
   ctx: OperationContext,
   zips: ReadonlyArray<{ zip: string; locations: ZipLocation[] }>,
   n: number,
+  household: boolean,
 ): string[] {
   const rand = prng(SEED);
+  // Its own stream for the family members, so the household mix draws the same ZIPs and options.
+  const family = prng(SEED + 3);
   const urls: string[] = [];
   for (let i = 0; i < n; i++) {
     const { zip, locations } = pick(rand, zips);
     const age = rand() < 0.1 ? int(rand, 0, 17) : int(rand, 18, 64);
-    const p: Array<[string, string | number | boolean]> = [
-      ['zip', zip],
-      ['age', age],
-    ];
+    const p: Array<[string, string | number | boolean]> = [['zip', zip]];
+    if (household) {
+      const adult = Math.max(21, age);
+      p.push(['ages', `${adult},${Math.min(64, Math.max(21, adult + int(family, -5, 5)))},${int(family, 0, 20)}`]);
+    } else p.push(['age', age]);
     const loc = locations.length > 1 && rand() < 0.5 ? locations[1]! : locations[0]!;
     if (loc !== locations[0]) p.push(['county_fips', loc.countyFips]);
     const r = rand();

@@ -35,18 +35,20 @@ export class HouseholdList {
     order.set(ds.listOrder(listId, 'premium', oldest));
     const { entryPlan, listStart } = ds.columns;
     const base = listStart[listId]!;
-    // Key: the total, with "cannot cover" (0) after every price; then the plan index.
-    const before = (a: number, b: number): boolean => {
-      const ka = cents[a] === 0 ? Number.POSITIVE_INFINITY : cents[a]!;
-      const kb = cents[b] === 0 ? Number.POSITIVE_INFINITY : cents[b]!;
-      return ka < kb || (ka === kb && entryPlan[base + a]! < entryPlan[base + b]!);
-    };
+    // Key: the total, "cannot cover" (0) after every price; then the plan index (plan-id order).
+    // Inlined: the sort runs on every household search, over every plan of the list.
     for (let i = 1; i < size; i++) {
       const pos = order[i]!;
+      const c = cents[pos]!;
+      const key = c === 0 ? Number.POSITIVE_INFINITY : c;
+      const plan = entryPlan[base + pos]!;
       let j = i - 1;
-      while (j >= 0 && before(pos, order[j]!)) {
-        order[j + 1] = order[j]!;
-        j--;
+      for (; j >= 0; j--) {
+        const other = order[j]!;
+        const oc = cents[other]!;
+        const okey = oc === 0 ? Number.POSITIVE_INFINITY : oc;
+        if (okey < key || (okey === key && entryPlan[base + other]! < plan)) break;
+        order[j + 1] = other;
       }
       order[j + 1] = pos;
     }

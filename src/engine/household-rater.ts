@@ -11,10 +11,11 @@
  */
 import { NO_LIST, PLAN_FLAG } from './build-format.ts';
 import type { Dataset, ZipLocation } from './dataset.ts';
+import { ageBand } from './age-bands.ts';
 import {
+  ADULT_BASE_AGE,
   householdPremiumCents,
   householdRating,
-  householdTotalCents,
   tierColumn,
   type HouseholdPremium,
   type HouseholdRating,
@@ -31,9 +32,16 @@ export class HouseholdRater {
   /** The family-tier column of community-rated states; null where members are rated one by one. */
   readonly column: TierColumn | null;
   readonly hasAdult: boolean;
-  /** The position {@link at} reads: one closure serves a whole scan, allocating nothing per plan. */
-  #pos = 0;
-  readonly #at = (age: number): number => this.ds.listPremiumCents(this.location.listId, this.#pos, age);
+  /** First entry of the location's list; -1 when it lists no plans. */
+  readonly #base: number;
+  /**
+   * Per member, where the list's premiums for the member's age band start in the entry columns: a list's
+   * premiums for one band are contiguous, so pricing a whole list reads a few short runs (search prices
+   * every plan of the list for every household request; the premium-pair table is 5 MB of cache misses).
+   */
+  readonly #memberAt: Int32Array;
+  /** The same for the single-adult age (tier factor × the adult rate). */
+  readonly #adultAt: number;
 
   constructor(ds: Dataset, rules: TaxYearRules, location: ZipLocation, ages: readonly number[]) {
     this.ds = ds;
@@ -43,18 +51,32 @@ export class HouseholdRater {
     this.rating = householdRating(ages, rules, location.state);
     this.column = this.rating.counted === null ? tierColumn(ages, rules.child_age_limit.value) : null;
     this.hasAdult = ages.some((a) => a >= rules.child_age_limit.value);
+    const { listStart, entryCount } = ds.columns;
+    this.#base = location.listId === NO_LIST ? -1 : listStart[location.listId]!;
+    this.#memberAt = Int32Array.from(ages, (a) => ageBand(a) * entryCount + this.#base);
+    this.#adultAt = ageBand(ADULT_BASE_AGE) * entryCount + this.#base;
   }
 
   /** The household's monthly total in cents for the plan at a list position; 0 when the plan cannot cover the household. */
   total(pos: number): number {
-    if (this.location.listId === NO_LIST) return 0;
-    const plan = this.ds.plan(this.ds.listPlan(this.location.listId, pos));
-    if (this.hasAdult && (plan.flags & PLAN_FLAG.childOnly) !== 0) return 0;
-    this.#pos = pos;
-    const ages = this.ages;
-    for (let i = 0; i < ages.length; i++) if (this.#at(ages[i]!) === 0) return 0;
-    const tier = this.column === null ? null : this.ds.familyTierCents(plan.standardComponentId, this.location.ratingArea, this.column);
-    const total = tier ?? householdTotalCents(this.rating, this.#at);
+    if (this.#base < 0) return 0;
+    const { entryCents, entryFlags, entryPlan } = this.ds.columns;
+    const e = this.#base + pos;
+    if (this.hasAdult && (entryFlags[e]! & PLAN_FLAG.childOnly) !== 0) return 0;
+    const at = this.#memberAt;
+    const counted = this.rating.counted;
+    let sum = 0;
+    for (let i = 0; i < at.length; i++) {
+      const c = entryCents[at[i]! + pos]!;
+      if (c === 0) return 0;
+      if (counted === null || counted[i]) sum += c;
+    }
+    if (counted !== null) return sum;
+    const tier =
+      this.column === null
+        ? null
+        : this.ds.familyTierCents(this.ds.plan(entryPlan[e]!).standardComponentId, this.location.ratingArea, this.column);
+    const total = tier ?? Math.round(this.rating.tierFactor * entryCents[this.#adultAt + pos]!);
     return total > 0 ? total : 0;
   }
 

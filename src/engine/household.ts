@@ -14,7 +14,7 @@ import type { TaxYearRules } from './rules-types.ts';
 import { InvariantError } from '../invariant.ts';
 
 /** Age whose rate is the single-adult base rate of a community-rated state (CMS age curves: 21 = 1.000). */
-const ADULT_BASE_AGE = 21;
+export const ADULT_BASE_AGE = 21;
 
 /** Family tier of a community-rated state (domain.md §3.3). */
 export type FamilyTier = 'one_adult' | 'two_adults' | 'one_adult_and_children' | 'two_adults_and_children' | 'child_only';

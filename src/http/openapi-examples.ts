@@ -117,8 +117,9 @@ function samples(id: string, f: Facts): OperationSamples {
         missing: [{ query: q(['zip', '00000'], ['age', '40']), path: {} }],
       };
     case 'comparePlans':
+      // A household, so the example shows the member breakdown (issue #24 §1).
       return {
-        ok: { query: q(['ids', `${first},${second}`], ...where), path: {} },
+        ok: { query: q(['ids', `${first},${second}`], ['zip', f.zip], ['ages', '40,38,10']), path: {} },
         missing: [{ query: q(['ids', `${first},${NO_SUCH_PLAN}-01`], ...where), path: {} }],
       };
     case 'calculateAptc':
@@ -149,6 +150,7 @@ function samples(id: string, f: Facts): OperationSamples {
         missing: [{ query: q(...where, ['scenario', 'medium']), path: { plan_id: `${NO_SUCH_PLAN}-01` } }],
       };
     case 'getPlanById':
+      // Unpriced: the example is what its self link (the plan, without pricing parameters) answers.
       return { ok: { query: [], path: { plan_id: first } }, missing: [{ query: [], path: { plan_id: `${NO_SUCH_PLAN}-01` } }] };
     case 'lookupZip':
       return { ok: { query: [], path: { zip: f.zip } }, missing: [{ query: [], path: { zip: '00000' } }] };

@@ -63,13 +63,18 @@ test('bench:short runs every target on the fixture build, closed and open loop: 
   // Every target answered every workload it serves, under load, without one error.
   assert.deepEqual(
     r.workloads.map((w) => w.name),
-    ['search', 'detail', 'years', 'aptc', 'realistic'],
+    ['search', 'household', 'detail', 'years', 'aptc', 'realistic'],
   );
   for (const w of r.workloads) {
     const expected =
-      w.name === 'aptc' ? ['ours', 'ceiling'] : w.name === 'realistic' ? ['ours', 'ours_cached'] : ['ours', 'baseline', 'ceiling'];
+      w.name === 'aptc' || w.name === 'household'
+        ? ['ours', 'ceiling']
+        : w.name === 'realistic'
+          ? ['ours', 'ours_cached']
+          : ['ours', 'baseline', 'ceiling'];
     assert.deepEqual(Object.keys(w.targets).sort(), [...expected].sort(), `${w.name}: targets that ran`);
     if (w.name === 'aptc') assert.match(w.skipped.baseline ?? '', /no APTC/);
+    if (w.name === 'household') assert.match(w.skipped.baseline ?? '', /one age only/);
     for (const [name, x] of Object.entries(w.targets)) {
       assert.ok(x.full.runs.length >= 1, `${w.name}/${name}: a full-load run`);
       for (const run of x.full.runs) {
@@ -133,6 +138,7 @@ test('bench:short runs every target on the fixture build, closed and open loop: 
       'years_vs_ceiling',
       'detail_vs_ceiling',
       'aptc_vs_ceiling',
+      'household_vs_search',
       'open_loop_p99_search',
       'zero_errors',
       'rss',

@@ -88,3 +88,36 @@ describe('PY2024 ICHRA affordability on real premiums (issue #24 §4)', () => {
     }
   });
 });
+
+describe('PY2024 household premiums on real rates (issue #24 §1)', () => {
+  test('a household’s premium is the Rate PUF’s: CT and RI sum the members’ rates, VT takes the family-tier amount (hand-checked)', () => {
+    // Figures read by hand from CTRates05102024.csv, RIRates05102024.csv and VTRates05102024.csv (PY2024).
+    const cases = [
+      // CT, Rating Area 2: 523.23 (age 40) + 510.12 (38) + 313.20 (0-14)
+      { zip: '06103', plan: '86545CT1230025-01', ages: '40,38,10', premium: 1346.55, members: [523.23, 510.12, 313.2] },
+      // RI, Rating Area 1: 280.96 + 273.92 + 168.18
+      { zip: '02903', plan: '77514RI0010006-01', ages: '40,38,10', premium: 723.06, members: [280.96, 273.92, 168.18] },
+      // RI: 280.96 + 273.92 + 188.84 (16) + 2 × 168.18 (12, 9); the fourth child under 21 (4) is free
+      {
+        zip: '02903',
+        plan: '77514RI0010006-01',
+        ages: '40,38,16,12,9,4',
+        premium: 1080.08,
+        members: [280.96, 273.92, 188.84, 168.18, 168.18, 0],
+      },
+      // VT, Rating Area 1: the COUPLE AND ONE DEPENDENT column, split evenly by VT's flat age curve
+      { zip: '05401', plan: '13627VT0340005-01', ages: '40,38,10', premium: 2041.24, members: [680.42, 680.41, 680.41] },
+    ];
+    for (const c of cases) {
+      const detail = run('/v1/health/plans/{plan_id}', `zip=${c.zip}&ages=${c.ages}&year=2024`, { plan_id: c.plan });
+      assert.equal(detail.pricing.premium, c.premium, `${c.plan} ${c.ages}`);
+      const shares = (detail.pricing.members as Array<{ premium: number }>).map((m) => m.premium);
+      assert.deepEqual(shares, c.members, `${c.plan} ${c.ages} members`);
+    }
+    // The first of each state's household search for two adults and a child is that plan.
+    for (const c of cases.filter((x) => x.ages === '40,38,10')) {
+      const first = run('/v1/health/plans', `zip=${c.zip}&ages=${c.ages}&year=2024&per_page=1`)._embedded.plans[0];
+      assert.deepEqual([first.id, first.premium], [c.plan, c.premium], c.zip);
+    }
+  });
+});
