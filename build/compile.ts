@@ -19,6 +19,7 @@ import { loadBenchmarks } from './benchmarks.ts';
 import { COMPILER_VERSION } from './compiler-version.ts';
 import { writeManifest } from './build-manifest.ts';
 import { coverPlans } from './coverage.ts';
+import { compileDental } from './dental.ts';
 import { loadGeography, type GeographyConfig } from './geo/geography.ts';
 import { loadPlanSources } from './load-plan-sources.ts';
 import { areaUncertainty, type UncertaintyFile } from './geo/area-uncertainty.ts';
@@ -286,6 +287,8 @@ async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManif
   const premiums = await premiumsOfSources(bundles, plans, { year, benchmarks, rules, planAreas: cover.planAreas }, sink, progress);
   const { rateTable } = premiums;
 
+  const dental = compileDental(plans, geo, premiums.dentalRates, premiums.dentalRatedStates, sink);
+
   const { crosswalk, benefits } = await readOptionalInputs(ctx, new Set(plans.variants.keys()), displayName);
 
   const tablesStage = progress.stage('tables');
@@ -313,6 +316,7 @@ async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManif
     crosswalk,
     benefits,
     familyTiers: rateTable.familyTiers,
+    dental,
   });
   lmdbStage.end(lmdbRows);
 

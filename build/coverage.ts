@@ -66,11 +66,14 @@ export function areasOfCoverage(coverage: Coverage, geo: Geography, sink: Diagno
   return areas;
 }
 
+/** What placing a plan needs of a variant: medical and dental records both have it. */
+export type CoverableVariant = Pick<PlanVariantRecord, 'standard_component_id' | 'issuer_id' | 'service_area_id' | 'state'>;
+
 /** Coverage and rating areas of every plan (by standard component id), and its variants grouped under it. */
-export interface PlanCoverage {
+export interface PlanCoverage<V extends CoverableVariant = PlanVariantRecord> {
   readonly coverage: Map<string, Coverage>;
   readonly planAreas: Map<string, Set<number>>;
-  readonly variantsByScid: Map<string, PlanVariantRecord[]>;
+  readonly variantsByScid: Map<string, V[]>;
   /** Standard component ids whose service area no row of the Service Area PUF describes (offered nowhere). */
   readonly withoutServiceArea: string[];
 }
@@ -85,16 +88,16 @@ export interface PlanFiles {
  * Expands the service area of every plan; all variants of a plan share it. `filesOf` names the two
  * PUFs of a plan's source in diagnostics.
  */
-export function coverPlans(
-  variants: Iterable<PlanVariantRecord>,
+export function coverPlans<V extends CoverableVariant>(
+  variants: Iterable<V>,
   serviceAreas: ReadonlyMap<string, ServiceArea>,
   geo: Geography,
   sink: DiagnosticSink,
   filesOf: (state: string) => PlanFiles,
-): PlanCoverage {
+): PlanCoverage<V> {
   const coverage = new Map<string, Coverage>();
   const planAreas = new Map<string, Set<number>>();
-  const variantsByScid = new Map<string, PlanVariantRecord[]>();
+  const variantsByScid = new Map<string, V[]>();
   for (const v of variants) {
     let list = variantsByScid.get(v.standard_component_id);
     if (list === undefined) variantsByScid.set(v.standard_component_id, (list = []));

@@ -7,6 +7,7 @@
  * with a warning: the file says nothing, and for a one-rating-area state whose exchange is statewide
  * that is the reading that serves its residents (README, "State-based exchanges").
  */
+import type { DentalPlanRecord } from '../src/engine/dental-record.ts';
 import type { PlanVariantRecord } from '../src/engine/plan-record.ts';
 import { openBundleFile, type PlanBundle } from './plan-sources.ts';
 import type { ProgressSink } from './progress.ts';
@@ -30,6 +31,11 @@ export interface PlanSourcesData {
   readonly newestImport: string | null;
   /** States whose plans were taken as statewide because their Service Areas file has no rows. */
   readonly statewideByDecision: string[];
+  /** Individual stand-alone dental plan variants (issue #24 §5), kept apart from `variants`. */
+  readonly dental: Map<string, DentalPlanRecord>;
+  readonly dentalServiceAreas: Map<string, ServiceArea>;
+  /** State → the source of its dental plans (its Rates file prices them, when it has one). */
+  readonly dentalStates: Map<string, PlanBundle>;
 }
 
 export async function loadPlanSources(
@@ -44,6 +50,9 @@ export async function loadPlanSources(
     states: new Map(),
     newestImport: null,
     statewideByDecision: [],
+    dental: new Map(),
+    dentalServiceAreas: new Map(),
+    dentalStates: new Map(),
   };
   let newest: string | null = null;
   for (const bundle of bundles) {
@@ -51,12 +60,20 @@ export async function loadPlanSources(
     claimStates(out.states, bundle, pa.variants.values());
     for (const [id, v] of pa.variants) out.variants.set(id, v);
     if (pa.newestImport !== null && (newest === null || pa.newestImport > newest)) newest = pa.newestImport;
+    for (const [id, d] of pa.dental) {
+      out.dental.set(id, d);
+      if (!out.dentalStates.has(d.state)) out.dentalStates.set(d.state, bundle);
+    }
     const saTable = await openBundleFile(bundle.serviceArea, 'service_area');
-    const areas = await loadServiceAreas(saTable, year, sink, progress);
+    const dentalAreas = new Map<string, ServiceArea>();
+    const areas = await loadServiceAreas(saTable, year, sink, progress, dentalAreas);
     if ((sink.files.get(saTable.file)?.rowsRead ?? 0) === 0 && pa.variants.size > 0) {
       statewide(areas, pa.variants.values(), saTable.file, sink, out.statewideByDecision);
+      // The same reading for the state's dental plans: the decision (and its one warning) is the state's.
+      statewide(dentalAreas, pa.dental.values(), saTable.file, null, []);
     }
     for (const [k, sa] of areas) out.serviceAreas.set(k, sa);
+    for (const [k, sa] of dentalAreas) out.dentalServiceAreas.set(k, sa);
   }
   return { ...out, newestImport: newest };
 }
@@ -82,9 +99,9 @@ function claimStates(states: Map<string, StateSource>, bundle: PlanBundle, varia
 /** Every service area the plans name, whole-state: the decision for a Service Areas file without rows. */
 function statewide(
   areas: Map<string, ServiceArea>,
-  variants: Iterable<PlanVariantRecord>,
+  variants: Iterable<Pick<PlanVariantRecord, 'issuer_id' | 'service_area_id' | 'state'>>,
   file: string,
-  sink: DiagnosticSink,
+  sink: DiagnosticSink | null,
   decided: string[],
 ): void {
   const states = new Set<string>();
@@ -101,6 +118,7 @@ function statewide(
     }
     states.add(v.state);
   }
+  if (sink === null) return;
   for (const state of [...states].sort()) {
     decided.push(state);
     sink.warn({

@@ -16,6 +16,11 @@ export interface Premiums {
   readonly rateTable: RateTable;
   /** True when every rate row is modeled (no Rate PUF, or a Rate PUF written by the modeler). */
   readonly premiumsModeled: boolean;
+  /**
+   * The rates of the dental plans asked for, from a real Rate PUF only: null when premiums are modeled,
+   * since modeled medical premiums give no basis for dental ones (issue #24 §5).
+   */
+  readonly dentalRates: RateTable['rates'] | null;
 }
 
 export interface PremiumSources {
@@ -37,12 +42,16 @@ export async function loadPremiums(
   scids: ReadonlySet<string>,
   sink: DiagnosticSink,
   progress: ProgressSink,
+  dentalScids: ReadonlySet<string> = new Set(),
 ): Promise<Premiums> {
   const { year } = src;
   if (src.rates !== null) {
-    const rateTable = await loadRates(await src.rates(), year, scids, sink, progress);
-    const premiumsModeled = rateTable.sourceNames.size > 0 && [...rateTable.sourceNames].every((s) => s === MODELED_SOURCE_NAME);
-    return { rateTable, premiumsModeled };
+    // One pass over the Rate PUF (280 MB for a national file) reads the medical and the dental rows.
+    const wanted = dentalScids.size === 0 ? scids : new Set([...scids, ...dentalScids]);
+    const loaded = await loadRates(await src.rates(), year, wanted, sink, progress);
+    const premiumsModeled = loaded.sourceNames.size > 0 && [...loaded.sourceNames].every((s) => s === MODELED_SOURCE_NAME);
+    const { medical, dental } = splitDental(loaded, dentalScids);
+    return { rateTable: medical, premiumsModeled, dentalRates: premiumsModeled || dental.size === 0 ? null : dental };
   }
   const plans = modelPlans(src.variants, (scid) => src.planAreas.get(scid) ?? new Set());
   const csv = modeledRatePufCsv(
@@ -53,5 +62,22 @@ export async function loadPremiums(
   const rateTable = await loadRates(table, year, scids, sink, progress, 'rates (modeled)');
   // The modeled file is not an input: the manifest's per-input row counts must not list it.
   sink.files.delete(MODELED_FILE);
-  return { rateTable, premiumsModeled: true };
+  return { rateTable, premiumsModeled: true, dentalRates: null };
+}
+
+/**
+ * The dental plans' rates taken out of a loaded table, so the medical table holds what it held before
+ * dental plans were read (their family tiers too: a community-rated dental plan's tiers are not the
+ * medical family-tier records). The source names and import date stay the file's.
+ */
+function splitDental(table: RateTable, dentalScids: ReadonlySet<string>): { medical: RateTable; dental: RateTable['rates'] } {
+  const dental: RateTable['rates'] = new Map();
+  if (dentalScids.size === 0) return { medical: table, dental };
+  for (const scid of dentalScids) {
+    const r = table.rates.get(scid);
+    if (r !== undefined) dental.set(scid, r);
+    table.rates.delete(scid);
+    table.familyTiers.delete(scid);
+  }
+  return { medical: table, dental };
 }

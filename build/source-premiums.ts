@@ -19,6 +19,10 @@ export interface SourcePremiums {
   readonly modeledStates: ReadonlySet<string>;
   /** Newest ImportDate of each source's Rates file (null when modeled or undated), by bundle id. */
   readonly ratesImport: ReadonlyMap<string, string | null>;
+  /** Dental plans' rates from real Rate PUFs (issue #24 §5); never modeled. */
+  readonly dentalRates: RateTable['rates'];
+  /** States whose dental plans' source has a real Rates file: their dental premiums are loaded. */
+  readonly dentalRatedStates: ReadonlySet<string>;
 }
 
 export interface PremiumContext {
@@ -38,11 +42,24 @@ export async function premiumsOfSources(
   const tables: RateTable[] = [];
   const modeledStates = new Set<string>();
   const ratesImport = new Map<string, string | null>();
+  const dentalRates: RateTable['rates'] = new Map();
+  const dentalRatedStates = new Set<string>();
   for (const bundle of bundles) {
     const variants: PlanVariantRecord[] = [];
     for (const v of data.variants.values()) if (data.states.get(v.state)?.bundle === bundle) variants.push(v);
+    const dentalScids = new Set<string>();
+    const dentalStates = new Set<string>();
+    for (const d of data.dental.values()) {
+      if (data.dentalStates.get(d.state) !== bundle) continue;
+      dentalScids.add(d.standard_component_id);
+      dentalStates.add(d.state);
+    }
     const rates = bundle.rates;
-    const { rateTable, premiumsModeled } = await loadPremiums(
+    const {
+      rateTable,
+      premiumsModeled,
+      dentalRates: bundleDental,
+    } = await loadPremiums(
       {
         year: ctx.year,
         rates: rates === null ? null : () => openBundleFile(rates, 'rates'),
@@ -55,12 +72,21 @@ export async function premiumsOfSources(
       new Set(variants.map((v) => v.standard_component_id)),
       sink,
       progress,
+      dentalScids,
     );
+    if (rates !== null && !premiumsModeled) for (const s of dentalStates) dentalRatedStates.add(s);
+    if (bundleDental !== null) for (const [k, v] of bundleDental) dentalRates.set(k, v);
     tables.push(rateTable);
     ratesImport.set(bundle.id, premiumsModeled ? null : rateTable.newestImport);
     if (premiumsModeled) for (const v of variants) modeledStates.add(v.state);
   }
-  return { rateTable: tables.length === 1 ? tables[0]! : mergeRateTables(tables), modeledStates, ratesImport };
+  return {
+    rateTable: tables.length === 1 ? tables[0]! : mergeRateTables(tables),
+    modeledStates,
+    ratesImport,
+    dentalRates,
+    dentalRatedStates,
+  };
 }
 
 function newestOf(variants: readonly PlanVariantRecord[]): string | null {

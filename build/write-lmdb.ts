@@ -1,11 +1,12 @@
 /**
  * @module The LMDB half of a build: plan variant details, ZIPs, counties, issuers per state, crosswalk
- * entries, benefits and family-tier rates, written in one transaction (read one record at a time by
+ * entries, benefits, family-tier rates and the stand-alone dental plans (build/dental.ts), written in one transaction (read one record at a time by
  * the engine, unlike the columnar tables).
  */
 import { open as openLmdb } from 'lmdb';
 import { DB, LMDB_OPTIONS } from '../src/engine/build-format.ts';
 import type { PlanVariantRecord } from '../src/engine/plan-record.ts';
+import type { DentalData } from './dental.ts';
 import type { Geography } from './geo/geography.ts';
 import type { BenefitsByVariant } from './puf/benefits.ts';
 import type { CrosswalkTable } from './puf/crosswalk.ts';
@@ -22,6 +23,7 @@ export async function writeLmdb(
     crosswalk: CrosswalkTable | null;
     benefits: BenefitsByVariant | null;
     familyTiers: RateTable['familyTiers'];
+    dental: DentalData;
   },
 ): Promise<number> {
   const root = openLmdb({ path, ...LMDB_OPTIONS });
@@ -34,6 +36,11 @@ export async function writeLmdb(
     const crosswalk = root.openDB({ name: DB.crosswalk });
     const benefits = root.openDB({ name: DB.benefits });
     const familyTiers = root.openDB({ name: DB.familyTiers });
+    // Dental plans in databases of their own: the medical ones hold the records they held before.
+    const dentalPlans = root.openDB({ name: DB.dentalPlans });
+    const dentalOffers = root.openDB({ name: DB.dentalOffers });
+    const dentalRates = root.openDB({ name: DB.dentalRates });
+    const dentalStates = root.openDB({ name: DB.dentalStates });
     await root.transaction(() => {
       for (const [id, rec] of data.variants) {
         plans.put(id, rec);
@@ -83,6 +90,12 @@ export async function writeLmdb(
           n++;
         }
       }
+      const { dental } = data;
+      for (const [id, rec] of dental.plans) dentalPlans.put(id, rec);
+      for (const [county, offers] of dental.offers) dentalOffers.put(county, offers);
+      for (const [scid, rows] of dental.rates) dentalRates.put(scid, rows);
+      for (const [state, rec] of dental.states) dentalStates.put(state, rec);
+      n += dental.plans.size + dental.offers.size + dental.rates.size + dental.states.size;
     });
     await root.flushed;
   } finally {

@@ -1,8 +1,8 @@
 /**
  * @module Loader of the CMS Plan Attributes PUF (151 columns, one row per plan variant).
  *
- * Keeps the individual medical market (the marketplace product); SHOP and stand-alone dental rows are
- * counted as ignored. Columns are found by header name, so extra or reordered columns of other years
+ * Keeps the individual medical market (the marketplace product) and, apart, the individual stand-alone
+ * dental plans (dental-plans.ts); SHOP rows are counted as ignored. Columns are found by header name, so extra or reordered columns of other years
  * load unchanged. A row without a usable identity (plan id, state, metal level, plan type) is
  * rejected; an unparsable money or flag value becomes null with a warning and the row is kept.
  */
@@ -11,6 +11,9 @@ import type { TableReader } from '../read/table.ts';
 import { forEachRow, type Row } from '../read/table-rows.ts';
 import { parseDate, parseDecimal, parseInteger, parseMoney, parsePercent, parseYesNo, type ParseResult } from '../read/values.ts';
 import type { ProgressSink } from '../progress.ts';
+import type { DentalPlanRecord } from '../../src/engine/dental-record.ts';
+import { DENTAL_OPTIONAL_COLUMNS, isDentalRow, readDentalRow } from './dental-plans.ts';
+import { documentUrl } from './document-url.ts';
 import {
   METAL_LEVELS,
   PLAN_TYPES,
@@ -83,16 +86,19 @@ const OPTIONAL = [
   ...moneyColumns('TEHB', 'MOOP'),
   ...moneyColumns('MEHB', 'MOOP'),
   ...SBC.flatMap((s) => ['Deductible', 'Copayment', 'Coinsurance', 'Limit'].map((k) => `SBC${s}${k}`)),
+  ...DENTAL_OPTIONAL_COLUMNS,
 ];
 
 export interface PlanAttributesResult {
   /** Individual medical plan variants by PlanId. */
   readonly variants: Map<string, PlanVariantRecord>;
+  /** Individual stand-alone dental plan variants by PlanId (dental-plans.ts). */
+  readonly dental: Map<string, DentalPlanRecord>;
   /** Newest ImportDate seen (YYYY-MM-DD), the freshness of the data. */
   readonly newestImport: string | null;
 }
 
-/** Loads the individual medical plan variants of `year`. */
+/** Loads the individual medical plan variants of `year`, and the individual dental ones apart. */
 export async function loadPlanAttributes(
   table: TableReader,
   year: number,
@@ -100,9 +106,15 @@ export async function loadPlanAttributes(
   progress: ProgressSink,
 ): Promise<PlanAttributesResult> {
   const variants = new Map<string, PlanVariantRecord>();
+  const dental = new Map<string, DentalPlanRecord>();
   let newestImport: string | null = null;
   const file = table.file;
   await forEachRow(table, { required: REQUIRED, optional: OPTIONAL, stage: 'plan attributes' }, sink, progress, (row) => {
+    if (isDentalRow(row)) {
+      const d = readDentalRow(row, year, dental, sink);
+      if (d !== null) dental.set(d.id, d);
+      return;
+    }
     const identity = rowIdentity(row, year, variants, file, sink);
     if (identity === null) return;
     const record = readVariant(row, identity, cellReaders(row, sink));
@@ -111,7 +123,7 @@ export async function loadPlanAttributes(
     variants.set(identity.id, record);
   });
   sink.checkRejectedShare(file);
-  return { variants, newestImport };
+  return { variants, dental, newestImport };
 }
 
 /** The columns that identify a plan variant, checked against each other. */
@@ -250,9 +262,9 @@ function readVariant(row: Row, idn: VariantIdentity, cells: CellReaders): PlanVa
       simple_fracture: sbc(money, 'HavingSimplefracture'),
     },
     links: {
-      benefits_summary: url(row, 'URLForSummaryofBenefitsCoverage'),
-      brochure: url(row, 'PlanBrochure'),
-      formulary: url(row, 'FormularyURL'),
+      benefits_summary: documentUrl(row, 'URLForSummaryofBenefitsCoverage'),
+      brochure: documentUrl(row, 'PlanBrochure'),
+      formulary: documentUrl(row, 'FormularyURL'),
       // The Plan Attributes PUF has no provider directory; the Network PUF's NetworkURL would supply it.
       provider_directory: null,
     },
@@ -289,17 +301,4 @@ function sbc(money: (c: string) => number | null, scenario: string): SbcScenario
     limit,
     total: parts.length === 0 ? null : Math.round(parts.reduce((a, b) => a + b, 0) * 100) / 100,
   };
-}
-
-/** Keeps http(s) URLs only: the PUF has free text such as "N/A" in URL columns. */
-function url(row: Row, column: string): string | null {
-  const v = row.get(column);
-  if (v === '') return null;
-  const withScheme = /^https?:\/\//i.test(v) ? v : /^www\./i.test(v) ? `https://${v}` : null;
-  if (withScheme === null) return null;
-  try {
-    return new URL(withScheme).href;
-  } catch {
-    return null;
-  }
 }

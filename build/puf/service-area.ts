@@ -2,8 +2,9 @@
  * @module Loader of the CMS Service Area PUF: which counties, or ZIPs of a county, an issuer's service
  * area covers.
  *
- * Only individual medical service areas are kept, keyed by issuer and service area id (the id is unique
- * only within an issuer). A whole-state row expands later, against the geography, to every county of
+ * Only individual-market service areas are kept, keyed by issuer and service area id (the id is unique
+ * only within an issuer); medical ones in the returned map, stand-alone dental ones (issue #24 §5) in
+ * the map the caller passes for them, if any, so that medical plans never see a dental area. A whole-state row expands later, against the geography, to every county of
  * the state; a partial-county row keeps its ZIP list so that a plan is offered only in those ZIPs.
  */
 import type { DiagnosticSink } from '../read/diagnostics.ts';
@@ -42,13 +43,16 @@ export async function loadServiceAreas(
   year: number,
   sink: DiagnosticSink,
   progress: ProgressSink,
+  dental?: Map<string, ServiceArea>,
 ): Promise<Map<string, ServiceArea>> {
-  const areas = new Map<string, ServiceArea>();
+  const medical = new Map<string, ServiceArea>();
   const file = table.file;
   await forEachRow(table, { required: REQUIRED, optional: OPTIONAL, stage: 'service areas' }, sink, progress, (row) => {
     const reject = (column: string, reason: string): void => sink.reject({ ...row.at(column), reason });
     if (row.get('BusinessYear') !== String(year)) return reject('BusinessYear', `BusinessYear is not the build year ${year}`);
-    if (row.get('MarketCoverage') !== 'Individual' || row.get('DentalOnlyPlan').toLowerCase() !== 'no') {
+    const dentalOnly = row.get('DentalOnlyPlan').toLowerCase();
+    const areas = dentalOnly === 'no' ? medical : dentalOnly === 'yes' ? dental : undefined;
+    if (row.get('MarketCoverage') !== 'Individual' || areas === undefined) {
       sink.rowIgnored(file);
       return;
     }
@@ -93,5 +97,5 @@ export async function loadServiceAreas(
     sa.counties.set(county, zips);
   });
   sink.checkRejectedShare(file);
-  return areas;
+  return medical;
 }

@@ -10,6 +10,7 @@
 import { closeSync, fstatSync, openSync, readlinkSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvariantError } from '../invariant.ts';
+import type { DentalAreaRates, DentalOffer, DentalStateRecord } from './dental-record.ts';
 import { METAL_LEVELS, PLAN_TYPES } from './plan-record.ts';
 
 /** The symlink in `<builds root>/<year>/` naming the directory of the build being served. */
@@ -48,6 +49,14 @@ export const DB = {
   crosswalk: 'crosswalk',
   benefits: 'benefits',
   familyTiers: 'family-tiers',
+  /** Stand-alone dental plans (issue #24 §5), apart from the medical ones: see dental-record.ts. */
+  dentalPlans: 'dental-plans',
+  /** County FIPS → the dental plan variants offered there ({@link DentalOffer}[]). */
+  dentalOffers: 'dental-offers',
+  /** Dental standard component id → its Rate PUF rates by rating area ({@link DentalAreaRates}[]). */
+  dentalRates: 'dental-rates',
+  /** State → whether its dental premiums are loaded ({@link DentalStateRecord}). */
+  dentalStates: 'dental-states',
 } as const;
 
 /** Open options both sides must agree on (lmdb-js refuses mismatched structures otherwise). */

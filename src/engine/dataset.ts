@@ -27,6 +27,7 @@ import {
   type LoadedTables,
   type TablesMeta,
 } from './build-format.ts';
+import { readDentalCatalog, type DentalCatalog } from './dental.ts';
 import type { TierColumn } from './household.ts';
 import type { BuildManifest } from './manifest.ts';
 import type { MetalLevel, PlanType, PlanVariantRecord } from './plan-record.ts';
@@ -152,6 +153,8 @@ export interface Dataset {
    * the file has no such amount (modeled or age-rated plans). Read from LMDB once, on first use.
    */
   familyTierCents(standardComponentId: string, ratingArea: number, column: TierColumn): number | null;
+  /** The stand-alone dental plans (issue #24 §5), read from LMDB once, on first use. */
+  dental(): DentalCatalog;
   /** States with plan data in this build. */
   statesWithPlans(): readonly string[];
   planIds(): readonly string[];
@@ -317,6 +320,7 @@ function datasetOver(image: DatasetImage, tables: LoadedTables): Dataset {
   const issuersDb = db(DB.issuers);
   const crosswalkDb = db(DB.crosswalk);
   let tiers: Map<string, Partial<Record<TierColumn, number | null>>> | undefined;
+  let dental: DentalCatalog | undefined;
 
   const zipStart = tables.table('zip.start');
   const pairCents = tables.table('pair.cents');
@@ -379,6 +383,7 @@ function datasetOver(image: DatasetImage, tables: LoadedTables): Dataset {
       const dollars = tiers.get(`${scid}:${area}`)?.[column];
       return typeof dollars === 'number' ? Math.round(dollars * 100) : null;
     },
+    dental: () => (dental ??= readDentalCatalog(db)),
     statesWithPlans: () => statesWithPlans,
     planIds: () => meta.plans,
     sampleZip() {

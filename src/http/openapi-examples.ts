@@ -31,6 +31,8 @@ interface Facts {
   readonly state: string;
   readonly planIds: readonly string[];
   readonly crosswalk: Sample | null;
+  /** A dental plan offered at the ZIP, when the build has one there. */
+  readonly dentalPlanId: string | null;
 }
 
 /** An id of the right shape that no build contains. */
@@ -149,6 +151,16 @@ function samples(id: string, f: Facts): OperationSamples {
         ok: { query: q(...where, ['scenario', 'medium']), path: { plan_id: first } },
         missing: [{ query: q(...where, ['scenario', 'medium']), path: { plan_id: `${NO_SUCH_PLAN}-01` } }],
       };
+    case 'searchDentalPlans':
+      return {
+        ok: { query: q(...where, ['per_page', '2']), path: {} },
+        missing: [{ query: q(['zip', '00000'], ['age', '40']), path: {} }],
+      };
+    case 'getDentalPlanById':
+      return {
+        ok: f.dentalPlanId === null ? null : { query: [], path: { plan_id: f.dentalPlanId } },
+        missing: [{ query: [], path: { plan_id: `${NO_SUCH_PLAN}-01` } }],
+      };
     case 'getPlanById':
       // Unpriced: the example is what its self link (the plan, without pricing parameters) answers.
       return { ok: { query: [], path: { plan_id: first } }, missing: [{ query: [], path: { plan_id: `${NO_SUCH_PLAN}-01` } }] };
@@ -200,7 +212,25 @@ function findFacts(registry: DataRegistry, run: (id: string, s: Sample) => Execu
       state: found.state,
       planIds: found.plans.map((p) => p.id),
       crosswalk: findCrosswalk(registry, run),
+      dentalPlanId: findDentalPlan(candidates(), run),
     };
+  }
+  return null;
+}
+
+/** The first dental plan a dental search lists at the first ZIP with one (the documented ZIP first). */
+function findDentalPlan(zips: Iterable<string>, run: (id: string, s: Sample) => ExecuteResult | null): string | null {
+  for (const zip of zips) {
+    const r = run('searchDentalPlans', {
+      query: [
+        ['zip', zip],
+        ['age', '40'],
+      ],
+      path: {},
+    });
+    if (r?.ok !== true) continue;
+    const first = (r.body as { _embedded: { dental_plans: Array<{ id: string }> } })._embedded.dental_plans[0];
+    if (first !== undefined) return first.id;
   }
   return null;
 }

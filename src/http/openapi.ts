@@ -31,6 +31,11 @@ const TAGS = [
     description: 'Premium tax credit (APTC) estimates for a household, and the ICHRA affordability test for an employee.',
     operations: ['calculateAptc', 'checkIchraAffordability'],
   },
+  {
+    name: 'Dental',
+    description: 'Stand-alone dental plans by ZIP, apart from medical plans; premiums only where dental rates are loaded.',
+    operations: ['searchDentalPlans', 'getDentalPlanById'],
+  },
   { name: 'Geography', description: 'ZIP codes, counties and rating areas.', operations: ['lookupZip'] },
   {
     name: 'Reference',

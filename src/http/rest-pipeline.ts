@@ -60,10 +60,14 @@ export interface Route {
  * plan fragments: ~10× faster than either serializer on a 25-plan page (bench/search.bench.ts), same bytes.
  */
 export function buildRoutes(): Route[] {
+  // Plan summaries are the `_embedded.plans` of search and compare; other collections (dental plans)
+  // have no fragments and take the schema's serializer.
+  const embedsPlans = (op: Operation<never>): boolean => {
+    const embedded = (op.responseSchema.properties as Record<string, { properties?: object }> | undefined)?._embedded;
+    return embedded?.properties !== undefined && 'plans' in embedded.properties;
+  };
   const serializerFor = (op: Operation<never>): Route['serializer'] =>
-    '_embedded' in ((op.responseSchema.properties ?? {}) as object)
-      ? fragmentSerializer((b) => JSON.stringify(b))
-      : compileSerializer(op.responseSchema);
+    embedsPlans(op) ? fragmentSerializer((b) => JSON.stringify(b)) : compileSerializer(op.responseSchema);
   const routes: Route[] = OPERATIONS.flatMap((op) =>
     [op.path, ...(op.aliasPaths ?? [])].map((path) => ({
       pattern: path.replace(/\{(\w+)\}/g, ':$1'),

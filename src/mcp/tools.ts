@@ -11,6 +11,7 @@ import { checkIchraAffordabilityOperation } from '../operations/check-ichra-affo
 import { comparePlansOperation } from '../operations/compare-plans.ts';
 import { estimateAptcOperation } from '../operations/estimate-aptc.ts';
 import { estimateOutOfPocketOperation } from '../operations/estimate-out-of-pocket.ts';
+import { getDentalPlanDetailsOperation } from '../operations/get-dental-plan-details.ts';
 import { getPlanCrosswalkOperation } from '../operations/get-plan-crosswalk.ts';
 import { listIssuersOperation } from '../operations/list-issuers.ts';
 import { listPlanYearsOperation } from '../operations/list-plan-years.ts';
@@ -19,6 +20,7 @@ import { getPlanStatsOperation } from '../operations/get-plan-stats.ts';
 import { lookupZipOperation } from '../operations/lookup-zip.ts';
 import type { Operation } from '../operations/operation.ts';
 import type { JsonSchema } from '../operations/query.ts';
+import { searchDentalPlansOperation } from '../operations/search-dental-plans.ts';
 import { searchPlansOperation } from '../operations/search-plans.ts';
 import { unknownNameMessage } from '../operations/unknown-name.ts';
 import { toolInputSchema, type ToolParam } from './tool-input.ts';
@@ -214,6 +216,38 @@ export const TOOLS: readonly ToolDefinition[] = [
         ? `${String(src.plan_id)} is discontinued with no replacement (${String(b.crosswalk_reason)}).`
         : `${String(src.plan_id)} (${String(src.year)}) maps to ${String(tgt.plan_id)} (${String(tgt.year)}): ${String(b.crosswalk_reason)}.`;
     },
+  }),
+  defineTool(searchDentalPlansOperation, {
+    title: 'Search dental plans',
+    description:
+      'Stand-alone dental plans (individual market) offered at a ZIP code, apart from medical plans, with the monthly premium for one age where dental rates are loaded (the 2024 CT, RI and VT files). Elsewhere premium is null and premium_note says why: dental premiums are never modeled.',
+    params: {
+      age: { description: 'Age of the person to cover; 0–14 use the child rate, 64 and over the age-64 rate' },
+      page: { description: 'Page number, from 1' },
+      per_page: { description: 'Plans per page, 1–100 (default 25)' },
+    },
+    summarize: (b) => {
+      const plans = ((b._embedded as { dental_plans?: Body[] } | undefined)?.dental_plans ?? []) as Body[];
+      const first = plans[0];
+      const lead =
+        first === undefined
+          ? ''
+          : ` First: ${String(first.name)} (${String(first.metal_level)})${first.premium === null ? '' : ` at ${money(first.premium)}/month`}.`;
+      return `${num(b.total)} dental plans at ZIP ${String(b.zip)} (${String(b.county)}, ${String(b.state)}), plan year ${String(b.plan_year)}.${lead}${b.premium_note === null ? '' : ` ${String(b.premium_note)}.`}`;
+    },
+  }),
+  defineTool(getDentalPlanDetailsOperation, {
+    title: 'Dental plan details',
+    description:
+      'Record of a stand-alone dental plan: issuer, level (high or low), who may enrol, on or off exchange, pediatric dental share, in-network deductible and out-of-pocket maximum, documents, and whether the state’s dental rates are loaded.',
+    params: {
+      plan_id: {
+        ...PLAN_ID,
+        description: 'Dental plan variant ID (14-character ID + -NN); a bare 14-character ID means its -01 variant, else -00',
+      },
+    },
+    summarize: (b) =>
+      `${String(b.name)} (${String(b.id)}), ${String(b.metal_level)} ${String(b.plan_type)} dental plan by ${String(b.issuer)} in ${String(b.state)}, plan year ${String(b.plan_year)}${b.premiums_loaded === true ? '' : '; no dental rates loaded'}.`,
   }),
   defineTool(lookupZipOperation, {
     title: 'Look up a ZIP code',

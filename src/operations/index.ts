@@ -6,6 +6,7 @@ import { checkIchraAffordabilityOperation } from './check-ichra-affordability.ts
 import { comparePlansOperation } from './compare-plans.ts';
 import { estimateAptcOperation } from './estimate-aptc.ts';
 import { estimateOutOfPocketOperation } from './estimate-out-of-pocket.ts';
+import { getDentalPlanDetailsOperation } from './get-dental-plan-details.ts';
 import { getPlanCrosswalkOperation } from './get-plan-crosswalk.ts';
 import { getPlanDetailsOperation } from './get-plan-details.ts';
 import { getPlanStatsOperation } from './get-plan-stats.ts';
@@ -13,6 +14,7 @@ import { listIssuersOperation } from './list-issuers.ts';
 import { listPlanYearsOperation } from './list-plan-years.ts';
 import { lookupZipOperation } from './lookup-zip.ts';
 import type { Operation } from './operation.ts';
+import { searchDentalPlansOperation } from './search-dental-plans.ts';
 import { searchPlansOperation } from './search-plans.ts';
 
 export const OPERATIONS = [
@@ -27,6 +29,8 @@ export const OPERATIONS = [
   lookupZipOperation,
   listPlanYearsOperation,
   listIssuersOperation,
+  searchDentalPlansOperation,
+  getDentalPlanDetailsOperation,
 ] as const satisfies ReadonlyArray<Operation<never>>;
 
 /** The OpenAPI operationIds, for code that names an operation by its public id. */

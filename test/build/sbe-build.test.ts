@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import type { BuildResult } from '../../build/compile.ts';
 import { DIAGNOSTIC_CODES, FatalBuildError } from '../../build/read/diagnostics.ts';
 import type { SourcesFile } from '../../build/sources.ts';
+import { openDataset } from '../../src/engine/dataset.ts';
 import { buildRealYear, REPO_ROOT } from '../helpers/build-real-year.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hpd-sbe-build-'));
@@ -34,7 +35,7 @@ describe('PY2024 from the CT, RI and VT state-exchange bundles', () => {
     built = await buildRealYear(join(dir, 'real'), 2024);
   });
 
-  test('every SBE row is read; none rejected; rows out of scope are dental, SHOP, other quarters', () => {
+  test('every SBE row is read; none rejected; rows out of scope are SHOP, other quarters', () => {
     const rows = Object.fromEntries(built.manifest.inputs.map((i) => [i.name, [i.rows_read, i.rows_rejected, i.rows_ignored]]));
     assert.deepEqual(
       {
@@ -49,14 +50,16 @@ describe('PY2024 from the CT, RI and VT state-exchange bundles', () => {
         sbe_vt_service_areas: rows.sbe_vt_service_areas,
       },
       {
-        sbe_ct_plans: [82, 0, 11],
-        sbe_ct_rates: [19584, 0, 10608],
-        sbe_ct_service_areas: [14, 0, 8],
-        sbe_ri_plans: [119, 0, 32],
-        sbe_ri_rates: [6222, 0, 5151],
-        sbe_ri_service_areas: [8, 0, 6],
-        sbe_vt_plans: [131, 0, 27],
-        sbe_vt_rates: [55, 0, 27],
+        // Individual dental plans, their rates and service areas are kept since issue #24 §5: CT 6 plans,
+        // 2,448 rate rows, 5 service-area rows; RI 7, 357, 2; VT 1, 1 (its file has no service areas).
+        sbe_ct_plans: [82, 0, 5],
+        sbe_ct_rates: [19584, 0, 8160],
+        sbe_ct_service_areas: [14, 0, 3],
+        sbe_ri_plans: [119, 0, 25],
+        sbe_ri_rates: [6222, 0, 4794],
+        sbe_ri_service_areas: [8, 0, 4],
+        sbe_vt_plans: [131, 0, 26],
+        sbe_vt_rates: [55, 0, 26],
         sbe_vt_service_areas: [0, 0, 0],
       },
     );
@@ -99,6 +102,32 @@ describe('PY2024 from the CT, RI and VT state-exchange bundles', () => {
       ),
     );
     assert.equal(built.manifest.states.VT?.zips, 305);
+  });
+
+  test('dental plans: the 14 individual variants (CT 6, RI 7, VT 1), each priced from its own Rates file', () => {
+    const ds = openDataset(built.dir);
+    try {
+      const dental = ds.dental();
+      assert.equal(dental.variantCount, 14);
+      const offered = (zip: string) => {
+        const loc = ds.resolveZip(zip)![0]!;
+        return dental.offeredAt(loc.countyFips, zip).map((p) => p.id);
+      };
+      assert.equal(offered('06103').length, 6);
+      assert.equal(offered('02903').length, 7);
+      assert.deepEqual(offered('05401'), ['67380VT0070001-01'], 'VT statewide, as its medical plans');
+      for (const state of ['CT', 'RI', 'VT']) assert.equal(dental.ratesLoaded(state), true);
+      // CTRates05102024.csv line 15583; RIRates05102024.csv line 2425; VTRates05102024.csv line 29.
+      assert.equal(dental.premium('86545CT1400003', 2, 40), 38.76);
+      assert.equal(dental.premium('15287RI0860001', 1, 40), 14.92);
+      assert.equal(dental.premium('67380VT0070001', 1, 21), 59);
+      assert.equal(dental.premium('67380VT0070001', 1, 64), 59);
+      // The medical tables know nothing of them.
+      assert.equal(ds.planIndex('86545CT1400003'), undefined);
+      assert.equal(ds.premium('86545CT1400003', 2, 40), null);
+    } finally {
+      ds.close();
+    }
   });
 
   test('Connecticut ZIPs whose rating area is a guess are counted, region by region', () => {

@@ -250,7 +250,7 @@ describe('HAProxy (deploy/haproxy.cfg) in front of two hpd serve instances', { t
         200,
         `follow-up ${n} through HAProxy reached the session's instance (a 404 means it went to the other one): ${JSON.stringify(r.body)}`,
       );
-      assert.equal(r.body?.result?.tools?.length, 11);
+      assert.equal(r.body?.result?.tools?.length, 13);
       // Between follow-ups, balanced traffic: a new session each time, and a plain REST request.
       newOwners.add(await ownerOf(await initialize(lb.mcpUrl)));
       restSeen.add(await whoAnswersRest());

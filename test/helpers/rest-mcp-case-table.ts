@@ -37,6 +37,8 @@ export const APTC = '/v1/health/plans/aptc-estimate';
 export const OOP = '/v1/health/plans/{plan_id}/oop-estimate';
 export const ICHRA = '/v1/health/ichra/affordability';
 export const STATS = '/v1/health/plans/stats';
+export const DENTAL = '/v1/health/dental/plans';
+export const DENTAL_DETAIL = '/v1/health/dental/plans/{plan_id}';
 export const CROSSWALK = '/v1/health/plans/crosswalk';
 export const ZIPS = '/v1/health/zips/{zip}';
 export const ISSUERS = '/v1/health/issuers';
@@ -463,6 +465,65 @@ export const CASES: readonly Case[] = [
     args: { zip: '77002', age: 40, income: 30000 },
     status: 400,
     fields: ['household_size'],
+  },
+  // Stand-alone dental plans: the fixture's one (statewide TX, a year without dental rates).
+  {
+    name: 'dental search',
+    op: DENTAL,
+    rest: '/v1/health/dental/plans?zip=77002&age=40',
+    args: { zip: '77002', age: 40 },
+    tier: 'free',
+    status: 200,
+    facts: {
+      total: 1,
+      '_embedded.dental_plans.0.id': '55555TX0050001-01',
+      '_embedded.dental_plans.0.premium': null,
+      '_embedded.dental_plans.0.premium_source': null,
+      premium_note: 'No dental rates are loaded for TX 2025: premiums are not modeled for dental plans',
+      premiums_loaded: false,
+      state: 'TX',
+    },
+  },
+  {
+    name: 'dental search, unknown ZIP',
+    op: DENTAL,
+    rest: '/v1/health/dental/plans?zip=00000&age=40',
+    args: { zip: '00000', age: 40 },
+    status: 404,
+    detail: 'ZIP code 00000 not found.',
+  },
+  {
+    name: 'dental search, bad ZIP and no age',
+    op: DENTAL,
+    rest: '/v1/health/dental/plans?zip=7700',
+    args: { zip: '7700' },
+    status: 400,
+    fields: ['age', 'zip'],
+  },
+  {
+    name: 'dental search, a state without plan data',
+    op: DENTAL,
+    rest: `/v1/health/dental/plans?zip=${FIXTURE_ZIPS.honolulu}&age=40`,
+    args: { zip: FIXTURE_ZIPS.honolulu, age: 40 },
+    status: 404,
+    detail: NO_HI,
+  },
+  {
+    name: 'dental plan detail',
+    op: DENTAL_DETAIL,
+    rest: '/v1/health/dental/plans/55555TX0050001-01',
+    args: { plan_id: '55555TX0050001-01' },
+    tier: 'free',
+    status: 200,
+    facts: { id: '55555TX0050001-01', metal_level: 'high', plan_type: 'ppo', premiums_loaded: false, on_exchange: true },
+  },
+  {
+    name: 'dental plan detail, a medical plan id',
+    op: DENTAL_DETAIL,
+    rest: `/v1/health/dental/plans/${SILVER}`,
+    args: { plan_id: SILVER },
+    status: 404,
+    detail: `Dental plan ${SILVER} not found.`,
   },
   // ICHRA affordability.
   {

@@ -68,7 +68,7 @@ const token = (
 };
 
 describe('tools with an API key', () => {
-  test('initialize, list the eleven tools with input and output schemas and read-only annotations', async (t) => {
+  test('initialize, list the thirteen tools with input and output schemas and read-only annotations', async (t) => {
     const { client } = await fx.connect(fx.rest.keys.pro);
     t.after(() => client.close());
     const { tools } = await client.listTools();
@@ -77,12 +77,14 @@ describe('tools with an API key', () => {
       'compare_plans',
       'estimate_aptc',
       'estimate_out_of_pocket',
+      'get_dental_plan_details',
       'get_plan_crosswalk',
       'get_plan_details',
       'get_plan_stats',
       'list_issuers',
       'list_plan_years',
       'lookup_zip',
+      'search_dental_plans',
       'search_plans',
     ]);
     for (const tool of tools) {
@@ -123,6 +125,8 @@ describe('tools with an API key', () => {
         '/v1/health/ichra/affordability?zip=77002&age=40&household_income=52000&hra_monthly=300',
       ],
       ['get_plan_stats', { zip: '77002', age: 40 }, '/v1/health/plans/stats?zip=77002&age=40'],
+      ['search_dental_plans', { zip: '77002', age: 40 }, '/v1/health/dental/plans?zip=77002&age=40'],
+      ['get_dental_plan_details', { plan_id: '55555TX0050001-01' }, '/v1/health/dental/plans/55555TX0050001-01'],
       ['lookup_zip', { zip: '77477' }, '/v1/health/zips/77477'],
       ['list_issuers', { state: 'TX' }, '/v1/health/issuers?state=TX'],
       ['list_plan_years', {}, '/v1/health/years'],

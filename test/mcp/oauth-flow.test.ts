@@ -122,7 +122,7 @@ describe('MCP OAuth flow end to end with the SDK client', () => {
 
     const { client } = await connect(provider);
     const { tools } = await client.listTools();
-    assert.equal(tools.length, 11);
+    assert.equal(tools.length, 13);
     assert.ok(tools.some((x) => x.name === 'get_plan_details'));
 
     const years = okResult(await call(client, 'list_plan_years'), 'list_plan_years');

@@ -55,6 +55,8 @@ const NO_LONGER_REQUIRED: Readonly<Record<string, string>> = {
 const BEYOND_CONTRACT: Readonly<Record<string, string>> = {
   get_plan_stats: 'issue #24 §2 (facets and ranges of a search); its schema is pinned by test/fixtures/mcp-tool-input-schemas.json',
   check_ichra_affordability: 'issue #24 §4 (ICHRA affordability); its schema is pinned by test/fixtures/mcp-tool-input-schemas.json',
+  search_dental_plans: 'issue #24 §5 (dental plans by ZIP); its schema is pinned by test/fixtures/mcp-tool-input-schemas.json',
+  get_dental_plan_details: 'issue #24 §5 (a dental plan’s record); its schema is pinned by test/fixtures/mcp-tool-input-schemas.json',
 };
 
 const withoutDescriptions = (v: unknown): unknown =>

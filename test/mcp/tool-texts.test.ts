@@ -174,6 +174,8 @@ describe('tool results through a real MCP server', () => {
       ['estimate_aptc', { zip: '77002', household_income: 30000, household_size: 1, ages: [40] }, true],
       ['check_ichra_affordability', { zip: '77002', age: 40, household_income: 52000, hra_monthly: 300 }, true],
       ['get_plan_stats', { zip: '77002', age: 40 }, true],
+      ['search_dental_plans', { zip: '77002', age: 40 }, false],
+      ['get_dental_plan_details', { plan_id: '55555TX0050001-01' }, false],
       ['lookup_zip', { zip: '96813' }, false],
       ['list_plan_years', {}, false],
     ];

@@ -25,6 +25,8 @@ const PUBLIC_NAMES: Readonly<Record<string, string>> = {
   lookupZip: 'lookup_zip',
   listIssuers: 'list_issuers',
   getAvailableYears: 'list_plan_years',
+  searchDentalPlans: 'search_dental_plans',
+  getDentalPlanById: 'get_dental_plan_details',
 };
 
 const kebab = (tool: string): string => tool.replaceAll('_', '-');

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { loadPlanAttributes } from '../../../build/puf/plan-attributes.ts';
 import { createProgress } from '../../../build/progress.ts';
-import { DIAGNOSTIC_CODES, DiagnosticSink, FatalBuildError } from '../../../build/read/diagnostics.ts';
+import { DIAGNOSTIC_CODES, DiagnosticSink, FatalBuildError, formatDiagnostic } from '../../../build/read/diagnostics.ts';
 import { openTable } from '../../../build/read/table.ts';
 import { makeZip } from '../../helpers/zip-writer.ts';
 
@@ -384,15 +384,74 @@ describe('loadPlanAttributes: diagnostics', () => {
     });
   });
 
-  it('counts SHOP and dental rows as ignored, not rejected', async () => {
+  it('counts SHOP rows as ignored, not rejected, and keeps individual dental rows apart from the medical ones', async () => {
     const data = [
       planRow(1),
       planRow(2, { MarketCoverage: 'SHOP (Small Group)' }),
       planRow(3, { DentalOnlyPlan: 'Yes', MetalLevel: 'High' }),
+      planRow(4, { DentalOnlyPlan: 'Yes', MetalLevel: 'Low', MarketCoverage: 'SHOP (Small Group)' }),
     ];
     const { sink, result } = await load(writeFile(toCsv(OFFICIAL_HEADER, data)), 2025, 'plans.csv');
     assert.deepEqual([...result.variants.keys()], ['12345TX0000001-01']);
-    assert.deepEqual(sink.files.get('plans.csv'), { rowsRead: 3, rowsRejected: 0, rowsIgnored: 2 });
+    assert.deepEqual([...result.dental.keys()], ['12345TX0000003-01']);
+    assert.deepEqual(sink.files.get('plans.csv'), { rowsRead: 4, rowsRejected: 0, rowsIgnored: 2 });
+  });
+});
+
+describe('loadPlanAttributes: stand-alone dental rows', () => {
+  const dentalRow = (n: number, over: Row = {}): Row =>
+    planRow(n, {
+      DentalOnlyPlan: 'Yes',
+      MetalLevel: 'Low',
+      PlanType: 'PPO',
+      ChildOnlyOffering: 'Allows Child-Only',
+      CSRVariationType: 'Standard Low Off Exchange Plan',
+      PlanId: `12345TX${String(n).padStart(7, '0')}-00`,
+      EHBPediatricDentalApportionmentQuantity: '0.993',
+      MEHBDedInnTier1Individual: 'Not Applicable',
+      MEHBInnTier1IndividualMOOP: '$425',
+      PlanBrochure: 'www.acme.example/dental.pdf',
+      ...over,
+    });
+
+  it('reads the dental fields: level, enrollees, exchange, EHB share, MEHB deductible and MOOP, documents', async () => {
+    const { sink, result } = await load(writeFile(toCsv(OFFICIAL_HEADER, [dentalRow(7)])), 2025, 'plans.csv');
+    assert.equal(result.variants.size, 0);
+    assert.deepEqual(result.dental.get('12345TX0000007-00'), {
+      id: '12345TX0000007-00',
+      standard_component_id: '12345TX0000007',
+      name: 'Acme Silver 7',
+      issuer_id: '12345',
+      issuer: 'Acme Health',
+      state: 'TX',
+      plan_type: 'ppo',
+      metal_level: 'low',
+      enrollees: 'child_only',
+      on_exchange: false,
+      csr_variation: 'Standard Low Off Exchange Plan',
+      service_area_id: 'TXS001',
+      ehb_pediatric_dental_apportionment: 0.993,
+      deductible_individual: null,
+      max_out_of_pocket_individual: 425,
+      links: { benefits_summary: 'https://acme.example/sbc/12345TX0000007-01.pdf', brochure: 'https://www.acme.example/dental.pdf' },
+    });
+    assert.equal(sink.errorCount, 0);
+  });
+
+  it('rejects a malformed dental row with its file, line, column and reason; a bad optional value is nulled with a warning', async () => {
+    const data = [...rows(150), dentalRow(200, { MetalLevel: 'Silver' }), dentalRow(201, { MEHBInnTier1IndividualMOOP: 'lots' })];
+    const { sink, result } = await load(writeFile(toCsv(OFFICIAL_HEADER, data)), 2025, 'plans.csv');
+    assert.deepEqual([...result.dental.keys()], ['12345TX0000201-00']);
+    assert.equal(result.dental.get('12345TX0000201-00')!.max_out_of_pocket_individual, null);
+    const [error] = sink.kept.filter((d) => d.severity === 'error');
+    assert.deepEqual(
+      { file: error!.file, line: error!.line, column: error!.column, columnName: error!.columnName, value: error!.value },
+      { file: 'plans.csv', line: 152, column: col('MetalLevel'), columnName: 'MetalLevel', value: 'Silver' },
+    );
+    assert.match(error!.reason, /not a dental metal level \(high, low\)/);
+    const [warning] = sink.kept.filter((d) => d.severity === 'warning');
+    assert.deepEqual([warning!.line, warning!.column, warning!.value], [153, col('MEHBInnTier1IndividualMOOP'), 'lots']);
+    assert.match(formatDiagnostic(error!), /^plans\.csv:152:\d+: not a dental metal level/);
   });
 });
 
@@ -415,7 +474,11 @@ describe('loadPlanAttributes: the real PY2025 file', () => {
     const counts = sink.files.get(file)!;
     assert.equal(counts.rowsRead, 24527);
     assert.equal(counts.rowsRejected, 0);
-    assert.equal(counts.rowsIgnored, 24527 - 22663);
+    // Left out: the 558 SHOP rows; the 1,306 individual dental variants are kept apart (issue #24 §5).
+    assert.equal(counts.rowsIgnored, 558);
+    assert.equal(result.dental.size, 1306);
+    assert.equal(new Set([...result.dental.values()].map((d) => d.standard_component_id)).size, 819);
+    assert.equal(new Set([...result.dental.values()].map((d) => d.state)).size, 31);
     assert.equal(sink.errorCount, 0);
     let numbers = 0;
     const bad: string[] = [];

@@ -1,0 +1,78 @@
+/**
+ * @module The stand-alone dental rows of a Plans PUF (issue #24 §5): individual market,
+ * `DentalOnlyPlan` = Yes. They are read in the Plan Attributes pass (plan-attributes.ts), not in a
+ * second pass over a 35 MB file, and checked like medical rows: a row without a usable identity is
+ * rejected with its file, line, column and reason; an unreadable optional value is nulled with a warning.
+ */
+import type { DiagnosticSink } from '../read/diagnostics.ts';
+import type { Row } from '../read/table-rows.ts';
+import { parseMoney, parsePercent, type ParseResult } from '../read/values.ts';
+import { DENTAL_METAL_LEVELS, type DentalEnrollees, type DentalMetalLevel, type DentalPlanRecord } from '../../src/engine/dental-record.ts';
+import { PLAN_TYPES, PLAN_VARIANT_ID, type PlanType } from '../../src/engine/plan-record.ts';
+import { documentUrl } from './document-url.ts';
+
+/** Columns only dental rows need, read when the file has them. */
+export const DENTAL_OPTIONAL_COLUMNS = ['EHBPediatricDentalApportionmentQuantity'] as const;
+
+/** True for a row of the individual dental market. */
+export function isDentalRow(row: Row): boolean {
+  return row.get('MarketCoverage') === 'Individual' && row.get('DentalOnlyPlan').toLowerCase() === 'yes';
+}
+
+const ENROLLEES: Readonly<Record<string, DentalEnrollees>> = {
+  'allows adult and child-only': 'adult_and_child',
+  'allows child-only': 'child_only',
+  'allows adult-only': 'adult_only',
+};
+
+/** The record of a dental row of `year`, or null when the row is rejected (the reason is in `sink`). */
+export function readDentalRow(row: Row, year: number, seen: ReadonlyMap<string, unknown>, sink: DiagnosticSink): DentalPlanRecord | null {
+  const reject = (column: string, reason: string): null => {
+    sink.reject({ ...row.at(column), reason });
+    return null;
+  };
+  if (row.get('BusinessYear') !== String(year)) return reject('BusinessYear', `BusinessYear is not the build year ${year}`);
+  const id = row.get('PlanId');
+  const m = PLAN_VARIANT_ID.exec(id);
+  if (m === null) return reject('PlanId', 'not a plan variant id (14-character standard component id, hyphen, 2 digits)');
+  const scid = row.get('StandardComponentId');
+  if (scid !== m[1]) return reject('StandardComponentId', `does not match PlanId ${id}`);
+  const state = row.get('StateCode');
+  if (!/^[A-Z]{2}$/.test(state) || scid.slice(5, 7) !== state) return reject('StateCode', 'not the two-letter state of the plan id');
+  const metal = row.get('MetalLevel').toLowerCase() as DentalMetalLevel;
+  if (!DENTAL_METAL_LEVELS.includes(metal)) return reject('MetalLevel', `not a dental metal level (${DENTAL_METAL_LEVELS.join(', ')})`);
+  const planType = row.get('PlanType').toLowerCase() as PlanType;
+  if (!PLAN_TYPES.includes(planType)) return reject('PlanType', `not a plan type (${PLAN_TYPES.join(', ')})`);
+  if (seen.has(id)) return reject('PlanId', 'duplicate PlanId; the first row is kept');
+  const issuerId = row.get('IssuerId');
+  if (!/^\d{5}$/.test(issuerId) || scid.slice(0, 5) !== issuerId) return reject('IssuerId', 'not the 5-digit issuer of the plan id');
+  const optional = <T>(column: string, parse: (raw: string) => ParseResult<T>): T | null => {
+    const raw = row.get(column);
+    if (raw === '') return null;
+    const r = parse(raw);
+    if (r.ok) return r.value;
+    sink.warn({ ...row.at(column, raw), reason: `${r.reason}; stored as null` });
+    return null;
+  };
+  return {
+    id,
+    standard_component_id: scid,
+    name: row.get('PlanMarketingName'),
+    issuer_id: issuerId,
+    issuer: row.get('IssuerMarketPlaceMarketingName').replace(/\s+/g, ' '),
+    state,
+    plan_type: planType,
+    metal_level: metal,
+    enrollees: ENROLLEES[row.get('ChildOnlyOffering').toLowerCase()] ?? null,
+    // -00 is the off-exchange variant, as CSRVariationType says ("… Off Exchange Plan").
+    on_exchange: m[2] !== '00',
+    csr_variation: row.get('CSRVariationType'),
+    service_area_id: row.get('ServiceAreaId'),
+    // "1.0" in the federal file, "100.00%" in the SBE files: parsePercent reads both as a fraction.
+    ehb_pediatric_dental_apportionment: optional('EHBPediatricDentalApportionmentQuantity', parsePercent),
+    // Dental rows leave the TEHB and DEHB columns blank and state their cost sharing in MEHB.
+    deductible_individual: optional('MEHBDedInnTier1Individual', parseMoney),
+    max_out_of_pocket_individual: optional('MEHBInnTier1IndividualMOOP', parseMoney),
+    links: { benefits_summary: documentUrl(row, 'URLForSummaryofBenefitsCoverage'), brochure: documentUrl(row, 'PlanBrochure') },
+  };
+}
