@@ -39,7 +39,7 @@ export class HouseholdRater {
    * premiums for one band are contiguous, so pricing a whole list reads a few short runs (search prices
    * every plan of the list for every household request; the premium-pair table is 5 MB of cache misses).
    */
-  readonly #memberAt: Int32Array;
+  readonly #memberAt: number[];
   /** The same for the single-adult age (tier factor × the adult rate). */
   readonly #adultAt: number;
 
@@ -50,11 +50,21 @@ export class HouseholdRater {
     this.ages = ages;
     this.rating = householdRating(ages, rules, location.state);
     this.column = this.rating.counted === null ? tierColumn(ages, rules.child_age_limit.value) : null;
-    this.hasAdult = ages.some((a) => a >= rules.child_age_limit.value);
+    // Loops, not some()/from() with closures: a rater is made per household request.
+    const limit = rules.child_age_limit.value;
+    let hasAdult = false;
     const { listStart, entryCount } = ds.columns;
-    this.#base = location.listId === NO_LIST ? -1 : listStart[location.listId]!;
-    this.#memberAt = Int32Array.from(ages, (a) => ageBand(a) * entryCount + this.#base);
-    this.#adultAt = ageBand(ADULT_BASE_AGE) * entryCount + this.#base;
+    const base = location.listId === NO_LIST ? -1 : listStart[location.listId]!;
+    const memberAt = new Array<number>(ages.length);
+    for (let i = 0; i < ages.length; i++) {
+      const a = ages[i]!;
+      if (a >= limit) hasAdult = true;
+      memberAt[i] = ageBand(a) * entryCount + base;
+    }
+    this.hasAdult = hasAdult;
+    this.#base = base;
+    this.#memberAt = memberAt;
+    this.#adultAt = ageBand(ADULT_BASE_AGE) * entryCount + base;
   }
 
   /** The household's monthly total in cents for the plan at a list position; 0 when the plan cannot cover the household. */

@@ -307,7 +307,10 @@ function chargedMembers(rater: HouseholdRater): SearchMember[] {
 
 /** The age a search's stored orders are read for: the one asked, or a household's oldest member. */
 export function pricedAge(p: Pick<SearchParams, 'age' | 'ages'>): number {
-  return p.age ?? Math.max(...p.ages!);
+  if (p.age !== undefined) return p.age;
+  let oldest = 0;
+  for (const a of p.ages!) if (a > oldest) oldest = a;
+  return oldest;
 }
 
 /** The ages priced: the household's, or the one applicant's. */
