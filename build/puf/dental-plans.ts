@@ -10,6 +10,7 @@ import { parseMoney, parsePercent, type ParseResult } from '../read/values.ts';
 import { DENTAL_METAL_LEVELS, type DentalEnrollees, type DentalMetalLevel, type DentalPlanRecord } from '../../src/engine/dental-record.ts';
 import { PLAN_TYPES, PLAN_VARIANT_ID, type PlanType } from '../../src/engine/plan-record.ts';
 import { documentUrl } from './document-url.ts';
+import { optionalCell } from '../read/optional-cell.ts';
 
 /** Columns only dental rows need, read when the file has them. */
 export const DENTAL_OPTIONAL_COLUMNS = ['EHBPediatricDentalApportionmentQuantity'] as const;
@@ -46,14 +47,7 @@ export function readDentalRow(row: Row, year: number, seen: ReadonlyMap<string, 
   if (seen.has(id)) return reject('PlanId', 'duplicate PlanId; the first row is kept');
   const issuerId = row.get('IssuerId');
   if (!/^\d{5}$/.test(issuerId) || scid.slice(0, 5) !== issuerId) return reject('IssuerId', 'not the 5-digit issuer of the plan id');
-  const optional = <T>(column: string, parse: (raw: string) => ParseResult<T>): T | null => {
-    const raw = row.get(column);
-    if (raw === '') return null;
-    const r = parse(raw);
-    if (r.ok) return r.value;
-    sink.warn({ ...row.at(column, raw), reason: `${r.reason}; stored as null` });
-    return null;
-  };
+  const optional = <T>(column: string, parse: (raw: string) => ParseResult<T>): T | null => optionalCell(row, sink, parse)(column);
   return {
     id,
     standard_component_id: scid,

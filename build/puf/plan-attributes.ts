@@ -14,6 +14,7 @@ import type { ProgressSink } from '../progress.ts';
 import type { DentalPlanRecord } from '../../src/engine/dental-record.ts';
 import { DENTAL_OPTIONAL_COLUMNS, isDentalRow, readDentalRow } from './dental-plans.ts';
 import { documentUrl } from './document-url.ts';
+import { optionalCell } from '../read/optional-cell.ts';
 import {
   METAL_LEVELS,
   PLAN_TYPES,
@@ -185,16 +186,7 @@ interface CellReaders {
 
 function cellReaders(row: Row, sink: DiagnosticSink): CellReaders {
   // An unparsable optional value is nulled with a warning; the row is kept.
-  const optional =
-    <T>(parse: (raw: string) => ParseResult<T>) =>
-    (column: string): T | null => {
-      const raw = row.get(column);
-      if (raw === '') return null;
-      const r = parse(raw);
-      if (r.ok) return r.value;
-      sink.warn({ ...row.at(column, raw), reason: `${r.reason}; stored as null` });
-      return null;
-    };
+  const optional = <T>(parse: (raw: string) => ParseResult<T>) => optionalCell(row, sink, parse);
   return {
     money: optional(parseMoney),
     flag: optional(parseYesNo),

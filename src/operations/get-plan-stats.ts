@@ -18,7 +18,7 @@ import {
   searchPricing,
   type SearchFilterParams,
 } from './search-plans.ts';
-import { HAL_LINK, LABELS, PRICED_AT } from './shared-schemas.ts';
+import { HAL_LINK, LABELS, PRICED_AT, LOCATED_PAGE_REQUIRED } from './shared-schemas.ts';
 
 const QUERY = compileQuery<SearchFilterParams>({
   schema: { type: 'object', properties: SEARCH_FILTER_PROPERTIES as Record<string, JsonSchema>, required: ['zip'] },
@@ -88,21 +88,7 @@ export const STATS_RESPONSE = {
     ...PRICED_AT,
     ...LABELS,
   },
-  required: [
-    '_links',
-    'total',
-    'facets',
-    'ranges',
-    'zip',
-    'state',
-    'county',
-    'county_fips',
-    'rating_area',
-    'multiple_areas',
-    'plan_year',
-    'data_source',
-    'data_freshness',
-  ],
+  required: ['_links', 'total', 'facets', 'ranges', ...LOCATED_PAGE_REQUIRED],
   additionalProperties: false,
 } as const;
 

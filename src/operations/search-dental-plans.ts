@@ -20,7 +20,7 @@ import {
   noDentalRatesNote,
   unratedNote,
 } from './dental-plan-fields.ts';
-import { LINKS_OF, P, PRICED_AT } from './shared-schemas.ts';
+import { LINKS_OF, P, PRICED_AT, LOCATED_PAGE_REQUIRED } from './shared-schemas.ts';
 
 interface Params {
   zip: string;
@@ -91,24 +91,7 @@ export const DENTAL_SEARCH_RESPONSE = {
     ...PRICED_AT,
     ...DENTAL_LABELS,
   },
-  required: [
-    '_links',
-    '_embedded',
-    'total',
-    'page',
-    'per_page',
-    'premiums_loaded',
-    'premium_note',
-    'zip',
-    'state',
-    'county',
-    'county_fips',
-    'rating_area',
-    'multiple_areas',
-    'plan_year',
-    'data_source',
-    'data_freshness',
-  ],
+  required: ['_links', '_embedded', 'total', 'page', 'per_page', 'premiums_loaded', 'premium_note', ...LOCATED_PAGE_REQUIRED],
   additionalProperties: false,
 } as const;
 

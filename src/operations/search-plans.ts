@@ -18,7 +18,7 @@ import type { YearData } from './data-registry.ts';
 import { defineOperation } from './operation.ts';
 import { validationProblem, type FieldError } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { AGE_OR_AGES, HOUSEHOLD_AGES, LABELS, LINKS_OF, PRICED_AT, P, PLAN_SUMMARY } from './shared-schemas.ts';
+import { AGE_OR_AGES, HOUSEHOLD_AGES, LABELS, LINKS_OF, PRICED_AT, P, PLAN_SUMMARY, LOCATED_PAGE_REQUIRED } from './shared-schemas.ts';
 import { SearchPageModel, type SearchMember } from './search-page.ts';
 
 export interface SearchParams {
@@ -177,22 +177,7 @@ export const SEARCH_RESPONSE = {
     ...PRICED_AT,
     ...LABELS,
   },
-  required: [
-    '_links',
-    '_embedded',
-    'total',
-    'page',
-    'per_page',
-    'zip',
-    'state',
-    'county',
-    'county_fips',
-    'rating_area',
-    'multiple_areas',
-    'plan_year',
-    'data_source',
-    'data_freshness',
-  ],
+  required: ['_links', '_embedded', 'total', 'page', 'per_page', ...LOCATED_PAGE_REQUIRED],
   additionalProperties: false,
 } as const;
 

@@ -96,6 +96,9 @@ export const LABELS = {
   data_freshness: { type: 'string', description: 'Plan year and date of the source data, and how premiums were obtained' },
 } as const;
 
+/** The required members a located page ends with: its place, where it was priced, its provenance. */
+export const LOCATED_PAGE_REQUIRED = ['zip', 'state', ...Object.keys(PRICED_AT), ...Object.keys(LABELS)] as const;
+
 /** A household's members with their shares of a plan's premium (issue #24 §1: compare, detail, OOP). */
 export const MEMBER_BREAKDOWN = {
   type: 'array',
