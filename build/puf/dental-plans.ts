@@ -7,8 +7,8 @@
 import type { DiagnosticSink } from '../read/diagnostics.ts';
 import type { Row } from '../read/table-rows.ts';
 import { parseMoney, parsePercent, type ParseResult } from '../read/values.ts';
-import { DENTAL_METAL_LEVELS, type DentalEnrollees, type DentalMetalLevel, type DentalPlanRecord } from '../../src/engine/dental-record.ts';
-import { PLAN_TYPES, PLAN_VARIANT_ID, type PlanType } from '../../src/engine/plan-record.ts';
+import { DENTAL_METAL_LEVELS, type DentalEnrollees, type DentalPlanRecord } from '../../src/engine/dental-record.ts';
+import { planRowIdentity, rejectRow } from './plan-row-identity.ts';
 import { documentUrl } from './document-url.ts';
 import { optionalCell } from '../read/optional-cell.ts';
 
@@ -28,25 +28,10 @@ const ENROLLEES: Readonly<Record<string, DentalEnrollees>> = {
 
 /** The record of a dental row of `year`, or null when the row is rejected (the reason is in `sink`). */
 export function readDentalRow(row: Row, year: number, seen: ReadonlyMap<string, unknown>, sink: DiagnosticSink): DentalPlanRecord | null {
-  const reject = (column: string, reason: string): null => {
-    sink.reject({ ...row.at(column), reason });
-    return null;
-  };
-  if (row.get('BusinessYear') !== String(year)) return reject('BusinessYear', `BusinessYear is not the build year ${year}`);
-  const id = row.get('PlanId');
-  const m = PLAN_VARIANT_ID.exec(id);
-  if (m === null) return reject('PlanId', 'not a plan variant id (14-character standard component id, hyphen, 2 digits)');
-  const scid = row.get('StandardComponentId');
-  if (scid !== m[1]) return reject('StandardComponentId', `does not match PlanId ${id}`);
-  const state = row.get('StateCode');
-  if (!/^[A-Z]{2}$/.test(state) || scid.slice(5, 7) !== state) return reject('StateCode', 'not the two-letter state of the plan id');
-  const metal = row.get('MetalLevel').toLowerCase() as DentalMetalLevel;
-  if (!DENTAL_METAL_LEVELS.includes(metal)) return reject('MetalLevel', `not a dental metal level (${DENTAL_METAL_LEVELS.join(', ')})`);
-  const planType = row.get('PlanType').toLowerCase() as PlanType;
-  if (!PLAN_TYPES.includes(planType)) return reject('PlanType', `not a plan type (${PLAN_TYPES.join(', ')})`);
-  if (seen.has(id)) return reject('PlanId', 'duplicate PlanId; the first row is kept');
-  const issuerId = row.get('IssuerId');
-  if (!/^\d{5}$/.test(issuerId) || scid.slice(0, 5) !== issuerId) return reject('IssuerId', 'not the 5-digit issuer of the plan id');
+  if (row.get('BusinessYear') !== String(year)) return rejectRow(row, sink, 'BusinessYear', `BusinessYear is not the build year ${year}`);
+  const identity = planRowIdentity(row, seen, sink, DENTAL_METAL_LEVELS, 'dental');
+  if (identity === null) return null;
+  const { id, scid, state, metal, planType, issuerId } = identity;
   const optional = <T>(column: string, parse: (raw: string) => ParseResult<T>): T | null => optionalCell(row, sink, parse)(column);
   return {
     id,
@@ -59,7 +44,7 @@ export function readDentalRow(row: Row, year: number, seen: ReadonlyMap<string, 
     metal_level: metal,
     enrollees: ENROLLEES[row.get('ChildOnlyOffering').toLowerCase()] ?? null,
     // -00 is the off-exchange variant, as CSRVariationType says ("… Off Exchange Plan").
-    on_exchange: m[2] !== '00',
+    on_exchange: identity.variant !== '00',
     csr_variation: row.get('CSRVariationType'),
     service_area_id: row.get('ServiceAreaId'),
     // "1.0" in the federal file, "100.00%" in the SBE files: parsePercent reads both as a fraction.

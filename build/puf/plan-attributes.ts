@@ -15,13 +15,11 @@ import type { DentalPlanRecord } from '../../src/engine/dental-record.ts';
 import { DENTAL_OPTIONAL_COLUMNS, isDentalRow, readDentalRow } from './dental-plans.ts';
 import { documentUrl } from './document-url.ts';
 import { optionalCell } from '../read/optional-cell.ts';
+import { planRowIdentity, rejectRow, type PlanRowIdentity } from './plan-row-identity.ts';
 import {
   METAL_LEVELS,
-  PLAN_TYPES,
-  PLAN_VARIANT_ID,
   type DeductibleSet,
   type MetalLevel,
-  type PlanType,
   type PlanVariantRecord,
   type SbcScenario,
 } from '../../src/engine/plan-record.ts';
@@ -127,17 +125,8 @@ export async function loadPlanAttributes(
   return { variants, dental, newestImport };
 }
 
-/** The columns that identify a plan variant, checked against each other. */
-interface VariantIdentity {
-  readonly id: string;
-  readonly scid: string;
-  /** The two-digit variant suffix of the plan id (00 off exchange, 01 standard, 02–06 CSR). */
-  readonly variant: string;
-  readonly state: string;
-  readonly metal: MetalLevel;
-  readonly planType: PlanType;
-  readonly issuerId: string;
-}
+/** The identity of a medical variant. */
+type VariantIdentity = PlanRowIdentity<MetalLevel>;
 
 /** The identity of an individual medical row of `year`; null when the row is ignored or rejected. */
 function rowIdentity(
@@ -147,31 +136,12 @@ function rowIdentity(
   file: string,
   sink: DiagnosticSink,
 ): VariantIdentity | null {
-  const reject = (column: string, reason: string): null => {
-    sink.reject({ ...row.at(column), reason });
-    return null;
-  };
-  const by = row.get('BusinessYear');
-  if (by !== String(year)) return reject('BusinessYear', `BusinessYear is not the build year ${year}`);
+  if (row.get('BusinessYear') !== String(year)) return rejectRow(row, sink, 'BusinessYear', `BusinessYear is not the build year ${year}`);
   if (row.get('MarketCoverage') !== 'Individual' || row.get('DentalOnlyPlan').toLowerCase() !== 'no') {
     sink.rowIgnored(file);
     return null;
   }
-  const id = row.get('PlanId');
-  const m = PLAN_VARIANT_ID.exec(id);
-  if (m === null) return reject('PlanId', 'not a plan variant id (14-character standard component id, hyphen, 2 digits)');
-  const scid = row.get('StandardComponentId');
-  if (scid !== m[1]) return reject('StandardComponentId', `does not match PlanId ${id}`);
-  const state = row.get('StateCode');
-  if (!/^[A-Z]{2}$/.test(state) || scid.slice(7 - 2, 7) !== state) return reject('StateCode', 'not the two-letter state of the plan id');
-  const metal = row.get('MetalLevel').toLowerCase() as MetalLevel;
-  if (!METAL_LEVELS.includes(metal)) return reject('MetalLevel', `not a medical metal level (${METAL_LEVELS.join(', ')})`);
-  const planType = row.get('PlanType').toLowerCase() as PlanType;
-  if (!PLAN_TYPES.includes(planType)) return reject('PlanType', `not a plan type (${PLAN_TYPES.join(', ')})`);
-  if (seen.has(id)) return reject('PlanId', 'duplicate PlanId; the first row is kept');
-  const issuerId = row.get('IssuerId');
-  if (!/^\d{5}$/.test(issuerId) || scid.slice(0, 5) !== issuerId) return reject('IssuerId', 'not the 5-digit issuer of the plan id');
-  return { id, scid, variant: m[2]!, state, metal, planType, issuerId };
+  return planRowIdentity(row, seen, sink, METAL_LEVELS, 'medical');
 }
 
 /** Typed readers of one row's optional cells; empty reads as null. */
