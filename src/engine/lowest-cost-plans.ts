@@ -11,7 +11,6 @@
  */
 import { NO_LIST, PLAN_FLAG } from './build-format.ts';
 import type { Dataset, ZipLocation } from './dataset.ts';
-import type { TierColumn } from './household.ts';
 import { HouseholdRater } from './household-rater.ts';
 import type { TaxYearRules } from './rules-types.ts';
 
@@ -30,8 +29,8 @@ export interface LowestCostRanking {
   readonly second: RankedPlan | null;
   /** The lowest bronze or expanded bronze plan; null when the location offers none for the household. */
   readonly bronze: RankedPlan | null;
-  /** The family-tier column of community-rated states; null where members are rated one by one. */
-  readonly column: TierColumn | null;
+  /** The household's rater at the location, which priced the ranking (and prices any member breakdown of it). */
+  readonly rater: HouseholdRater;
 }
 
 /** The two lowest qualifying silver plans and the lowest bronze one, or null when the location lists no silver plan. */
@@ -85,6 +84,6 @@ export function rankLowestCost(ds: Dataset, rules: TaxYearRules, location: ZipLo
     first: { pos: first, id: firstId, totalCents: firstTotal },
     second: second < 0 ? null : { pos: second, id: secondId, totalCents: secondTotal },
     bronze: bronze < 0 ? null : { pos: bronze, id: bronzeId, totalCents: bronzeTotal },
-    column: rater.column,
+    rater,
   };
 }

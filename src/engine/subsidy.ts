@@ -166,15 +166,8 @@ function planBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation, 
   if (ranking === null) return null;
   // Only one silver plan offered: that plan is the benchmark (26 CFR 1.36B-3(f)).
   const chosen = ranking.second ?? ranking.first;
-  const listId = location.listId;
-  const column = ranking.column;
-  const premium = householdPremiumCents(
-    (age) => ds.listPremiumCents(listId, chosen.pos, age),
-    ages,
-    rules,
-    location.state,
-    column === null ? null : ds.familyTierCents(chosen.id, location.ratingArea, column),
-  );
+  // The chosen plan covers the household: the ranking kept only plans with a total.
+  const premium = ranking.rater.premium(chosen.pos)!;
   // Provenance is per state: a year may mix real and modeled states.
   const source: BenchmarkSource = statePremiums(ds.manifest, location.state);
   const notes =

@@ -208,6 +208,7 @@ export const getPlanDetailsOperation = defineOperation({
       required: ['plan_id'],
     },
     lists: ['ages'],
+    exclusive: [['age', 'ages']],
   }),
   pathParams: ['plan_id'],
   responseSchema: PLAN_DETAIL_RESPONSE,
@@ -215,7 +216,6 @@ export const getPlanDetailsOperation = defineOperation({
   check: (p) => {
     const errors = householdRules(p);
     const priced = p.age !== undefined || p.ages !== undefined;
-    if (p.age !== undefined && p.ages !== undefined) errors.push({ field: 'ages', message: 'Give age or ages, not both' });
     if (priced && p.zip === undefined) errors.push({ field: 'zip', message: 'Required with age or ages' });
     if (!priced && p.zip !== undefined) errors.push({ field: 'age', message: 'Required with zip (or give ages)' });
     for (const name of ['county_fips', 'income'] as const)

@@ -28,6 +28,8 @@ export interface QuerySpec {
    * `Required` as a schema-required name would, both given is refused on the second.
    */
   readonly alternatives?: readonly (readonly [string, string])[];
+  /** Pairs of which at most one may be given (where neither is also fine: plan detail's age or ages). */
+  readonly exclusive?: readonly (readonly [string, string])[];
 }
 
 // verbose: error objects carry the offending value (`e.data`), which the messages below quote and measure.
@@ -191,7 +193,7 @@ export function parseQuery<P>(
   const badFields = errors.length === 0 ? NO_FIELDS : new Set(errors.map((e) => e.field.split('.')[0]!));
   for (const f of badFields) delete obj[f];
   const requiredAt = schemaErrors(q, obj, badFields, errors);
-  checkAlternatives(q.spec.alternatives, obj, badFields, errors, requiredAt);
+  checkAlternatives(q.spec, obj, badFields, errors, requiredAt);
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, params: obj as P, given, aliasUsed: aliasUsed ?? NO_FIELDS, raw: values };
 }
@@ -213,20 +215,30 @@ function schemaErrors<P>(q: CompiledQuery<P>, obj: Record<string, unknown>, badF
   return requiredAt;
 }
 
-/** The spec's pairs of which exactly one is given; a missing pair's error goes where `required` errors are. */
+/**
+ * The spec's pairs of which exactly one (`alternatives`) or at most one (`exclusive`) is given; a
+ * missing pair's error goes where `required` errors are.
+ */
 function checkAlternatives(
-  pairs: QuerySpec['alternatives'],
+  spec: QuerySpec,
   obj: Readonly<Record<string, unknown>>,
   badFields: ReadonlySet<string>,
   errors: FieldError[],
   requiredAt: number,
 ): void {
   let at = requiredAt;
-  for (const [a, b] of pairs ?? []) {
-    if (badFields.has(a) || badFields.has(b)) continue;
+  const usable = (a: string, b: string): boolean => !badFields.has(a) && !badFields.has(b);
+  const both = (a: string, b: string): boolean => obj[a] !== undefined && obj[b] !== undefined;
+  for (const [a, b] of spec.alternatives ?? []) {
+    if (!usable(a, b)) continue;
     if (obj[a] === undefined && obj[b] === undefined) errors.splice(at++, 0, { field: a, message: 'Required' });
-    else if (obj[a] !== undefined && obj[b] !== undefined) errors.push({ field: b, message: `Give ${a} or ${b}, not both` });
+    else if (both(a, b)) errors.push(notBoth(a, b));
   }
+  for (const [a, b] of spec.exclusive ?? []) if (usable(a, b) && both(a, b)) errors.push(notBoth(a, b));
+}
+
+function notBoth(a: string, b: string): FieldError {
+  return { field: b, message: `Give ${a} or ${b}, not both` };
 }
 
 /**
