@@ -50,6 +50,13 @@ export interface ZipLocation {
 
 export type SortKey = 'premium' | 'deductible' | 'max_oop' | 'name';
 
+/** A list's positions in one order: `positions[start, start + length)`, a place in an array shared by every list. */
+export interface ListOrderRef {
+  positions: Uint16Array;
+  start: number;
+  length: number;
+}
+
 export interface PlanSummaryFields {
   readonly index: number;
   readonly standardComponentId: string;
@@ -132,6 +139,8 @@ export interface Dataset {
    * {@link listPlan} and {@link listPremiumCents}; ties are broken by plan id.
    */
   listOrder(listId: number, key: SortKey, age: number): Uint16Array;
+  /** {@link listOrder} as a place in a shared array, written into `ref` (no view is made: a search's hot path). */
+  listOrderInto(listId: number, key: SortKey, age: number, ref: ListOrderRef): ListOrderRef;
   /** Plan index at a list position. */
   listPlan(listId: number, position: number): number;
   /** Monthly premium in cents at a list position for an age; 0 when the plan is not sold at that age. */
@@ -346,7 +355,6 @@ function datasetOver(image: DatasetImage, tables: LoadedTables): Dataset {
   );
   const statesWithPlans = [...new Set(summaries.map((s) => s.state))].sort();
   const listSize = (listId: number): number => listStart[listId + 1]! - listStart[listId]!;
-  const slice = (arr: Uint16Array, listId: number): Uint16Array => arr.subarray(listStart[listId]!, listStart[listId + 1]!);
 
   return {
     dir,
@@ -362,11 +370,15 @@ function datasetOver(image: DatasetImage, tables: LoadedTables): Dataset {
     resolveZip: zipResolver(tables),
     listSize: (listId) => (listId === NO_LIST ? 0 : listSize(listId)),
     listOrder(listId, key, age) {
-      if (key === 'name') return slice(orderName, listId);
-      if (key === 'deductible') return slice(orderDeductible, listId);
-      if (key === 'max_oop') return slice(orderMoop, listId);
-      const ref = premiumRef[listId * AGE_BAND_COUNT + ageBand(age)]!;
-      return premiumPool.subarray(ref, ref + listSize(listId));
+      const ref = this.listOrderInto(listId, key, age, { positions: premiumPool, start: 0, length: 0 });
+      return ref.positions.subarray(ref.start, ref.start + ref.length);
+    },
+    listOrderInto(listId, key, age, ref) {
+      const premium = key === 'premium';
+      ref.positions = premium ? premiumPool : key === 'name' ? orderName : key === 'deductible' ? orderDeductible : orderMoop;
+      ref.start = premium ? premiumRef[listId * AGE_BAND_COUNT + ageBand(age)]! : listStart[listId]!;
+      ref.length = listSize(listId);
+      return ref;
     },
     listPlan: (listId, position) => entryPlan[listStart[listId]! + position]!,
     listPremiumCents: (listId, position, age) => pairCents[entryPair[listStart[listId]! + position]! * AGE_BAND_COUNT + ageBand(age)]!,
@@ -434,6 +446,16 @@ function planSummaries(tables: LoadedTables): PlanSummaryFields[] {
   });
 }
 
+/** `/^\d{5}$/` as a loop: every priced request checks its ZIP here. */
+function isFiveDigits(s: string): boolean {
+  if (s.length !== 5) return false;
+  for (let i = 0; i < 5; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
 function zipResolver(tables: LoadedTables): Dataset['resolveZip'] {
   const { meta } = tables;
   const zipStart = tables.table('zip.start');
@@ -449,7 +471,7 @@ function zipResolver(tables: LoadedTables): Dataset['resolveZip'] {
   // The list of a ZIP is kept too: every priced request resolves its ZIP, and the list was made anew each time.
   const byZip = new Map<number, readonly ZipLocation[]>();
   return (zip) => {
-    if (!/^\d{5}$/.test(zip)) return null;
+    if (!isFiveDigits(zip)) return null;
     const z = Number(zip);
     const from = zipStart[z]!;
     const to = zipStart[z + 1]!;

@@ -8,8 +8,11 @@
  * So the stored order for that age is the seed and an insertion sort finishes it: linear on the nearly
  * sorted lists, exact on any. Ties break by plan index, which is plan-id order, as in the stored orders.
  */
-import type { Dataset } from './dataset.ts';
+import type { Dataset, ListOrderRef } from './dataset.ts';
 import type { HouseholdRater } from './household-rater.ts';
+
+/** Where the stored order seeding a fill is found (read within the fill). */
+const SEED: ListOrderRef = { positions: new Uint16Array(0), start: 0, length: 0 };
 
 export class HouseholdList {
   /** Household total in cents by list position; 0 where the plan cannot cover the household. */
@@ -32,7 +35,8 @@ export class HouseholdList {
     let oldest = 0;
     for (const a of rater.ages) if (a > oldest) oldest = a;
     const order = this.order;
-    order.set(ds.listOrder(listId, 'premium', oldest));
+    const seed = ds.listOrderInto(listId, 'premium', oldest, SEED);
+    for (let i = 0; i < size; i++) order[i] = seed.positions[seed.start + i]!;
     const { entryPlan, listStart } = ds.columns;
     const base = listStart[listId]!;
     // Key: the total, "cannot cover" (0) after every price; then the plan index (plan-id order).

@@ -15,56 +15,71 @@ import { ageBand } from './age-bands.ts';
 import {
   ADULT_BASE_AGE,
   householdPremiumCents,
-  householdRating,
+  householdRatingInto,
   tierColumn,
   type HouseholdPremium,
-  type HouseholdRating,
   type TierColumn,
 } from './household.ts';
 import type { TaxYearRules } from './rules-types.ts';
 
 export class HouseholdRater {
-  readonly ds: Dataset;
-  readonly rules: TaxYearRules;
-  readonly location: ZipLocation;
-  readonly ages: readonly number[];
-  readonly rating: HouseholdRating;
+  ds: Dataset = undefined as unknown as Dataset;
+  rules: TaxYearRules = undefined as unknown as TaxYearRules;
+  location: ZipLocation = undefined as unknown as ZipLocation;
+  ages: readonly number[] = [];
+  /** Who is charged, or the tier factor (this rater's own record, rewritten by {@link set}). */
+  readonly rating: { ages: readonly number[]; counted: boolean[] | null; tierFactor: number } = { ages: [], counted: null, tierFactor: 0 };
   /** The family-tier column of community-rated states; null where members are rated one by one. */
-  readonly column: TierColumn | null;
-  readonly hasAdult: boolean;
+  column: TierColumn | null = null;
+  hasAdult = false;
   /** First entry of the location's list; -1 when it lists no plans. */
-  readonly #base: number;
+  #base = -1;
   /**
    * Per member, where the list's premiums for the member's age band start in the entry columns: a list's
    * premiums for one band are contiguous, so pricing a whole list reads a few short runs (search prices
    * every plan of the list for every household request; the premium-pair table is 5 MB of cache misses).
    */
-  readonly #memberAt: number[];
+  #memberAt = new Int32Array(20);
+  #members = 0;
   /** The same for the single-adult age (tier factor × the adult rate). */
-  readonly #adultAt: number;
+  #adultAt = 0;
+  /** The `counted` flags by household size, reused by every household this rater prices. */
+  readonly #counted: boolean[][] = [];
 
-  constructor(ds: Dataset, rules: TaxYearRules, location: ZipLocation, ages: readonly number[]) {
+  constructor(ds?: Dataset, rules?: TaxYearRules, location?: ZipLocation, ages?: readonly number[]) {
+    if (ds !== undefined) this.set(ds, rules!, location!, ages!);
+  }
+
+  /**
+   * Makes this the rater of `ages` at `location` (a search reuses its thread's rater: what it held
+   * before, `rating` included, is rewritten).
+   */
+  set(ds: Dataset, rules: TaxYearRules, location: ZipLocation, ages: readonly number[]): this {
     this.ds = ds;
     this.rules = rules;
     this.location = location;
     this.ages = ages;
-    this.rating = householdRating(ages, rules, location.state);
+    const n = ages.length;
+    const counted = (this.#counted[n] ??= new Array<boolean>(n).fill(false));
+    householdRatingInto(ages, rules, location.state, this.rating, counted);
     this.column = this.rating.counted === null ? tierColumn(ages, rules.child_age_limit.value) : null;
-    // Loops, not some()/from() with closures: a rater is made per household request.
+    // Loops, not some()/from() with closures: a rater is set per household request.
     const limit = rules.child_age_limit.value;
     let hasAdult = false;
     const { listStart, entryCount } = ds.columns;
     const base = location.listId === NO_LIST ? -1 : listStart[location.listId]!;
-    const memberAt = new Array<number>(ages.length);
-    for (let i = 0; i < ages.length; i++) {
+    if (this.#memberAt.length < n) this.#memberAt = new Int32Array(n);
+    const memberAt = this.#memberAt;
+    for (let i = 0; i < n; i++) {
       const a = ages[i]!;
       if (a >= limit) hasAdult = true;
       memberAt[i] = ageBand(a) * entryCount + base;
     }
+    this.#members = n;
     this.hasAdult = hasAdult;
     this.#base = base;
-    this.#memberAt = memberAt;
     this.#adultAt = ageBand(ADULT_BASE_AGE) * entryCount + base;
+    return this;
   }
 
   /** The household's monthly total in cents for the plan at a list position; 0 when the plan cannot cover the household. */
@@ -76,7 +91,7 @@ export class HouseholdRater {
     const at = this.#memberAt;
     const counted = this.rating.counted;
     let sum = 0;
-    for (let i = 0; i < at.length; i++) {
+    for (let i = 0; i < this.#members; i++) {
       const c = entryCents[at[i]! + pos]!;
       if (c === 0) return 0;
       if (counted === null || counted[i]) sum += c;

@@ -53,7 +53,11 @@ function checkAges(ages: readonly number[]): void {
  * @example ratedMembers([40, 38, 16, 12, 9, 5], 3, 21) → [true, true, true, true, true, false]
  */
 export function ratedMembers(ages: readonly number[], maxRatedChildren: number, childAgeLimit: number): boolean[] {
-  const counted = new Array<boolean>(ages.length);
+  return ratedMembersInto(ages, maxRatedChildren, childAgeLimit, new Array<boolean>(ages.length));
+}
+
+/** {@link ratedMembers} written into `counted` (as long as `ages`). */
+function ratedMembersInto(ages: readonly number[], maxRatedChildren: number, childAgeLimit: number, counted: boolean[]): boolean[] {
   // A child's rank among the children: those older, or as old and earlier in `ages`, come first (the
   // order of a stable sort by age, descending). Households are small (≤ 20 members), so ranking by
   // counting allocates nothing but the result, where sorting built an object per member on every
@@ -85,7 +89,7 @@ export function ratedMembers(ages: readonly number[], maxRatedChildren: number, 
  */
 export function familyTier(ages: readonly number[], childAgeLimit: number): FamilyTier {
   checkAges(ages);
-  const adults = ages.filter((a) => a >= childAgeLimit).length;
+  const adults = adultsOf(ages, childAgeLimit);
   const children = ages.length - adults;
   if (adults === 0) return 'child_only';
   if (adults === 1) return children > 0 ? 'one_adult_and_children' : 'one_adult';
@@ -169,17 +173,53 @@ export interface HouseholdRating {
 }
 
 export function householdRating(ages: readonly number[], rules: TaxYearRules, state: string): HouseholdRating {
+  return householdRatingInto(ages, rules, state, { ages, counted: null, tierFactor: 0 }, new Array<boolean>(ages.length));
+}
+
+/**
+ * {@link householdRating} written into `out`, with the per-member flags (if any) in `counted` (as long
+ * as `ages`): a household search reuses both.
+ */
+export function householdRatingInto<R extends { ages: readonly number[]; counted: boolean[] | null; tierFactor: number }>(
+  ages: readonly number[],
+  rules: TaxYearRules,
+  state: string,
+  out: R,
+  counted: boolean[],
+): R {
   checkAges(ages);
   const limit = rules.child_age_limit.value;
-  const tiers = rules.family_tiers[state.toUpperCase()];
-  if (tiers === undefined) return { ages, counted: ratedMembers(ages, rules.max_rated_children.value, limit), tierFactor: 0 };
+  out.ages = ages;
+  // States are upper case already (the build's); only another spelling makes a new string.
+  const tiers = rules.family_tiers[isUpperCase(state) ? state : state.toUpperCase()];
+  if (tiers === undefined) {
+    out.counted = ratedMembersInto(ages, rules.max_rated_children.value, limit, counted);
+    out.tierFactor = 0;
+    return out;
+  }
   const tier = familyTier(ages, limit);
-  const adults = ages.filter((a) => a >= limit).length;
-  const tierFactor =
+  const adults = adultsOf(ages, limit);
+  out.counted = null;
+  out.tierFactor =
     tier === 'child_only'
       ? (tiers.child_only ?? (ages.length > 1 ? tiers.one_adult_and_children : tiers.one_adult))
       : tiers[tier] + Math.max(0, adults - 2) * tiers.one_adult;
-  return { ages, counted: null, tierFactor };
+  return out;
+}
+
+function isUpperCase(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 97 && c <= 122) return false;
+  }
+  return true;
+}
+
+/** Members rated as adults (a loop: a household's rating runs per request). */
+function adultsOf(ages: readonly number[], childAgeLimit: number): number {
+  let adults = 0;
+  for (let i = 0; i < ages.length; i++) if (ages[i]! >= childAgeLimit) adults++;
+  return adults;
 }
 
 /**
@@ -212,7 +252,7 @@ const COUPLE_COLUMNS: readonly TierColumn[] = [
 
 export function tierColumn(ages: readonly number[], childAgeLimit: number): TierColumn | null {
   checkAges(ages);
-  const adults = ages.filter((a) => a >= childAgeLimit).length;
+  const adults = adultsOf(ages, childAgeLimit);
   const dependants = Math.min(3, ages.length - adults);
   if (adults === 1) return SUBSCRIBER_COLUMNS[dependants]!;
   if (adults === 2) return COUPLE_COLUMNS[dependants]!;

@@ -11,7 +11,7 @@
  */
 import { ageBand } from './age-bands.ts';
 import { METAL_CODES, PLAN_FLAG, PLAN_TYPE_CODES } from './build-format.ts';
-import type { Dataset, PlanSummaryFields, SortKey } from './dataset.ts';
+import type { Dataset, ListOrderRef, PlanSummaryFields, SortKey } from './dataset.ts';
 import type { HouseholdList } from './household-list.ts';
 import type { MetalLevel, PlanType } from './plan-record.ts';
 
@@ -128,12 +128,19 @@ export class Matcher {
   hsa = ANY;
   maxCents = Number.POSITIVE_INFINITY;
   /** The household's totals by position, or null when one age is priced. */
-  readonly householdCents: Int32Array | null;
+  householdCents: Int32Array | null = null;
 
-  readonly ds: Dataset;
-  readonly q: SearchQuery;
+  ds: Dataset;
+  q: SearchQuery;
 
   constructor(ds: Dataset, q: SearchQuery) {
+    this.ds = ds;
+    this.q = q;
+    this.init(ds, q);
+  }
+
+  /** Decodes `q` into this matcher (a search reuses its thread's one). */
+  init(ds: Dataset, q: SearchQuery): this {
     this.ds = ds;
     this.q = q;
     const f = q.filters;
@@ -145,6 +152,7 @@ export class Matcher {
     this.hsa = f.hsaEligible === undefined ? ANY : f.hsaEligible ? PLAN_FLAG.hsaEligible : 0;
     this.maxCents = f.maxPremium === undefined ? Number.POSITIVE_INFINITY : Math.round(f.maxPremium * 100);
     this.householdCents = q.household?.cents ?? null;
+    return this;
   }
 
   /**
@@ -181,47 +189,63 @@ export class Matcher {
   }
 }
 
+/** The matcher, order and key reader every search of this thread decodes its query into (searches are synchronous). */
+let threadMatcher: Matcher | null = null;
+const THREAD_ORDER: ListOrderRef = { positions: new Uint16Array(0), start: 0, length: 0 };
+/** Where descending orders are written (grown to the longest list seen). */
+let descendingScratch = new Uint16Array(256);
+
 /** Runs a search into `out` (reused: see {@link SearchRows}); pure and synchronous. */
 export function searchInto(ds: Dataset, q: SearchQuery, out: SearchRows): SearchRows {
   const { entryPlan, entryMetal } = ds.columns;
-  const match = new Matcher(ds, q);
+  const match = threadMatcher === null ? (threadMatcher = new Matcher(ds, q)) : threadMatcher.init(ds, q);
   const base = match.base;
   const csr = q.csr;
+  const csrSilver = csr !== null;
   out.generation++;
   out.count = 0;
   out.csrSuffix = csr?.suffix ?? null;
-  const push = (pos: number, cents: number): void => {
-    const n = out.count++;
-    out.planIndex[n] = entryPlan[base + pos]!;
-    out.position[n] = pos;
-    out.premiumCents[n] = cents;
-    out.csr[n] = csr !== null && entryMetal[base + pos] === SILVER ? 1 : 0;
-  };
-  const order = orderedPositions(ds, q);
+  const ref = orderedPositions(ds, q, THREAD_ORDER);
+  const order = ref.positions;
+  const from = ref.start;
+  const to = from + ref.length;
+  // Rows are written inline (a closure per search was the engine's largest allocation).
   if (q.afterId !== undefined) {
     out.total = null;
     out.hasMore = false;
     const after = ds.planIndex(q.afterId);
-    let i = 0;
-    while (i < order.length && entryPlan[base + order[i]!] !== after) i++;
-    out.cursorFound = i < order.length;
-    for (i++; i < order.length; i++) {
-      const cents = match.cents(order[i]!);
+    let i = from;
+    while (i < to && entryPlan[base + order[i]!] !== after) i++;
+    out.cursorFound = i < to;
+    for (i++; i < to; i++) {
+      const pos = order[i]!;
+      const cents = match.cents(pos);
       if (cents === 0) continue;
       if (out.count === q.pageSize) {
         out.hasMore = true;
         break;
       }
-      push(order[i]!, cents);
+      const n = out.count++;
+      out.planIndex[n] = entryPlan[base + pos]!;
+      out.position[n] = pos;
+      out.premiumCents[n] = cents;
+      out.csr[n] = csrSilver && entryMetal[base + pos] === SILVER ? 1 : 0;
     }
     return out;
   }
   const skip = (q.page - 1) * q.pageSize;
   let total = 0;
-  for (let i = 0; i < order.length; i++) {
-    const cents = match.cents(order[i]!);
+  for (let i = from; i < to; i++) {
+    const pos = order[i]!;
+    const cents = match.cents(pos);
     if (cents === 0) continue;
-    if (total >= skip && out.count < q.pageSize) push(order[i]!, cents);
+    if (total >= skip && out.count < q.pageSize) {
+      const n = out.count++;
+      out.planIndex[n] = entryPlan[base + pos]!;
+      out.position[n] = pos;
+      out.premiumCents[n] = cents;
+      out.csr[n] = csrSilver && entryMetal[base + pos] === SILVER ? 1 : 0;
+    }
     total++;
   }
   out.total = total;
@@ -230,19 +254,30 @@ export function searchInto(ds: Dataset, q: SearchQuery, out: SearchRows): Search
   return out;
 }
 
-/** Positions of the list in the requested order. */
-function orderedPositions(ds: Dataset, q: SearchQuery): Uint16Array {
+/** Positions of the list in the requested order, written into `ref`. */
+function orderedPositions(ds: Dataset, q: SearchQuery, ref: ListOrderRef): ListOrderRef {
   const household = q.household ?? null;
-  const stored = household !== null && q.sortBy === 'premium' ? household.ascending() : ds.listOrder(q.listId, q.sortBy, q.age);
+  if (household !== null && q.sortBy === 'premium') {
+    ref.positions = household.order;
+    ref.start = 0;
+    ref.length = household.size;
+  } else ds.listOrderInto(q.listId, q.sortBy, q.age, ref);
   const needsResort = q.csr !== null && (q.sortBy === 'deductible' || q.sortBy === 'max_oop');
   // The stored ascending order is the answer of most searches: no key reader is made for it.
-  if (!needsResort && !q.descending) return stored;
+  if (!needsResort && !q.descending) return ref;
+  const stored = ref.positions.subarray(ref.start, ref.start + ref.length);
   const keyOf = sortKeyReader(ds, q);
+  ref.start = 0;
   if (needsResort) {
     const id = (pos: number): string => ds.plan(ds.listPlan(q.listId, pos)).standardComponentId;
-    return stored.slice().sort((a, b) => compareKeys(keyOf(a), keyOf(b), q.descending) || (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0));
+    ref.positions = stored
+      .slice()
+      .sort((a, b) => compareKeys(keyOf(a), keyOf(b), q.descending) || (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0));
+    return ref;
   }
-  return descendingRuns(stored, keyOf);
+  if (descendingScratch.length < stored.length) descendingScratch = new Uint16Array(stored.length);
+  ref.positions = descendingRuns(stored, keyOf, descendingScratch);
+  return ref;
 }
 
 type Key = number | null;
@@ -286,9 +321,11 @@ function compareKeys(a: Key, b: Key, descending: boolean): number {
   return descending ? -c : c;
 }
 
-/** Reverses an ascending order by key while keeping plan-id order inside runs of equal keys and nulls last. */
-function descendingRuns(stored: Uint16Array, keyOf: (pos: number) => Key): Uint16Array {
-  const out = new Uint16Array(stored.length);
+/**
+ * Reverses an ascending order by key while keeping plan-id order inside runs of equal keys and nulls
+ * last, into `out` (at least as long; its first `stored.length` entries are written).
+ */
+function descendingRuns(stored: Uint16Array, keyOf: (pos: number) => Key, out: Uint16Array): Uint16Array {
   let at = 0;
   let end = stored.length;
   // Nulls sit at the end of the ascending order; emit them last.

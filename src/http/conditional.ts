@@ -18,10 +18,10 @@ export function acceptsJson(accept: string): boolean {
   return false;
 }
 
-/** Weak comparison of If-None-Match against an ETag; `*` matches anything. */
-export function ifNoneMatchMatches(header: string, etag: string): boolean {
+/** Weak comparison of If-None-Match against an ETag (its text, or its bytes); `*` matches anything. */
+export function ifNoneMatchMatches(header: string, etag: string | Buffer): boolean {
   if (header === '') return false;
-  const bare = etag.replace(/^W\//, '');
+  const bare = (typeof etag === 'string' ? etag : etag.toString('latin1')).replace(/^W\//, '');
   for (const raw of header.split(',')) {
     const t = raw.trim();
     if (t === '*' || t.replace(/^W\//, '') === bare) return true;

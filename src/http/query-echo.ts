@@ -3,11 +3,11 @@
  * echoQuery, the same text): canonical names in table order, aliases rewritten, values percent-encoded
  * but for commas. Every byte is JSON-safe, so the same bytes go in a body and in a Link header.
  */
-import { encodeValue } from '../operations/operation.ts';
-import type { ByteWriter } from './byte-writer.ts';
+import { encodeValue, type QueryValues } from '../operations/operation.ts';
+import type { ByteWriter } from '../operations/byte-writer.ts';
 
 /** Writes `?k=v&…` for the names of `order` the request gave; returns whether it wrote any. */
-export function writeEcho(w: ByteWriter, order: readonly string[], raw: ReadonlyMap<string, string>): boolean {
+export function writeEcho(w: ByteWriter, order: readonly string[], raw: QueryValues): boolean {
   let any = false;
   for (let i = 0; i < order.length; i++) {
     const k = order[i]!;

@@ -5,12 +5,34 @@
  * gateway or a client's own logs.
  */
 import { randomFillSync } from 'node:crypto';
+import type { ByteWriter } from '../operations/byte-writer.ts';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** `incoming`: the header's value, '' when absent (uWS getHeader). */
 export function requestIdFrom(incoming: string | undefined): string {
-  return incoming !== undefined && incoming !== '' && SAFE_REQUEST_ID.test(incoming) ? incoming : newUuid();
+  return givenRequestId(incoming) ?? generatedRequestId();
+}
+
+/**
+ * The caller's id when it is safe, else null after generating a fresh one into this thread's buffer:
+ * its text is made only where a string is needed ({@link generatedRequestId}); the hot 200 path writes
+ * its bytes ({@link writeGeneratedRequestId}). Valid until the thread's next request.
+ */
+export function givenRequestId(incoming: string | undefined): string | null {
+  if (incoming !== undefined && incoming !== '' && SAFE_REQUEST_ID.test(incoming)) return incoming;
+  generateUuid();
+  return null;
+}
+
+/** The id {@link givenRequestId} last generated, as text. */
+export function generatedRequestId(): string {
+  return TEXT.toString('latin1', 0, 36);
+}
+
+/** The bytes of the id {@link givenRequestId} last generated. */
+export function writeGeneratedRequestId(w: ByteWriter): void {
+  w.range(TEXT, 0, 36);
 }
 
 const HEX = Buffer.from('0123456789abcdef');
@@ -20,11 +42,10 @@ let next = POOL.length;
 const TEXT = Buffer.alloc(36);
 
 /**
- * A random UUID v4 (RFC 9562 §5.4), as crypto.randomUUID makes it, written as text in a buffer and made
- * a string once: randomUUID's own string building was ~0.6 KB of garbage per request, the largest
- * allocation of a cached response.
+ * A random UUID v4 (RFC 9562 §5.4), as crypto.randomUUID makes it, written as text in TEXT (made a
+ * string only when one is needed: randomUUID's own string building was ~0.6 KB of garbage per request).
  */
-function newUuid(): string {
+function generateUuid(): void {
   if (next === POOL.length) {
     randomFillSync(POOL);
     next = 0;
@@ -39,5 +60,4 @@ function newUuid(): string {
     TEXT[at++] = HEX[b & 15]!;
   }
   next += 16;
-  return TEXT.toString('latin1', 0, 36);
 }

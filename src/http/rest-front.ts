@@ -10,7 +10,7 @@ import type { Quota } from '../policy/quota.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import type { AccessLog } from '../observability/access-log.ts';
 import { OTHER_ROUTE, RequestMetrics } from '../observability/request-metrics.ts';
-import { requestIdFrom } from './request-id.ts';
+import { generatedRequestId, requestIdFrom } from './request-id.ts';
 import { ignoreAbort } from './response-writer.ts';
 import { PROBLEM_TYPE, writePreflight, writeReply, type Reply } from './rest-writers.ts';
 import { serializeProblem } from './serializers.ts';
@@ -75,12 +75,16 @@ export class RestFront {
       ((err, id) => process.stderr.write(`request ${id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`));
   }
 
-  /** Counts one answered request (and logs it when sampled); `t0` is performance.now() at routing. */
-  observe(label: Label, status: number, t0: number, requestId: string, method: string, path: string): void {
+  /**
+   * Counts one answered request (and logs it when sampled); `t0` is performance.now() at routing.
+   * `requestId` null: the thread's generated id, made a string only for a log line.
+   */
+  observe(label: Label, status: number, t0: number, requestId: string | null, method: string, path: string): void {
     const seconds = (performance.now() - t0) / 1000;
     this.#config.metrics?.request(label.id, status, seconds);
     const log = this.#config.accessLog;
-    if (log?.sampled() === true) log.write({ requestId, method, route: label.template, path, status, seconds });
+    if (log?.sampled() === true)
+      log.write({ requestId: requestId ?? generatedRequestId(), method, route: label.template, path, status, seconds });
   }
 
   /** The metric id and label of a non-operation pattern (`/healthz`, `/problems/:slug`, `/*`). */

@@ -6,7 +6,8 @@
  * answer is written later, unless the client left meanwhile.
  */
 import { OPERATIONS } from '../operations/index.ts';
-import { etagOf, execute, type Executed, type Operation } from '../operations/operation.ts';
+import { etagHashAt, etagOf, execute, type Executed, type Operation } from '../operations/operation.ts';
+import { writeDigest } from '../operations/fast-hash.ts';
 import { SearchPageModel } from '../operations/search-page.ts';
 import { AptcPageModel } from '../operations/aptc-page.ts';
 import type { ProblemSpec } from '../operations/problems.ts';
@@ -17,13 +18,13 @@ import { rateLimitHeaders } from '../policy/rate-limit-headers.ts';
 import { RequestMetrics } from '../observability/request-metrics.ts';
 import { acceptsJson, ifNoneMatchMatches, linkHeader } from './conditional.ts';
 import { BODY_NOT_ALLOWED, missingCredential, RATE_LIMITED, UNAUTHORIZED } from './front-problems.ts';
-import { queryPairs } from './query-string.ts';
-import { requestIdFrom } from './request-id.ts';
+import { queryPairs } from '../operations/query-string.ts';
+import { generatedRequestId, givenRequestId } from './request-id.ts';
 import type { ResponseCache } from './response-cache.ts';
 import type { Label, RestFront, ServerConfig } from './rest-front.ts';
 import { writeOk, type CachedResponse, type OkReply, type Reply } from './rest-writers.ts';
 import { compileSerializer, fragmentSerializer } from './serializers.ts';
-import { ByteWriter } from './byte-writer.ts';
+import { ByteWriter } from '../operations/byte-writer.ts';
 import { writeSearchPage } from './search-page-writer.ts';
 import { writeAptcPage } from './aptc-page-writer.ts';
 import { chooseCoding, compressVariants, variantBytes } from './compression.ts';
@@ -179,12 +180,14 @@ export class OperationPipeline {
   handle(route: Route, res: HttpResponse, req: HttpRequest, head: boolean): void {
     const front = this.#front;
     const t0 = performance.now();
-    const requestId = requestIdFrom(req.getHeader('x-request-id'));
+    // null: an id was generated, and is made a string only where one is needed (request-id.ts).
+    const given = givenRequestId(req.getHeader('x-request-id'));
     const path = req.getUrl();
     if (hasBody(req)) {
       // Checked before authentication and quota: uWS runs the handler before it rejects a malformed
       // Content-Length, so this is what keeps such a request from being charged. The connection is
       // closed because the body's framing cannot be trusted.
+      const requestId = given ?? generatedRequestId();
       front.write(res, front.problemReply(BODY_NOT_ALLOWED, path), head, requestId, true);
       front.observe(route.label, 400, t0, requestId, head ? 'HEAD' : 'GET', path);
       return;
@@ -205,12 +208,17 @@ export class OperationPipeline {
     try {
       reply = this.#respond(incoming);
     } catch (err) {
-      reply = this.#internal(err, requestId, path);
+      reply = this.#internal(err, given ?? generatedRequestId(), path);
     }
-    if (!(reply instanceof Promise)) {
-      this.#send(res, route, path, reply, head, requestId, t0);
-      return;
-    }
+    if (reply instanceof Promise) this.#later(res, route, path, reply, head, given ?? generatedRequestId(), t0);
+    else this.#send(res, route, path, reply, head, given, t0);
+  }
+
+  /**
+   * Writes an answer that comes in a later turn (an asynchronous quota decision). Its own method: the
+   * closures it needs made `handle` allocate their context on every request.
+   */
+  #later(res: HttpResponse, route: Route, path: string, reply: Promise<Answer>, head: boolean, requestId: string, t0: number): void {
     // Writing to an aborted response would crash uWS.
     let aborted = false;
     res.onAborted(() => {
@@ -232,10 +240,11 @@ export class OperationPipeline {
     );
   }
 
-  #send(res: HttpResponse, route: Route, path: string, reply: Answer, head: boolean, requestId: string, t0: number): void {
+  /** `requestId` null: the thread's generated id (request-id.ts), written as bytes. */
+  #send(res: HttpResponse, route: Route, path: string, reply: Answer, head: boolean, requestId: string | null, t0: number): void {
     const front = this.#front;
     if ('response' in reply) writeOk(res, reply, head, requestId, front.draining);
-    else front.write(res, reply, head, requestId);
+    else front.write(res, reply, head, requestId ?? generatedRequestId());
     const status = 'response' in reply ? (reply.notModified ? 304 : 200) : reply.status;
     front.observe(route.label, status, t0, requestId, head ? 'HEAD' : 'GET', path);
   }
@@ -255,13 +264,18 @@ export class OperationPipeline {
       return front.problemReply(UNAUTHORIZED, r.path, [['www-authenticate', INVALID_TOKEN]]);
     }
     const counted = this.#config.quota.consume(who.userId, who.tier);
-    // A decision that comes in a later turn finds the thread's current request and buffers taken by
-    // another: the request is copied now, and the answer owns its bytes.
-    if (counted instanceof Promise) {
-      const own: Incoming = { ...r };
-      return counted.then((decision) => this.#answer(own, who.tier, decision, true));
-    }
+    if (counted instanceof Promise) return this.#answerLater(r, who.tier, counted);
     return this.#answer(r, who.tier, counted, false);
+  }
+
+  /**
+   * A decision that comes in a later turn finds the thread's current request and buffers taken by
+   * another: the request is copied now, and the answer owns its bytes. (Its own method: the closure
+   * made #respond allocate its context on every request.)
+   */
+  #answerLater(r: Incoming, tier: Tier, counted: Promise<QuotaDecision>): Promise<Answer> {
+    const own: Incoming = { ...r };
+    return counted.then((decision) => this.#answer(own, tier, decision, true));
   }
 
   #countLookup(route: Route, hit: boolean): void {
@@ -291,7 +305,7 @@ export class OperationPipeline {
     }
     // One snapshot for the whole request (src/operations/live-registry.ts).
     const c = this.#front.ctx;
-    const result = execute(route.op, c, tier, queryPairs(rawQuery), pathParams);
+    const result = execute(route.op, c, tier, rawQuery, pathParams);
     if (!result.ok) return this.#front.problemReply(result.problem, path, rateLimitHeaders(decision));
     // A search page echoes the request as spelled (its self link, `page_size`), so two spellings of one
     // canonical request can differ in bytes: search pages are kept by spelling alone.
@@ -315,9 +329,35 @@ const PAGE_BODY = new ByteWriter(1 << 16);
 const PAGE_LINK = new ByteWriter(1 << 12);
 
 /**
+ * The ETag of this thread's current response, rewritten in place: its length is fixed by the build
+ * version, so one buffer per version serves every response that no cache keeps.
+ */
+const CURRENT_ETAG = { version: '', bytes: Buffer.alloc(0) };
+
+function currentEtag(version: string, result: Executed): Buffer {
+  if (CURRENT_ETAG.version !== version) {
+    CURRENT_ETAG.bytes = Buffer.from(etagOf(version, '0'.repeat(14)), 'latin1');
+    CURRENT_ETAG.version = version;
+  }
+  writeDigest(result.hashA, result.hashB, CURRENT_ETAG.bytes, etagHashAt(version));
+  return CURRENT_ETAG.bytes;
+}
+
+/** The 200 of this thread's current request when no cache keeps it and it is written in this turn. */
+const CURRENT_RESPONSE: { -readonly [K in keyof CachedResponse]: CachedResponse[K] } = {
+  etag: Buffer.alloc(0),
+  link: Buffer.alloc(0),
+  body: Buffer.alloc(0),
+  bytes: 0,
+  tier: 'free',
+  variants: null,
+};
+
+/**
  * The 200 of an executed request. `own`: the body must own its bytes, because it goes into a cache or
  * is written in a later turn (after an asynchronous quota decision), when the buffers a page model is
- * written into or the search serializer's scratch may already hold another response.
+ * written into or the search serializer's scratch may already hold another response. Otherwise the
+ * answer is the thread's current one, made of its reused buffers.
  */
 function finished(
   route: Route,
@@ -328,15 +368,14 @@ function finished(
   keep: boolean,
   own: boolean,
 ): CachedResponse {
-  const etag = etagOf(version, result.hash);
   let bytes: Buffer;
   let link: Buffer;
   const model = result.model;
   if (model instanceof SearchPageModel || model instanceof AptcPageModel) {
     if (model instanceof SearchPageModel) writeSearchPage(model, PAGE_BODY, PAGE_LINK, serviceDesc);
     else writeAptcPage(model, PAGE_BODY, PAGE_LINK, serviceDesc);
-    bytes = own ? Buffer.from(PAGE_BODY.view()) : PAGE_BODY.view();
-    link = own ? Buffer.from(PAGE_LINK.view()) : PAGE_LINK.view();
+    bytes = own ? Buffer.from(PAGE_BODY.view()) : PAGE_BODY.exactView();
+    link = own ? Buffer.from(PAGE_LINK.view()) : PAGE_LINK.exactView();
   } else {
     const body = result.body;
     link = Buffer.from(linkHeader(body._links, serviceDesc));
@@ -347,12 +386,23 @@ function finished(
       // Encoded into the thread's page buffer rather than a new Buffer per response.
       PAGE_BODY.reset();
       PAGE_BODY.utf8(serialized);
-      bytes = PAGE_BODY.view();
+      bytes = PAGE_BODY.exactView();
     }
   }
   // An endpoint without Pro parameters is open to every caller of its own tier; otherwise only to
   // callers at least as high as the one who asked, until a lower tier is allowed the same request.
   const needs = route.op.proParams === undefined ? route.op.tier : tier;
+  if (!own) {
+    const r = CURRENT_RESPONSE;
+    r.etag = currentEtag(version, result);
+    r.link = link;
+    r.body = bytes;
+    r.bytes = 0;
+    r.tier = needs;
+    r.variants = null;
+    return r;
+  }
+  const etag = Buffer.from(etagOf(version, result.hash), 'latin1');
   // Immutable responses kept in the response cache are compressed once, here (compression.ts); search
   // pages never are.
   const variants = keep && route.cache === 'response' ? compressVariants(bytes) : null;

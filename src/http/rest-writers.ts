@@ -9,7 +9,8 @@ import type { QuotaDecision } from '../policy/quota.ts';
 import { RATE_LIMIT_HEADER } from '../policy/rate-limit-headers.ts';
 import type { Tier } from '../policy/tiers.ts';
 import type { Coding, Variants } from './compression.ts';
-import { ByteWriter } from './byte-writer.ts';
+import { ByteWriter } from '../operations/byte-writer.ts';
+import { writeGeneratedRequestId } from './request-id.ts';
 import { endWithBody } from './response-writer.ts';
 import type { HttpResponse } from './uws.ts';
 
@@ -36,7 +37,8 @@ export interface OkReply {
 
 /** A finished 200 of an operation: everything but the per-caller headers. */
 export interface CachedResponse {
-  readonly etag: string;
+  /** The ETag's text as bytes. */
+  readonly etag: Buffer;
   /** The Link header's value, as bytes. */
   readonly link: Buffer;
   /** Encoded once: a hit hands uWS bytes, not a string to encode again. */
@@ -156,11 +158,12 @@ function headRateLimit(d: QuotaDecision): void {
 }
 
 /** The headers of an operation's 200 or 304 after `x-request-id: `, as one value (a view of {@link HEAD}). */
-function okHeaderBlock(ok: OkReply, requestId: string): Buffer {
+function okHeaderBlock(ok: OkReply, requestId: string | null): Buffer {
   HEAD.reset();
-  HEAD.latin1(requestId);
+  if (requestId === null) writeGeneratedRequestId(HEAD);
+  else HEAD.latin1(requestId);
   HEAD.bytes(ok.notModified ? H.afterId304 : H.afterId200);
-  HEAD.latin1(ok.response.etag);
+  HEAD.bytes(ok.response.etag);
   if (ok.coding !== null) {
     HEAD.bytes(H.contentEncoding);
     HEAD.latin1(ok.coding);
@@ -169,16 +172,42 @@ function okHeaderBlock(ok: OkReply, requestId: string): Buffer {
   headRateLimit(ok.quota);
   HEAD.bytes(H.link);
   HEAD.bytes(ok.response.link);
-  return HEAD.view();
+  return HEAD.exactView();
 }
 
-/** Writes an operation's 200 or 304: the status line, one header block, the body. */
-export function writeOk(res: HttpResponse, ok: OkReply, head: boolean, requestId: string, close: boolean): void {
-  res.cork(() => {
-    res.writeStatus(ok.notModified ? B.notModified : B.ok);
-    res.writeHeader(B.requestId, okHeaderBlock(ok, requestId));
-    writeBody(res, ok.notModified ? 304 : 200, head, bodyOf(ok), close);
-  });
+/** What {@link writeOk} writes, for the corked function (a closure per response was garbage). */
+const OK_WRITE = {
+  res: undefined as unknown as HttpResponse,
+  ok: undefined as unknown as OkReply,
+  head: false,
+  requestId: null as string | null,
+  close: false,
+};
+
+function writeOkCorked(): void {
+  const { res, ok, head, requestId, close } = OK_WRITE;
+  res.writeStatus(ok.notModified ? B.notModified : B.ok);
+  res.writeHeader(B.requestId, okHeaderBlock(ok, requestId));
+  writeBody(res, ok.notModified ? 304 : 200, head, bodyOf(ok), close);
+}
+
+/**
+ * Writes an operation's 200 or 304: the status line, one header block, the body. `requestId` null:
+ * the thread's generated id (request-id.ts).
+ */
+export function writeOk(res: HttpResponse, ok: OkReply, head: boolean, requestId: string | null, close: boolean): void {
+  const w = OK_WRITE;
+  w.res = res;
+  w.ok = ok;
+  w.head = head;
+  w.requestId = requestId;
+  w.close = close;
+  try {
+    res.cork(writeOkCorked);
+  } finally {
+    w.res = undefined as unknown as HttpResponse;
+    w.ok = undefined as unknown as OkReply;
+  }
 }
 
 /** The bytes of the coding chosen (chooseCoding only picks codings the response has). */

@@ -4,9 +4,10 @@
  * premiums in cents, links from the request's echoed parameters, written once and copied. The bytes
  * are those JSON.stringify gives for the model's toBody() (test/http/search-page-writer.test.ts).
  */
+import type { HouseholdRater } from '../engine/household-rater.ts';
 import { SUMMARY_JSON } from '../operations/plan-catalog.ts';
 import type { SearchPageModel } from '../operations/search-page.ts';
-import { ByteWriter, latin1Bytes } from './byte-writer.ts';
+import { ByteWriter, latin1Bytes } from '../operations/byte-writer.ts';
 import { writeLocationMembers } from './location-writer.ts';
 import { writeEcho } from './query-echo.ts';
 
@@ -28,6 +29,9 @@ const T = {
   pageSize: ascii(',"page_size":'),
   nextCursor: ascii(',"next_cursor":'),
   members: ascii(',"members":'),
+  memberAge: ascii('{"age":'),
+  chargedTrue: ascii(',"charged":true}'),
+  chargedFalse: ascii(',"charged":false}'),
   comma: ascii(','),
   planYear: ascii(',"plan_year":'),
   dataSource: ascii(',"data_source":'),
@@ -62,19 +66,22 @@ const Q = new ByteWriter(1 << 12);
 /** The page being written: its base URL, where the echoed queries end in Q, the separator before a link's own parameter. */
 const at = { base, selfEnd: 0, restEnd: 0, restSep: 63, statsEnd: 0 };
 
-/** One href of the collection into `w`: base, an echoed query (Q's [start, end)), then the link's own parameter. */
-function hrefInto(w: ByteWriter, url: Buffer, start: number, end: number, key: Buffer | null, value: number | string | null): void {
+/**
+ * One href of the collection into `w`: base, an echoed query (Q's [start, end)), then the link's own
+ * parameter: a page number, or the bytes of a writer (the cursor, base64url: URL-safe as it is).
+ */
+function hrefInto(w: ByteWriter, url: Buffer, start: number, end: number, key: Buffer | null, value: number | ByteWriter | null): void {
   w.bytes(url);
   w.copyFrom(Q, start, end);
   if (key === null) return;
   w.byte(at.restSep);
   w.bytes(key);
   if (typeof value === 'number') w.uint(value);
-  else if (value !== null) w.latin1(value);
+  else if (value !== null) w.copyFrom(value, 0, value.at);
 }
 
 /** A link after self: the same href in the body and in the Link header (with its rel). */
-function otherLink(body: ByteWriter, link: ByteWriter, open: Buffer, key: Buffer, value: number | string | null, rel: Buffer): void {
+function otherLink(body: ByteWriter, link: ByteWriter, open: Buffer, key: Buffer, value: number | ByteWriter | null, rel: Buffer): void {
   body.bytes(open);
   hrefInto(body, at.base.json, at.selfEnd, at.restEnd, key, value);
   hrefInto(link, at.base.raw, at.selfEnd, at.restEnd, key, value);
@@ -99,7 +106,7 @@ export function writeSearchPage(m: SearchPageModel, body: ByteWriter, link: Byte
   hrefInto(link, at.base.raw, 0, at.selfEnd, null, null);
   link.bytes(T.relSelf);
   otherLink(body, link, T.selfClose, T.page1, null, T.relFirst);
-  if (m.nextCursor !== undefined) otherLink(body, link, T.nextOpen, T.cursorEq, m.nextCursor, T.relNext);
+  if (m.cursor.at > 0) otherLink(body, link, T.nextOpen, T.cursorEq, m.cursor, T.relNext);
   const prev = m.prevPage;
   if (prev !== 0) otherLink(body, link, T.prevOpen, T.pageEq, prev, T.relPrev);
   if (m.total !== null) otherLink(body, link, T.lastOpen, T.pageEq, m.lastPage, T.relLast);
@@ -144,6 +151,20 @@ function writeRows(m: SearchPageModel, w: ByteWriter): void {
   }
 }
 
+/** A household's members as JSON.stringify writes `[{age, charged}, …]` (search-page.ts members). */
+function writeMembers(w: ByteWriter, rater: HouseholdRater): void {
+  const counted = rater.rating.counted;
+  const ages = rater.ages;
+  w.byte(91); // [
+  for (let i = 0; i < ages.length; i++) {
+    if (i > 0) w.byte(44); // ,
+    w.bytes(T.memberAge);
+    w.uint(ages[i]!);
+    w.bytes(counted === null || counted[i] === true ? T.chargedTrue : T.chargedFalse);
+  }
+  w.byte(93); // ]
+}
+
 function writeNullable(w: ByteWriter, n: number | null): void {
   if (n === null) w.bytes(T.null);
   else w.uint(n);
@@ -161,14 +182,15 @@ function writeEnvelopeTail(m: SearchPageModel, w: ByteWriter): void {
     w.bytes(T.pageSize);
     w.uint(m.params.per_page);
   }
-  if (m.nextCursor !== undefined) {
+  if (m.cursor.at > 0) {
     w.bytes(T.nextCursor);
-    w.jsonString(m.nextCursor);
+    w.byte(34); // "
+    w.copyFrom(m.cursor, 0, m.cursor.at);
+    w.byte(34);
   }
-  if (m.members !== null) {
-    // Ages and booleans only, on the household path: no fragment of its own is worth keeping.
+  if (m.rater !== null) {
     w.bytes(T.members);
-    w.latin1(JSON.stringify(m.members));
+    writeMembers(w, m.rater);
   }
   w.bytes(T.comma);
   writeLocationMembers(w, m.where);

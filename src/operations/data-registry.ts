@@ -201,5 +201,7 @@ export function ratingAreaLabel(area: number): string {
 /** Picks the location: the primary one, or the county the caller named. */
 export function pickLocation(locations: readonly ZipLocation[], countyFips: string | undefined): ZipLocation | null {
   if (countyFips === undefined) return locations[0] ?? null;
-  return locations.find((l) => l.countyFips === countyFips) ?? null;
+  // A loop, not find() with a closure: every priced request with a county comes here.
+  for (let i = 0; i < locations.length; i++) if (locations[i]!.countyFips === countyFips) return locations[i]!;
+  return null;
 }

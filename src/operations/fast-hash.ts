@@ -7,6 +7,7 @@
  * The hash is fed as a stream ({@link HashStream}): a request's canonical text and a cursor's
  * fingerprint are hashed from their parts, so the texts themselves are never built on the hot path.
  */
+import type { ByteWriter } from './byte-writer.ts';
 
 const DIGITS = '0123456789abcdefghijklmnopqrstuvwxyz';
 /** The 14 characters of a digest, written before the one string made of them. */
@@ -35,6 +36,12 @@ export class HashStream {
     for (let i = 0; i < s.length; i++) this.char(s.charCodeAt(i));
   }
 
+  /** {@link text}, returning the stream. */
+  textThen(s: string): this {
+    this.text(s);
+    return this;
+  }
+
   /** The characters of `String(n)`, without making that string for the common case (a safe non-negative integer). */
   number(n: number): void {
     if (!Number.isSafeInteger(n) || n < 0) {
@@ -52,20 +59,50 @@ export class HashStream {
 
   /** The digest as 14 base-36 characters (two lanes of 7, as `n.toString(36).padStart(7, '0')`). */
   digest(): string {
-    base36(this.#a >>> 0, 0);
-    base36(this.#b >>> 0, 7);
+    this.#digestOut();
     return OUT.toString('latin1', 0, 14);
+  }
+
+  /** The characters of {@link digest} written into `w`, with no string made. */
+  digestInto(w: ByteWriter): void {
+    this.#digestOut();
+    w.range(OUT, 0, 14);
+  }
+
+  /** The two lanes of the digest (unsigned 32-bit), to keep and write out later ({@link writeDigest}). */
+  get laneA(): number {
+    return this.#a >>> 0;
+  }
+
+  get laneB(): number {
+    return this.#b >>> 0;
+  }
+
+  #digestOut(): void {
+    writeDigest(this.#a >>> 0, this.#b >>> 0, OUT, 0);
   }
 }
 
+/** The 14 characters of the digest whose lanes are `a` and `b`, into `buf` at `at`. */
+export function writeDigest(a: number, b: number, buf: Buffer, at: number): void {
+  base36(buf, a, at);
+  base36(buf, b, at + 7);
+}
+
+/** The digest whose lanes are `a` and `b`, as text. */
+export function digestText(a: number, b: number): string {
+  writeDigest(a, b, OUT, 0);
+  return OUT.toString('latin1', 0, 14);
+}
+
 /**
- * A 32-bit unsigned value as 7 base-36 digits into OUT at `at`; the built-in goes through a generic
+ * A 32-bit unsigned value as 7 base-36 digits into `buf` at `at`; the built-in goes through a generic
  * double-to-radix conversion (an fmod per digit) that showed up in request profiles.
  */
-function base36(n: number, at: number): void {
+function base36(buf: Buffer, n: number, at: number): void {
   for (let i = 6; i >= 0; i--) {
     const q = Math.floor(n / 36);
-    OUT[at + i] = DIGITS.charCodeAt(n - q * 36);
+    buf[at + i] = DIGITS.charCodeAt(n - q * 36);
     n = q;
   }
 }

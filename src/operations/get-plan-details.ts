@@ -214,7 +214,7 @@ export const getPlanDetailsOperation = defineOperation({
   responseSchema: PLAN_DETAIL_RESPONSE,
   cacheable: true,
   check: (p) => {
-    const errors = householdRules(p);
+    const errors = [...householdRules(p)];
     const priced = p.age !== undefined || p.ages !== undefined;
     if (priced && p.zip === undefined) errors.push({ field: 'zip', message: 'Required with age or ages' });
     if (!priced && p.zip !== undefined) errors.push({ field: 'age', message: 'Required with zip (or give ages)' });

@@ -31,8 +31,16 @@ export function resolveLocation(
   const loc = pickLocation(locations, countyFips);
   if (loc === null) throw validationProblem([{ field: 'county_fips', message: `County ${countyFips} is not part of ZIP ${zip}` }]);
   if (opts.requirePlans && (loc.listId === NO_LIST || !yd.statesWithPlans.has(loc.state))) throw noPlanData(loc.state, yd.year);
-  return { loc, multipleAreas: spansRatingAreas(locations) };
+  let resolved = RESOLVED.get(loc);
+  if (resolved === undefined) RESOLVED.set(loc, (resolved = { loc, multipleAreas: spansRatingAreas(locations) }));
+  return resolved;
 }
+
+/**
+ * Resolved locations by location: both are immutable and a dataset keeps its ZIP locations for its
+ * lifetime (dataset.ts zipResolver), so every request placed at one shares one object.
+ */
+const RESOLVED = new WeakMap<ZipLocation, ResolvedLocation>();
 
 /**
  * States without plan data in the build (README, "States without plan data"): every request about such

@@ -5,12 +5,14 @@
  * the engine and its response schema. The REST front maps it to a route, the MCP front to a tool, and
  * the OpenAPI document is generated from the same definition.
  */
-import { fastHash, HashStream } from './fast-hash.ts';
+import { digestText, HashStream } from './fast-hash.ts';
 import { jsonString, needsEscape } from './json-string.ts';
 import { TIER_RANK, type Tier } from '../policy/tiers.ts';
 import type { DataRegistry } from './data-registry.ts';
+import { InvariantError } from '../invariant.ts';
 import { ProblemError, validationProblem, type FieldError, type ProblemSpec } from './problems.ts';
 import { parseQuery, type CompiledQuery, type JsonSchema } from './query.ts';
+import { queryPairs } from './query-string.ts';
 
 export interface OperationContext {
   readonly registry: DataRegistry;
@@ -18,14 +20,19 @@ export interface OperationContext {
   readonly baseUrl: string;
 }
 
+/** Trimmed raw values by canonical name (a `ReadonlyMap`, or a plain query's reused slots). */
+export interface QueryValues {
+  get(name: string): string | undefined;
+}
+
 /** What the handler gets besides the validated parameters. */
 export interface RequestMeta {
   /** Canonical names the caller sent, in the order sent. */
   readonly given: readonly string[];
   /** Aliases the caller used (e.g. `page_size`). */
-  readonly aliasUsed: ReadonlySet<string>;
+  readonly aliasUsed: { has(alias: string): boolean };
   /** Trimmed raw values by canonical name, for links that echo the request. */
-  readonly raw: ReadonlyMap<string, string>;
+  readonly raw: QueryValues;
 }
 
 /**
@@ -35,6 +42,11 @@ export interface RequestMeta {
 export interface PageModel {
   /** The response body as objects, equal to the bytes the REST front writes for the model. */
   toBody(): Record<string, unknown>;
+  /**
+   * Models reused by their thread's requests (search-page.ts) say which request they hold: the answer
+   * that carries one refuses to hand it out once it holds another.
+   */
+  readonly generation?: number;
 }
 
 function isPageModel(out: Record<string, unknown> | PageModel): out is PageModel {
@@ -71,7 +83,7 @@ export interface Operation<P = Record<string, unknown>> {
    * no `page` > 1 with a cursor...). They are validation (step 7 of api-contract §1.2), so they run
    * before the parameter tier gate and the year check, not in {@link handle}.
    */
-  readonly check?: (params: P) => FieldError[];
+  readonly check?: (params: P) => readonly FieldError[];
   readonly responseSchema: JsonSchema;
   /**
    * The body depends only on the request and the data build, from a finite key space (years, ZIPs,
@@ -104,32 +116,56 @@ export type ExecuteResult = Executed | { readonly ok: false; readonly problem: P
 /**
  * A request answered: its page model when the operation made one, its body as objects on demand, the
  * hash of its canonical request (the ETag's request part) and that text itself on demand (the response
- * cache's key): a search, which no cache keeps by canonical form, never builds it.
+ * cache's key): a search, which no cache keeps by canonical form, never builds it. A REST request's
+ * answer is its thread's one, reused ({@link execute}).
  */
 export class Executed {
   readonly ok = true;
-  /** The page model the REST front writes as bytes; null when the handler answered a plain body. */
-  readonly model: PageModel | null;
-  /** fastHash of {@link canonical}. */
-  readonly hash: string;
-  #body: Record<string, unknown> | null;
+  #model: PageModel | null = null;
+  #modelGeneration: number | undefined = undefined;
+  /** The two lanes of fastHash({@link canonical}). */
+  hashA = 0;
+  hashB = 0;
+  #body: Record<string, unknown> | null = null;
   #canonical: string | null = null;
-  readonly #id: string;
-  readonly #params: Record<string, unknown>;
-  readonly #names: readonly string[];
+  #id = '';
+  #params: Record<string, unknown> = {};
+  #names: readonly string[] = [];
 
-  constructor(out: Record<string, unknown> | PageModel, id: string, params: Record<string, unknown>, names: readonly string[]) {
-    this.model = isPageModel(out) ? out : null;
+  constructor(out?: Record<string, unknown> | PageModel, id?: string, params?: Record<string, unknown>, names?: readonly string[]) {
+    if (out !== undefined) this.set(out, id!, params!, names!);
+  }
+
+  /** Makes this the answer `out` of a request. */
+  set(out: Record<string, unknown> | PageModel, id: string, params: Record<string, unknown>, names: readonly string[]): this {
+    this.#model = isPageModel(out) ? out : null;
+    this.#modelGeneration = this.#model?.generation;
     this.#body = isPageModel(out) ? null : out;
+    this.#canonical = null;
     this.#id = id;
     this.#params = params;
     this.#names = names;
-    this.hash = canonicalHash(id, params, names);
+    const h = canonicalHashStream(id, params, names);
+    this.hashA = h.laneA;
+    this.hashB = h.laneB;
+    return this;
+  }
+
+  /** fastHash of {@link canonical}. */
+  get hash(): string {
+    return digestText(this.hashA, this.hashB);
   }
 
   /** The canonical request (see {@link canonicalRequest}). */
   get canonical(): string {
     return (this.#canonical ??= canonicalRequest(this.#id, this.#params, this.#names));
+  }
+
+  /** The page model the REST front writes as bytes; null when the handler answered a plain body. */
+  get model(): PageModel | null {
+    const m = this.#model;
+    if (m !== null && m.generation !== this.#modelGeneration) throw new InvariantError('a page model was read after its thread reused it');
+    return m;
   }
 
   /** The body as objects (the model's, made on first use: MCP and tests). */
@@ -138,15 +174,20 @@ export class Executed {
   }
 }
 
+/** The answer of every REST request of this thread (written out in the turn that executed it). */
+const THREAD_EXECUTED = new Executed();
+
 /**
  * Steps 6–10 of the request order (api-contract §1.2): endpoint tier, validation, parameter tier,
  * year loaded, resource. Authentication and quota (steps 4–5) belong to the front, before this.
+ * `query`: name/value pairs (MCP), or a REST query string as sent, which a plain valid request reads
+ * without pairs (plain-query.ts); its metadata is then valid until the operation's next request.
  */
 export function execute<P>(
   op: Operation<P>,
   ctx: OperationContext,
   tier: Tier,
-  query: ReadonlyArray<readonly [string, string]>,
+  query: ReadonlyArray<readonly [string, string]> | string,
   pathParams: Readonly<Record<string, string>>,
 ): ExecuteResult {
   if (TIER_RANK[tier] < TIER_RANK[op.tier]) {
@@ -160,12 +201,16 @@ export function execute<P>(
       },
     };
   }
-  const parsed = parseQuery<P>(op.query, query, pathParams);
-  if (!parsed.ok) return { ok: false, problem: validationProblem(parsed.errors).spec };
-  const crossErrors = op.check?.(parsed.params) ?? [];
-  if (crossErrors.length > 0) return { ok: false, problem: validationProblem(crossErrors).spec };
-  const pro = op.proParams?.(parsed.given, parsed.params) ?? [];
-  if (pro.length > 0 && TIER_RANK[tier] < TIER_RANK.pro) {
+  const plain = typeof query === 'string' ? (op.query.plain?.read(query, pathParams) ?? null) : null;
+  const parsed = plain !== null ? plain : parseQuery<P>(op.query, typeof query === 'string' ? queryPairs(query) : query, pathParams);
+  if ('ok' in parsed && !parsed.ok) return { ok: false, problem: validationProblem(parsed.errors).spec };
+  const params = parsed.params as P & { year?: number };
+  const meta: RequestMeta = 'ok' in parsed ? parsed : parsed.meta;
+  const crossErrors = op.check?.(params);
+  if (crossErrors !== undefined && crossErrors.length > 0) return { ok: false, problem: validationProblem(crossErrors).spec };
+  // Which Pro parameters were used matters only to a caller below Pro.
+  const pro = TIER_RANK[tier] < TIER_RANK.pro ? (op.proParams?.(meta.given, params) ?? []) : [];
+  if (pro.length > 0) {
     return {
       ok: false,
       problem: {
@@ -176,7 +221,6 @@ export function execute<P>(
       },
     };
   }
-  const params = parsed.params as P & { year?: number };
   if ('year' in (op.query.spec.schema.properties as object) && op.ownYearCheck !== true) {
     const year = params.year ?? ctx.registry.currentYear;
     if (ctx.registry.get(year) === undefined) {
@@ -190,8 +234,14 @@ export function execute<P>(
     (params as { year?: number }).year = year;
   }
   try {
-    const out = op.handle(ctx, params, { given: parsed.given, aliasUsed: parsed.aliasUsed, raw: parsed.raw });
-    return new Executed(out, op.id, params as Record<string, unknown>, sortedNames(op));
+    const out = op.handle(ctx, params, meta);
+    // A REST request is written out in this turn: its answer is the thread's reused one.
+    return (typeof query === 'string' ? THREAD_EXECUTED : new Executed()).set(
+      out,
+      op.id,
+      params as Record<string, unknown>,
+      sortedNames(op),
+    );
   } catch (err) {
     if (err instanceof ProblemError) return { ok: false, problem: err.spec };
     throw err;
@@ -234,6 +284,12 @@ const HASH = new HashStream();
  * `names` must hold every key of `params` (else the text is made and hashed, as canonicalRequest sorts).
  */
 export function canonicalHash(id: string, params: Record<string, unknown>, names: readonly string[]): string {
+  const h = canonicalHashStream(id, params, names);
+  return digestText(h.laneA, h.laneB);
+}
+
+/** The thread's hash stream fed with the canonical request (as {@link canonicalHash}): read its lanes before the next use. */
+function canonicalHashStream(id: string, params: Record<string, unknown>, names: readonly string[]): HashStream {
   const h = HASH.reset();
   h.text(id);
   h.char(63); // ?
@@ -253,7 +309,9 @@ export function canonicalHash(id: string, params: Record<string, unknown>, names
   }
   let keys = 0;
   for (const k in params) if (Object.hasOwn(params, k)) keys++;
-  return keys === listed ? h.digest() : fastHash(canonicalRequest(id, params, names));
+  if (keys === listed) return h;
+  const text = canonicalRequest(id, params, names);
+  return h.reset().textThen(text);
 }
 
 /** The characters canonicalRequest writes for a value. */
@@ -264,7 +322,20 @@ function hashValue(h: HashStream, v: unknown): void {
     h.char(34);
     h.text(v);
     h.char(34);
+  } else if (Array.isArray(v) && v.every(isPlainItem)) {
+    // A list of ages or plan ids, fed as JSON.stringify writes it without making that text.
+    h.char(91); // [
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) h.char(44); // ,
+      hashValue(h, v[i]);
+    }
+    h.char(93); // ]
   } else h.text(typeof v === 'string' ? jsonString(v) : JSON.stringify(v));
+}
+
+/** A list item {@link hashValue} writes as JSON.stringify does: a finite number or a string without escapes. */
+function isPlainItem(x: unknown): boolean {
+  return (typeof x === 'number' && Number.isFinite(x)) || (typeof x === 'string' && !needsEscape(x));
 }
 
 /** The weak ETag of a response: the build and the hash of its canonical request. */
@@ -272,12 +343,13 @@ export function etagOf(version: string, hash: string): string {
   return `W/"${version}-${hash}.r1"`;
 }
 
+/** Where the hash starts in an ETag of `version` ({@link etagOf}). */
+export function etagHashAt(version: string): number {
+  return 3 + version.length + 1;
+}
+
 /** Query string echoing the request: canonical names in table order, aliases rewritten, no defaults. */
-export function echoQuery(
-  order: readonly string[],
-  raw: ReadonlyMap<string, string>,
-  extra: ReadonlyArray<readonly [string, string]> = [],
-): string {
+export function echoQuery(order: readonly string[], raw: QueryValues, extra: ReadonlyArray<readonly [string, string]> = []): string {
   // Built by concatenation, not an array and a join: it runs for every link of every response.
   let out = '';
   for (let i = 0; i < order.length; i++) {

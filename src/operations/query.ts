@@ -9,6 +9,7 @@
  * request is reported together; messages follow the Zod wording of the public docs (api-contract §4.4).
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { PlainReader } from './plain-query.ts';
 import type { FieldError } from './problems.ts';
 import { unknownNameMessage } from './unknown-name.ts';
 
@@ -55,6 +56,8 @@ export interface CompiledQuery<P = never> {
   /** Canonical names and aliases, for the per-request pass. */
   readonly known: ReadonlySet<string>;
   readonly lists: ReadonlySet<string>;
+  /** The accepted path of plain REST query strings (plain-query.ts); null: every request takes parseQuery. */
+  readonly plain: PlainReader | null;
 }
 
 /** Compiles `spec`; `P` is the type of the parameters it validates, declared next to the spec. */
@@ -76,6 +79,7 @@ export function compileQuery<P = Record<string, unknown>>(spec: QuerySpec): Comp
     props,
     known: new Set(Object.keys(props)),
     lists: new Set(spec.lists ?? []),
+    plain: PlainReader.compile(spec),
   };
 }
 

@@ -6,7 +6,9 @@
  * {@link SearchPageModel.toBody}, the same members as objects. Neither front builds the other's form, so a
  * REST search allocates no object per row and no string per link.
  */
+import type { HouseholdRater } from '../engine/household-rater.ts';
 import type { SearchRows } from '../engine/search.ts';
+import { ByteWriter } from './byte-writer.ts';
 import type { YearData } from './data-registry.ts';
 import { InvariantError } from '../invariant.ts';
 import { locationFields, type ResolvedLocation } from './location.ts';
@@ -21,58 +23,79 @@ export interface SearchMember {
   readonly charged: boolean;
 }
 
-/** What a search page is made of (the model's members, set once). */
-export interface SearchPageParts {
+/**
+ * The page of a search. One per thread is reused by every search of that thread, like the rows it
+ * reads ({@link SearchRows}): a page is written out (REST) or turned into objects (MCP) in the turn that
+ * searched, so its members are valid until the thread's next search.
+ */
+export class SearchPageModel implements PageModel {
   /** `HPD_BASE_URL`: links are `${baseUrl}/v1/health/plans…`. */
-  readonly baseUrl: string;
-  readonly yd: YearData;
-  readonly where: ResolvedLocation;
+  baseUrl = '';
+  yd: YearData = undefined as unknown as YearData;
+  where: ResolvedLocation = undefined as unknown as ResolvedLocation;
   /** The thread's reused rows: valid until its next search (checked by {@link SearchPageModel.rowCount}). */
-  readonly rows: SearchRows;
-  readonly params: SearchParams;
-  readonly meta: RequestMeta;
+  rows: SearchRows = undefined as unknown as SearchRows;
+  params: SearchParams = undefined as unknown as SearchParams;
+  meta: RequestMeta = undefined as unknown as RequestMeta;
   /** Monthly APTC in dollars; null when no credit was asked for. */
-  readonly aptcMonthly: number | null;
-  /** A household search's members (who is charged); null for one age. */
-  readonly members: readonly SearchMember[] | null;
-  readonly nextCursor: string | undefined;
+  aptcMonthly: number | null = null;
+  /** A household search's rater (its ages and who is charged); null for one age. */
+  rater: HouseholdRater | null = null;
+  /** The next page's cursor, base64url text as bytes; empty on the last page. */
+  readonly cursor = new ByteWriter(1 << 10);
   /** Canonical names echoed by the links that set page or cursor themselves, in table order. */
   readonly linkOrder: readonly string[];
   /** Every canonical name, in table order (the self link). */
   readonly selfOrder: readonly string[];
   /** The names the stats resource takes (location, age, filters), in table order (the stats link). */
   readonly statsOrder: readonly string[];
-}
+  #generation = 0;
 
-export class SearchPageModel implements PageModel, SearchPageParts {
-  readonly baseUrl: string;
-  readonly yd: YearData;
-  readonly where: ResolvedLocation;
-  readonly rows: SearchRows;
-  readonly params: SearchParams;
-  readonly meta: RequestMeta;
-  readonly aptcMonthly: number | null;
-  readonly members: readonly SearchMember[] | null;
-  readonly nextCursor: string | undefined;
-  readonly linkOrder: readonly string[];
-  readonly selfOrder: readonly string[];
-  readonly statsOrder: readonly string[];
-  readonly #generation: number;
+  constructor(linkOrder: readonly string[], selfOrder: readonly string[], statsOrder: readonly string[]) {
+    this.linkOrder = linkOrder;
+    this.selfOrder = selfOrder;
+    this.statsOrder = statsOrder;
+  }
 
-  constructor(parts: SearchPageParts) {
-    this.baseUrl = parts.baseUrl;
-    this.yd = parts.yd;
-    this.where = parts.where;
-    this.rows = parts.rows;
-    this.params = parts.params;
-    this.meta = parts.meta;
-    this.aptcMonthly = parts.aptcMonthly;
-    this.members = parts.members;
-    this.nextCursor = parts.nextCursor;
-    this.linkOrder = parts.linkOrder;
-    this.selfOrder = parts.selfOrder;
-    this.statsOrder = parts.statsOrder;
-    this.#generation = parts.rows.generation;
+  /** Makes this the page of a search whose rows are in `rows` (and whose cursor is already in {@link cursor}). */
+  set(
+    baseUrl: string,
+    yd: YearData,
+    where: ResolvedLocation,
+    rows: SearchRows,
+    params: SearchParams,
+    meta: RequestMeta,
+    aptcMonthly: number | null,
+    rater: HouseholdRater | null,
+  ): this {
+    this.baseUrl = baseUrl;
+    this.yd = yd;
+    this.where = where;
+    this.rows = rows;
+    this.params = params;
+    this.meta = meta;
+    this.aptcMonthly = aptcMonthly;
+    this.rater = rater;
+    this.#generation = rows.generation;
+    return this;
+  }
+
+  /** Which search this page holds: its rows' generation. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** The next page's cursor as text; undefined on the last page. */
+  get nextCursor(): string | undefined {
+    return this.cursor.at === 0 ? undefined : this.cursor.buf.toString('latin1', 0, this.cursor.at);
+  }
+
+  /** A household search's members in the order of its ages, and whether each is charged; null for one age. */
+  get members(): SearchMember[] | null {
+    const rater = this.rater;
+    if (rater === null) return null;
+    const counted = rater.rating.counted;
+    return rater.ages.map((age, i) => ({ age, charged: counted === null || counted[i]! }));
   }
 
   /** Rows of the page; throws when another search has since reused the rows. */

@@ -6,10 +6,10 @@
  * against another query or another build is refused instead of silently paging something else.
  */
 import { HashStream } from './fast-hash.ts';
-import { jsonString } from './json-string.ts';
+import { ByteWriter } from './byte-writer.ts';
 import type { SortKey, ZipLocation } from '../engine/dataset.ts';
 import { METAL_LEVEL_FILTER_VALUES, PLAN_TYPES, type MetalLevel, type PlanType } from '../engine/plan-record.ts';
-import { searchInto, SearchRows, type CsrOverride, type SearchFilters } from '../engine/search.ts';
+import { searchInto, SearchRows, type CsrOverride, type SearchFilters, type SearchQuery } from '../engine/search.ts';
 import { csrVariantFor, estimateAptc } from '../engine/subsidy.ts';
 import { HouseholdList } from '../engine/household-list.ts';
 import { HouseholdRater } from '../engine/household-rater.ts';
@@ -19,7 +19,7 @@ import { defineOperation } from './operation.ts';
 import { validationProblem, type FieldError } from './problems.ts';
 import { compileQuery } from './query.ts';
 import { AGE_OR_AGES, HOUSEHOLD_AGES, LABELS, LINKS_OF, PRICED_AT, P, PLAN_SUMMARY, LOCATED_PAGE_REQUIRED } from './shared-schemas.ts';
-import { SearchPageModel, type SearchMember } from './search-page.ts';
+import { SearchPageModel } from './search-page.ts';
 
 export interface SearchParams {
   zip: string;
@@ -195,68 +195,39 @@ export const searchPlansOperation = defineOperation({
   responseSchema: SEARCH_RESPONSE,
   check(p) {
     const errors = householdRules(p);
-    if (p.cursor !== undefined && p.page > 1) errors.push({ field: 'page', message: 'Must not be given with cursor' });
-    return errors;
+    return p.cursor !== undefined && p.page > 1 ? [...errors, { field: 'page', message: 'Must not be given with cursor' }] : errors;
   },
   handle(ctx, p, meta) {
     const yd = ctx.registry.get(p.year)!;
     const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
-    const { filters, aptcMonthly, csr, household, rater } = searchPricing(yd, p, where.loc);
-
-    // Needed only to read or write a cursor.
-    const fingerprint = (): string => fingerprintOf(yd, where.loc.countyFips, where.loc.areaIndex, p, csr?.suffix ?? null);
+    const pricing = THREAD_PRICING.set(yd, p, where.loc);
+    const csrSuffix = pricing.csr?.suffix ?? null;
     let afterId: string | undefined;
     if (p.cursor !== undefined) {
       const c = decodeCursor(p.cursor);
       if (c === null) throw validationProblem([{ field: 'cursor', message: CURSOR_MALFORMED }]);
-      if (c.f !== fingerprint()) throw validationProblem([{ field: 'cursor', message: cursorMismatch(c, p.year, buildOf(yd)) }]);
+      if (c.f !== fingerprintOf(yd, where.loc, p, csrSuffix).digest())
+        throw validationProblem([{ field: 'cursor', message: cursorMismatch(c, p.year, buildOf(yd)) }]);
       afterId = c.k[1];
     }
-    const rows = searchInto(
-      yd.ds,
-      {
-        listId: where.loc.listId,
-        age: pricedAge(p),
-        household,
-        sortBy: p.sort_by,
-        descending: p.sort_order === 'desc',
-        filters,
-        csr,
-        pageSize: p.per_page,
-        page: p.page,
-        afterId,
-      },
-      THREAD_ROWS,
-    );
+    const q = THREAD_QUERY;
+    q.listId = where.loc.listId;
+    q.age = pricedAge(p);
+    q.household = pricing.household;
+    q.sortBy = p.sort_by;
+    q.descending = p.sort_order === 'desc';
+    q.filters = pricing.filters;
+    q.csr = pricing.csr;
+    q.pageSize = p.per_page;
+    q.page = p.page;
+    q.afterId = afterId;
+    const rows = searchInto(yd.ds, q, THREAD_ROWS);
     if (!rows.cursorFound) throw validationProblem([{ field: 'cursor', message: CURSOR_GONE }]);
+    const page = THREAD_PAGE;
+    page.cursor.reset();
     const last = rows.count - 1;
-    const nextCursor =
-      rows.hasMore && last >= 0
-        ? encodeCursor({
-            v: 1,
-            k: [
-              row2key(yd, rows.planIndex[last]!, rows.premiumCents[last]!, rows.variant(last), p.sort_by),
-              yd.ds.plan(rows.planIndex[last]!).standardComponentId,
-            ],
-            f: fingerprint(),
-            y: p.year,
-            b: buildOf(yd),
-          })
-        : undefined;
-    return new SearchPageModel({
-      baseUrl: ctx.baseUrl,
-      yd,
-      where,
-      rows,
-      params: p,
-      meta,
-      aptcMonthly,
-      members: rater === null ? null : chargedMembers(rater),
-      nextCursor,
-      linkOrder: LINK_ORDER,
-      selfOrder: QUERY.order,
-      statsOrder: STATS_ORDER,
-    });
+    if (rows.hasMore && last >= 0) writeCursor(page.cursor, yd, rows, last, p, fingerprintOf(yd, where.loc, p, csrSuffix));
+    return page.set(ctx.baseUrl, yd, where, rows, p, meta, pricing.aptcMonthly, pricing.rater);
   },
 });
 
@@ -271,24 +242,21 @@ export const SEARCH_FILTER_PROPERTIES = Object.fromEntries(
 export { PRO_PARAMS as SEARCH_PRO_PARAMS };
 
 /** income and household_size come together (the credit needs both). */
-export function incomeRule(p: Pick<SearchParams, 'income' | 'household_size'>): FieldError[] {
-  if ((p.income === undefined) === (p.household_size === undefined)) return [];
+export function incomeRule(p: Pick<SearchParams, 'income' | 'household_size'>): readonly FieldError[] {
+  if ((p.income === undefined) === (p.household_size === undefined)) return NO_ERRORS;
   return [{ field: p.income === undefined ? 'income' : 'household_size', message: 'Required' }];
 }
 
 /** {@link incomeRule}, and a household no larger than the tax household it is part of. */
-export function householdRules(p: Pick<SearchParams, 'income' | 'household_size' | 'ages'>): FieldError[] {
+export function householdRules(p: Pick<SearchParams, 'income' | 'household_size' | 'ages'>): readonly FieldError[] {
   const errors = incomeRule(p);
   if (p.ages !== undefined && p.household_size !== undefined && p.ages.length > p.household_size)
-    errors.push({ field: 'ages', message: 'More members than household_size' });
+    return [...errors, { field: 'ages', message: 'More members than household_size' }];
   return errors;
 }
 
-/** Who of a household is charged: the three-child rule's count, or everyone under family tiers. */
-function chargedMembers(rater: HouseholdRater): SearchMember[] {
-  const counted = rater.rating.counted;
-  return rater.ages.map((age, i) => ({ age, charged: counted === null || counted[i]! }));
-}
+/** What a rule answers when it holds (shared: a valid request allocates no list). */
+const NO_ERRORS: readonly FieldError[] = Object.freeze([]);
 
 /** The age a search's stored orders are read for: the one asked, or a household's oldest member. */
 export function pricedAge(p: Pick<SearchParams, 'age' | 'ages'>): number {
@@ -314,49 +282,86 @@ export function householdAptc(
 }
 
 /** Filters, cost-sharing view and credit of a search's parameters at its location. */
-export function searchPricing(
-  yd: YearData,
-  p: SearchFilterParams,
-  loc: ZipLocation,
-): {
-  filters: SearchFilters;
-  aptcMonthly: number | null;
-  csr: CsrOverride | null;
-  household: HouseholdList | null;
-  rater: HouseholdRater | null;
-} {
-  const metal = p.metal_level === undefined ? undefined : (p.metal_level.replace('_', ' ') as MetalLevel);
-  const filters: SearchFilters = {
-    metalLevel: metal,
-    planType: p.plan_type,
-    issuer: p.issuer?.toLowerCase(),
-    hsaEligible: p.hsa_eligible,
-    maxPremium: p.max_premium,
-    maxDeductible: p.max_deductible,
-    // Catastrophic coverage is for people under 30: a household qualifies only when every member does.
-    includeCatastrophic: pricedAge(p) < 30 || metal === 'catastrophic',
+export class SearchPricing {
+  readonly filters: { -readonly [K in keyof SearchFilters]: SearchFilters[K] } = {
+    metalLevel: undefined,
+    planType: undefined,
+    issuer: undefined,
+    hsaEligible: undefined,
+    maxPremium: undefined,
+    maxDeductible: undefined,
+    includeCatastrophic: false,
   };
-  const aptcMonthly = householdAptc(yd, loc, p);
-  let csr: CsrOverride | null = null;
-  if (p.income !== undefined && p.household_size !== undefined) {
-    const suffix = csrVariantFor(yd.rules, p.income, p.household_size, loc.state);
-    if (suffix !== null) csr = csrOverride(yd, suffix);
+  aptcMonthly: number | null = null;
+  csr: CsrOverride | null = null;
+  household: HouseholdList | null = null;
+  rater: HouseholdRater | null = null;
+  /** What {@link rater} and {@link household} point at when ages are priced. */
+  readonly #rater = new HouseholdRater();
+  readonly #list = new HouseholdList();
+
+  /** Prices `p` at `loc` into this (reused by a thread's searches: valid until its next call). */
+  set(yd: YearData, p: SearchFilterParams, loc: ZipLocation): this {
+    const metal = p.metal_level === undefined ? undefined : (p.metal_level.replace('_', ' ') as MetalLevel);
+    const f = this.filters;
+    f.metalLevel = metal;
+    f.planType = p.plan_type;
+    f.issuer = p.issuer?.toLowerCase();
+    f.hsaEligible = p.hsa_eligible;
+    f.maxPremium = p.max_premium;
+    f.maxDeductible = p.max_deductible;
+    // Catastrophic coverage is for people under 30: a household qualifies only when every member does.
+    f.includeCatastrophic = pricedAge(p) < 30 || metal === 'catastrophic';
+    this.aptcMonthly = householdAptc(yd, loc, p);
+    this.csr = null;
+    if (p.income !== undefined && p.household_size !== undefined) {
+      const suffix = csrVariantFor(yd.rules, p.income, p.household_size, loc.state);
+      if (suffix !== null) this.csr = csrOverride(yd, suffix);
+    }
+    this.rater = p.ages === undefined ? null : this.#rater.set(yd.ds, yd.rules, loc, p.ages);
+    this.household = this.rater === null ? null : this.#list.fill(yd.ds, this.rater);
+    return this;
   }
-  const rater = p.ages === undefined ? null : new HouseholdRater(yd.ds, yd.rules, loc, p.ages);
-  const household = rater === null ? null : THREAD_HOUSEHOLD.fill(yd.ds, rater);
-  return { filters, aptcMonthly, csr, household, rater };
+}
+
+/** {@link SearchPricing} of `p` at `loc`, in objects of its own. */
+export function searchPricing(yd: YearData, p: SearchFilterParams, loc: ZipLocation): SearchPricing {
+  return new SearchPricing().set(yd, p, loc);
 }
 
 /**
- * The rows every search of this thread writes into: a page is written out (REST) or turned into objects
- * (MCP) in the turn that searched, so one set serves them all (the model checks it was not reused).
+ * The rows, pricing, query and page every search of this thread uses: a page is written out (REST) or
+ * turned into objects (MCP) in the turn that searched, so one set serves them all (the model checks the
+ * rows were not reused; search-page.ts).
  */
 const THREAD_ROWS = new SearchRows();
+const THREAD_PRICING = new SearchPricing();
+const THREAD_QUERY: { -readonly [K in keyof SearchQuery]: SearchQuery[K] } = {
+  listId: 0,
+  age: 0,
+  household: null,
+  sortBy: 'premium',
+  descending: false,
+  filters: THREAD_PRICING.filters,
+  csr: null,
+  pageSize: 1,
+  page: 1,
+  afterId: undefined,
+};
+const THREAD_PAGE = new SearchPageModel(LINK_ORDER, QUERY.order, STATS_ORDER);
 
-/** The household totals every household search of this thread prices its list into (read within the same turn). */
-const THREAD_HOUSEHOLD = new HouseholdList();
+/** A year's cost-sharing views by suffix, made once (their readers are closures over the catalog). */
+const CSR_VIEWS = new WeakMap<YearData, Map<string, CsrOverride>>();
 
 function csrOverride(yd: YearData, suffix: '04' | '05' | '06'): CsrOverride {
+  let views = CSR_VIEWS.get(yd);
+  if (views === undefined) CSR_VIEWS.set(yd, (views = new Map()));
+  let view = views.get(suffix);
+  if (view === undefined) views.set(suffix, (view = csrView(yd, suffix)));
+  return view;
+}
+
+function csrView(yd: YearData, suffix: '04' | '05' | '06'): CsrOverride {
   return {
     suffix,
     deductible: (i) => yd.catalog.get(i, suffix)?.deductible.individual ?? yd.catalog.get(i, '01')!.deductible.individual,
@@ -364,18 +369,29 @@ function csrOverride(yd: YearData, suffix: '04' | '05' | '06'): CsrOverride {
   };
 }
 
-function row2key(yd: YearData, planIndex: number, premiumCents: number, variant: string, sortBy: SortKey): number | string | null {
-  const parts = yd.catalog.get(planIndex, variant) ?? yd.catalog.get(planIndex, '01')!;
+/** Writes the JSON of a row's sort key into `w`, as JSON.stringify writes the key's value. */
+function writeKey(w: ByteWriter, yd: YearData, rows: SearchRows, i: number, sortBy: SortKey): void {
+  const planIndex = rows.planIndex[i]!;
+  const parts = yd.catalog.get(planIndex, rows.variant(i)) ?? yd.catalog.get(planIndex, '01')!;
   switch (sortBy) {
     case 'premium':
-      return premiumCents / 100;
+      w.cents(rows.premiumCents[i]!);
+      return;
     case 'deductible':
-      return parts.deductible.individual;
+      writeNullableNumber(w, parts.deductible.individual);
+      return;
     case 'max_oop':
-      return parts.max_out_of_pocket.individual;
+      writeNullableNumber(w, parts.max_out_of_pocket.individual);
+      return;
     case 'name':
-      return parts.name.toLowerCase();
+      w.jsonString(parts.name.toLowerCase());
+      return;
   }
+}
+
+function writeNullableNumber(w: ByteWriter, n: number | null): void {
+  if (n === null) w.latin1('null');
+  else w.number(n);
 }
 
 const FINGERPRINT = new HashStream();
@@ -394,14 +410,15 @@ function numberField(h: HashStream, n: number | undefined): void {
 
 /**
  * The fingerprint of a search's query and build: fastHash of its fields joined by NUL (the text cursors
- * have always carried), fed field by field so that no text is made.
+ * have always carried), fed field by field so that no text is made. The stream is the thread's one:
+ * take its digest before the next fingerprint.
  */
-function fingerprintOf(yd: YearData, county: string, areaIndex: number, p: SearchParams, csr: string | null): string {
+function fingerprintOf(yd: YearData, loc: ZipLocation, p: SearchParams, csr: string | null): HashStream {
   const h = FINGERPRINT.reset();
   field(h, yd.ds.buildHash);
   field(h, p.zip);
-  field(h, county);
-  numberField(h, areaIndex);
+  field(h, loc.countyFips);
+  numberField(h, loc.areaIndex);
   numberField(h, p.age);
   field(h, p.metal_level ?? '');
   field(h, p.plan_type ?? '');
@@ -419,17 +436,20 @@ function fingerprintOf(yd: YearData, county: string, areaIndex: number, p: Searc
   if (p.ages !== undefined) {
     h.char(0);
     h.text('ages');
-    for (const a of p.ages) {
+    for (let i = 0; i < p.ages.length; i++) {
       h.char(0);
-      h.number(a);
+      h.number(p.ages[i]!);
     }
   }
-  return h.digest();
+  return h;
 }
 
 /** The build named in cursors: enough of its hash to tell builds apart, as `/readyz` and the logs do. */
+const BUILD_NAMES = new WeakMap<YearData, string>();
 function buildOf(yd: YearData): string {
-  return yd.ds.buildHash.slice(0, 12);
+  let name = BUILD_NAMES.get(yd);
+  if (name === undefined) BUILD_NAMES.set(yd, (name = yd.ds.buildHash.slice(0, 12)));
+  return name;
 }
 
 /** Why a cursor's fingerprint does not match this request: the year, the build, or else the query. */
@@ -440,30 +460,28 @@ function cursorMismatch(c: Cursor, year: number, build: string): string {
   return CURSOR_OTHER_QUERY;
 }
 
-/** Where cursors are written before their base64url text is made (longest: a 100-character name key, escaped). */
-const CURSOR_TEXT = Buffer.alloc(2048);
+/** Where a cursor's JSON is written before it is encoded (reused by the thread's searches). */
+const CURSOR_JSON = new ByteWriter(1 << 10);
 
-/** The JSON of the cursor (as JSON.stringify would write it), base64url-encoded: one string made. */
-function encodeCursor(c: Cursor): string {
-  const [key, id] = c.k;
-  // Every text but the key is short and ours; a key longer than the room left takes the plain way.
-  if (typeof key === 'string' && key.length * 6 > CURSOR_TEXT.length - 256) return Buffer.from(JSON.stringify(c)).toString('base64url');
-  let at = CURSOR_TEXT.write('{"v":', 0, 'latin1');
-  at += CURSOR_TEXT.write(String(c.v), at, 'latin1');
-  at += CURSOR_TEXT.write(',"k":[', at, 'latin1');
-  at += CURSOR_TEXT.write(typeof key === 'string' ? jsonString(key) : JSON.stringify(key), at, 'utf8');
-  at += CURSOR_TEXT.write(',', at, 'latin1');
-  at += CURSOR_TEXT.write(jsonString(id), at, 'utf8');
-  at += CURSOR_TEXT.write('],"f":', at, 'latin1');
-  at += CURSOR_TEXT.write(jsonString(c.f), at, 'utf8');
-  if (c.y !== undefined && c.b !== undefined) {
-    at += CURSOR_TEXT.write(',"y":', at, 'latin1');
-    at += CURSOR_TEXT.write(String(c.y), at, 'latin1');
-    at += CURSOR_TEXT.write(',"b":', at, 'latin1');
-    at += CURSOR_TEXT.write(jsonString(c.b), at, 'utf8');
-  }
-  at += CURSOR_TEXT.write('}', at, 'latin1');
-  return CURSOR_TEXT.toString('base64url', 0, at);
+/**
+ * Writes the cursor after row `last` into `out` as base64url text: the JSON JSON.stringify gives for
+ * `{v: 1, k: [key, id], f: fingerprint, y: year, b: build}`, encoded, with no string made on the way.
+ */
+function writeCursor(out: ByteWriter, yd: YearData, rows: SearchRows, last: number, p: SearchParams, fingerprint: HashStream): void {
+  const w = CURSOR_JSON;
+  w.reset();
+  w.latin1('{"v":1,"k":[');
+  writeKey(w, yd, rows, last, p.sort_by);
+  w.byte(44); // ,
+  w.jsonString(yd.ds.plan(rows.planIndex[last]!).standardComponentId);
+  w.latin1('],"f":"');
+  fingerprint.digestInto(w);
+  w.latin1('","y":');
+  w.uint(p.year);
+  w.latin1(',"b":');
+  w.jsonString(buildOf(yd));
+  w.byte(125); // }
+  out.base64url(w.buf, 0, w.at);
 }
 
 function decodeCursor(s: string): Cursor | null {

@@ -198,7 +198,8 @@ export class DailyQuota implements Quota {
     let day = this.#unsaved.get(this.#day);
     if (day === undefined) this.#unsaved.set(this.#day, (day = new Map()));
     day.set(userId, count);
-    this.#schedule();
+    // Checked here, not only in #schedule: the call itself cost ~90 bytes of garbage per request (heap sampler).
+    if (this.#timer === undefined) this.#schedule();
   }
 
   #schedule(): void {

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { queryPairs } from '../../src/http/query-string.ts';
-import { writeCents } from '../../src/http/serializers.ts';
+import { queryPairs } from '../../src/operations/query-string.ts';
+import { writeCents } from '../../src/operations/cents-text.ts';
 import { fastHash } from '../../src/operations/fast-hash.ts';
 import { jsonString } from '../../src/operations/json-string.ts';
 

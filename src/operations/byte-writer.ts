@@ -4,10 +4,11 @@
  * made on the way. A writer is reused by every response of its thread: what it holds is valid until
  * the next response is written (a pending write copies its bytes first: response-writer.ts).
  */
-import { needsEscape } from '../operations/json-string.ts';
-import { writeCents } from './serializers.ts';
+import { needsEscape } from './json-string.ts';
+import { writeCents } from './cents-text.ts';
 
 const QUOTE = 34;
+const B64URL = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_', 'latin1');
 
 /** A text of ours encoded once (the fixed parts the page writers copy). */
 export function latin1Bytes(s: string): Buffer {
@@ -17,6 +18,8 @@ export function latin1Bytes(s: string): Buffer {
 export class ByteWriter {
   buf: Buffer;
   at = 0;
+  /** {@link exactView}'s views of the buffer's start, by length; made on first use. */
+  #views: Array<Buffer | undefined> | null = null;
 
   constructor(size = 1 << 16) {
     this.buf = Buffer.allocUnsafe(size);
@@ -32,6 +35,7 @@ export class ByteWriter {
     const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
     this.buf.copy(bigger, 0, 0, this.at);
     this.buf = bigger;
+    if (this.#views !== null) this.#views = new Array<Buffer | undefined>(bigger.length + 1);
   }
 
   byte(c: number): void {
@@ -54,6 +58,38 @@ export class ByteWriter {
     this.ensure(b.length);
     this.buf.set(b, this.at);
     this.at += b.length;
+  }
+
+  /** Bytes `[start, end)` of `b`. */
+  range(b: Buffer, start: number, end: number): void {
+    this.ensure(end - start);
+    this.at += b.copy(this.buf, this.at, start, end);
+  }
+
+  /** Bytes `[start, end)` of `src` in base64url without padding, as `toString('base64url')` writes them. */
+  base64url(src: Buffer, start: number, end: number): void {
+    this.ensure(Math.ceil(((end - start) * 4) / 3));
+    const buf = this.buf;
+    let at = this.at;
+    let i = start;
+    for (; i + 2 < end; i += 3) {
+      const n = (src[i]! << 16) | (src[i + 1]! << 8) | src[i + 2]!;
+      buf[at++] = B64URL[n >> 18]!;
+      buf[at++] = B64URL[(n >> 12) & 63]!;
+      buf[at++] = B64URL[(n >> 6) & 63]!;
+      buf[at++] = B64URL[n & 63]!;
+    }
+    if (end - i === 1) {
+      const n = src[i]! << 16;
+      buf[at++] = B64URL[n >> 18]!;
+      buf[at++] = B64URL[(n >> 12) & 63]!;
+    } else if (end - i === 2) {
+      const n = (src[i]! << 16) | (src[i + 1]! << 8);
+      buf[at++] = B64URL[n >> 18]!;
+      buf[at++] = B64URL[(n >> 12) & 63]!;
+      buf[at++] = B64URL[(n >> 6) & 63]!;
+    }
+    this.at = at;
   }
 
   /** Bytes `[start, end)` of another writer. */
@@ -115,10 +151,23 @@ export class ByteWriter {
     this.at += digits;
   }
 
-  /** Whole cents as the JSON number of `cents / 100` (serializers.ts writeCents). */
+  /** Whole cents as the JSON number of `cents / 100` (cents-text.ts writeCents). */
   cents(cents: number): void {
     this.ensure(24);
     this.at = writeCents(this.buf, this.at, cents);
+  }
+
+  /**
+   * A view of what was written, `[0, at)`, valid until this writer is reused. The view of each length is
+   * made once and kept (at most one per possible length: a 64 KiB buffer's table is 256 KiB), because a
+   * response hands uWS such a view and a new one per response was ~100 bytes of garbage each time.
+   */
+  exactView(): Buffer {
+    const views = (this.#views ??= new Array<Buffer | undefined>(this.buf.length + 1));
+    const n = this.at;
+    let v = views[n];
+    if (v === undefined) views[n] = v = this.buf.subarray(0, n);
+    return v;
   }
 
   /** A view of `[start, end)`: valid until this writer is reused. */
