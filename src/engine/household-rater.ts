@@ -18,6 +18,7 @@ import {
   householdRatingInto,
   tierColumn,
   type HouseholdPremium,
+  type RatedMember,
   type TierColumn,
 } from './household.ts';
 import type { TaxYearRules } from './rules-types.ts';
@@ -109,6 +110,21 @@ export class HouseholdRater {
   premium(pos: number): HouseholdPremium | null {
     if (this.total(pos) === 0) return null;
     const listId = this.location.listId;
+    const counted = this.rating.counted;
+    if (counted !== null) {
+      // Per-member rating: each counted member's own rate (householdPremiumCents' rule, without its
+      // closure and second rating: the APTC benchmark asks this on every estimate).
+      const ages = this.ages;
+      const members = new Array<RatedMember>(ages.length);
+      let totalCents = 0;
+      for (let i = 0; i < ages.length; i++) {
+        const age = ages[i]!;
+        const cents = counted[i] === true ? this.ds.listPremiumCents(listId, pos, age) : 0;
+        members[i] = { age, counted: counted[i] === true, cents };
+        totalCents += cents;
+      }
+      return { totalCents, members };
+    }
     const id = this.ds.plan(this.ds.listPlan(listId, pos)).standardComponentId;
     return householdPremiumCents(
       (age) => this.ds.listPremiumCents(listId, pos, age),

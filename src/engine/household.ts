@@ -190,8 +190,7 @@ export function householdRatingInto<R extends { ages: readonly number[]; counted
   checkAges(ages);
   const limit = rules.child_age_limit.value;
   out.ages = ages;
-  // States are upper case already (the build's); only another spelling makes a new string.
-  const tiers = rules.family_tiers[isUpperCase(state) ? state : state.toUpperCase()];
+  const tiers = familyTiersOf(rules, state);
   if (tiers === undefined) {
     out.counted = ratedMembersInto(ages, rules.max_rated_children.value, limit, counted);
     out.tierFactor = 0;
@@ -205,6 +204,12 @@ export function householdRatingInto<R extends { ages: readonly number[]; counted
       ? (tiers.child_only ?? (ages.length > 1 ? tiers.one_adult_and_children : tiers.one_adult))
       : tiers[tier] + Math.max(0, adults - 2) * tiers.one_adult;
   return out;
+}
+
+/** The state's family-tier factors; undefined where members are rated one by one (any spelling of the state). */
+export function familyTiersOf(rules: TaxYearRules, state: string): TaxYearRules['family_tiers'][string] | undefined {
+  // States are upper case already (the build's); only another spelling makes a new string.
+  return rules.family_tiers[isUpperCase(state) ? state : state.toUpperCase()];
 }
 
 function isUpperCase(s: string): boolean {

@@ -33,12 +33,71 @@ export interface LowestCostRanking {
   readonly rater: HouseholdRater;
 }
 
-/** The two lowest qualifying silver plans and the lowest bronze one, or null when the location lists no silver plan. */
+/**
+ * The two lowest qualifying silver plans and the lowest bronze one, or null when the location lists no
+ * silver plan; priced by a rater of its own, which the ranking carries.
+ */
 export function rankLowestCost(ds: Dataset, rules: TaxYearRules, location: ZipLocation, ages: readonly number[]): LowestCostRanking | null {
+  const rater = new HouseholdRater();
+  const r = rankLowestCostInto(ds, rules, location, ages, rater, new RankingRecord());
+  if (r === null) return null;
+  const copy = (p: RankedPlan | null): RankedPlan | null => (p === null ? null : { pos: p.pos, id: p.id, totalCents: p.totalCents });
+  return { first: copy(r.first)!, second: copy(r.second), bronze: copy(r.bronze), rater };
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** A ranking's plans in objects of its own, rewritten by each {@link rankLowestCostInto} into it. */
+export class RankingRecord {
+  readonly #first: Mutable<RankedPlan> = { pos: 0, id: '', totalCents: 0 };
+  readonly #second: Mutable<RankedPlan> = { pos: 0, id: '', totalCents: 0 };
+  readonly #bronze: Mutable<RankedPlan> = { pos: 0, id: '', totalCents: 0 };
+  first: RankedPlan = this.#first;
+  second: RankedPlan | null = null;
+  bronze: RankedPlan | null = null;
+
+  /** Sets the ranking; a negative position: no such plan. */
+  set(
+    first: number,
+    firstId: string,
+    firstTotal: number,
+    second: number,
+    secondId: string,
+    secondTotal: number,
+    bronze: number,
+    bronzeId: string,
+    bronzeTotal: number,
+  ): this {
+    this.first = place(this.#first, first, firstId, firstTotal);
+    this.second = second < 0 ? null : place(this.#second, second, secondId, secondTotal);
+    this.bronze = bronze < 0 ? null : place(this.#bronze, bronze, bronzeId, bronzeTotal);
+    return this;
+  }
+}
+
+function place(p: Mutable<RankedPlan>, pos: number, id: string, totalCents: number): RankedPlan {
+  p.pos = pos;
+  p.id = id;
+  p.totalCents = totalCents;
+  return p;
+}
+
+/**
+ * {@link rankLowestCost} with `rater` (set for this household here) into `out`, or null when the
+ * location lists no silver plan: the APTC benchmark ranks into its thread's records.
+ */
+export function rankLowestCostInto(
+  ds: Dataset,
+  rules: TaxYearRules,
+  location: ZipLocation,
+  ages: readonly number[],
+  rater: HouseholdRater,
+  out: RankingRecord,
+): RankingRecord | null {
   const listId = location.listId;
   if (listId === NO_LIST) return null;
   const size = ds.listSize(listId);
-  const rater = new HouseholdRater(ds, rules, location, ages);
+  rater.set(ds, rules, location, ages);
   // The scan keeps only the two lowest (total, plan id) pairs and allocates nothing per plan: it runs
   // over every silver plan of the location on every APTC request (and every search with an income).
   let first = -1;
@@ -80,10 +139,5 @@ export function rankLowestCost(ds: Dataset, rules: TaxYearRules, location: ZipLo
     }
   }
   if (first < 0) return null;
-  return {
-    first: { pos: first, id: firstId, totalCents: firstTotal },
-    second: second < 0 ? null : { pos: second, id: secondId, totalCents: secondTotal },
-    bronze: bronze < 0 ? null : { pos: bronze, id: bronzeId, totalCents: bronzeTotal },
-    rater,
-  };
+  return out.set(first, firstId, firstTotal, second, secondId, secondTotal, bronze, bronzeId, bronzeTotal);
 }

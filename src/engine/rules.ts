@@ -27,6 +27,7 @@ import type {
   TaxYearRules,
 } from './rules-types.ts';
 import { InvariantError } from '../invariant.ts';
+import { roundHalfUp } from './float-safe-round.ts';
 
 /** Resolved from this module so the loader works from any working directory (CLI, tests, server). */
 const DEFAULT_RULES_DIR = new URL('../../data/rules/', import.meta.url);
@@ -338,7 +339,7 @@ export function ageCurveFor(rules: TaxYearRules, state: string): AgeCurve {
 
 /** Rounds half up to hundredths; toPrecision first absorbs float error, so 8.475 (847.4999… × 100) gives 8.48. */
 function round2(x: number): number {
-  return Math.round(Number((x * 100).toPrecision(12))) / 100;
+  return roundHalfUp(x * 100) / 100;
 }
 
 /**

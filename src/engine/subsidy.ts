@@ -18,12 +18,14 @@
  * converted to dollars (two decimals) only in the result.
  */
 import type { Dataset, ZipLocation } from './dataset.ts';
-import { householdPremiumCents } from './household.ts';
+import { familyTiersOf, householdPremiumCents } from './household.ts';
 import { statePremiums } from './manifest.ts';
 import { applicablePercentage, povertyGuideline } from './rules.ts';
-import { rankLowestCost } from './lowest-cost-plans.ts';
+import { HouseholdRater } from './household-rater.ts';
+import { rankLowestCostInto, RankingRecord, type RankedPlan } from './lowest-cost-plans.ts';
 import type { TaxYearRules } from './rules-types.ts';
 import { InvariantError } from '../invariant.ts';
+import { floorSafe, roundHalfUp } from './float-safe-round.ts';
 
 export type BenchmarkSource = 'rate_puf' | 'modeled' | 'benchmark_only';
 
@@ -88,11 +90,6 @@ export interface AptcInput {
 
 export const NOTE_BELOW_100 = 'Income below 100 % FPL: not eligible for the premium tax credit; Medicaid or the coverage gap may apply';
 
-/** Float-safe rounding: toPrecision(12) first absorbs representation error (2106.0000000000005, 175.49999…). */
-function roundHalfUp(x: number): number {
-  return Math.round(Number(x.toPrecision(12)));
-}
-
 function round2(x: number): number {
   return roundHalfUp(x * 100) / 100;
 }
@@ -109,17 +106,33 @@ interface FplPosition {
   readonly aboveFourTimes: boolean;
 }
 
+/** Where {@link fplPosition} answers: its callers read it at once (an object per estimate was garbage). */
+const FPL_POSITION: { -readonly [K in keyof FplPosition]: FplPosition[K] } = {
+  fpl: 0,
+  pct: 0,
+  truncated: 0,
+  belowFloor: false,
+  aboveFourTimes: false,
+};
+
+/** The household's place against the poverty guideline, in the module's one record (valid until the next call). */
 function fplPosition(rules: TaxYearRules, state: string, income: number, householdSize: number): FplPosition {
   // The operations' query schemas refuse such values first: reaching this is a caller's bug.
   if (!Number.isFinite(income) || income < 0) throw new InvariantError(`income must be a non-negative number, got ${income}`);
   const fpl = povertyGuideline(rules, state, householdSize);
   // Multiply before dividing so that whole-dollar incomes at a band edge (e.g. 133 %) land exactly on it.
   const pct = (income * 100) / fpl;
-  let truncated = Math.floor(Number(pct.toPrecision(12)));
+  let truncated = floorSafe(pct);
   // Compared unrounded: 400.9 % truncates to 400 but is above the cliff, which is why line 5 says 401.
   const aboveFourTimes = income > 4 * fpl;
   if (aboveFourTimes && truncated <= 400) truncated = 401;
-  return { fpl, pct, truncated, belowFloor: income * 100 < rules.lower_bound_pct.value * fpl, aboveFourTimes };
+  const out = FPL_POSITION;
+  out.fpl = fpl;
+  out.pct = pct;
+  out.truncated = truncated;
+  out.belowFloor = income * 100 < rules.lower_bound_pct.value * fpl;
+  out.aboveFourTimes = aboveFourTimes;
+  return out;
 }
 
 /**
@@ -147,44 +160,83 @@ function csrVariantAt(pos: FplPosition, income: number): '04' | '05' | '06' | nu
 /** Actuarial value of each silver CSR variant (45 CFR 156.420(a)). */
 const CSR_LEVEL = { '06': 94, '05': 87, '04': 73, none: null } as const;
 
+/** A benchmark priced from the published table (tableBenchmark), for locations without a silver plan list. */
 interface Benchmark {
-  readonly lowestSilver: LowestPlan | null;
-  readonly lowestBronze: LowestPlan | null;
   readonly totalCents: number;
   readonly members: ReadonlyArray<{ readonly age: number; readonly cents: number; readonly counted: boolean }>;
-  readonly planId: string | null;
   readonly source: BenchmarkSource;
   readonly notes: readonly string[];
 }
 
+/** The rater every benchmark scan of this thread prices with (the ranking is consumed before the scan returns). */
+const BENCHMARK_RATER = new HouseholdRater();
+/** The ranking every benchmark scan of this thread writes (read before the scan returns). */
+const BENCHMARK_RANKING = new RankingRecord();
+
+const MODELED_NOTE =
+  'Premiums are modeled from published SLCSP benchmarks (no Rate PUF loaded), so the benchmark plan and its premium are estimates';
+
 /**
- * Second-lowest household total among the benchmark-eligible silver plans offered at the location,
- * or null when the location lists no such plan.
+ * The benchmark from the location's plans: the second-lowest household total among the silver plans
+ * offered there (the lowest when only one is), with the lowest silver and bronze plans, written into
+ * `out` (its members' premiums, lowest plans, plan id, source). False when the location lists no silver
+ * plan; then `out` holds no benchmark.
  */
-function planBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation, ages: readonly number[]): Benchmark | null {
-  const ranking = rankLowestCost(ds, rules, location, ages);
-  if (ranking === null) return null;
+function planBenchmarkInto(
+  ds: Dataset,
+  rules: TaxYearRules,
+  location: ZipLocation,
+  ages: readonly number[],
+  out: AptcEstimateRecord,
+  notes: NoteList,
+): boolean {
+  const ranking = rankLowestCostInto(ds, rules, location, ages, BENCHMARK_RATER, BENCHMARK_RANKING);
+  if (ranking === null) return false;
   // Only one silver plan offered: that plan is the benchmark (26 CFR 1.36B-3(f)).
   const chosen = ranking.second ?? ranking.first;
-  // The chosen plan covers the household: the ranking kept only plans with a total.
-  const premium = ranking.rater.premium(chosen.pos)!;
+  const rater = BENCHMARK_RATER;
+  const members = out.membersOf(ages.length);
+  let totalCents = 0;
+  const counted = rater.rating.counted;
+  if (counted !== null) {
+    // Per-member rating: each counted member's own rate, as HouseholdRater.premium gives it.
+    const listId = location.listId;
+    for (let i = 0; i < ages.length; i++) {
+      const c = counted[i] === true ? ds.listPremiumCents(listId, chosen.pos, ages[i]!) : 0;
+      setMember(members[i]!, ages[i]!, c, counted[i] === true);
+      totalCents += c;
+    }
+  } else {
+    // Family tiers (NY, VT): the tier premium shared out over the members.
+    // The chosen plan covers the household: the ranking kept only plans with a total.
+    const premium = rater.premium(chosen.pos)!;
+    for (let i = 0; i < ages.length; i++)
+      setMember(members[i]!, premium.members[i]!.age, premium.members[i]!.cents, premium.members[i]!.counted);
+    totalCents = premium.totalCents;
+  }
+  out.benchmarkCents = totalCents;
+  out.benchmark_plan_id = variantIdOf(chosen.id);
+  out.lowest_silver = out.lowestPlan(0, ranking.first);
+  out.lowest_bronze = out.lowestPlan(1, ranking.bronze);
   // Provenance is per state: a year may mix real and modeled states.
-  const source: BenchmarkSource = statePremiums(ds.manifest, location.state);
-  const notes =
-    source === 'modeled'
-      ? ['Premiums are modeled from published SLCSP benchmarks (no Rate PUF loaded), so the benchmark plan and its premium are estimates']
-      : [];
-  const lowest = (r: { id: string; totalCents: number } | null): LowestPlan | null =>
-    r === null ? null : { plan_id: `${r.id}-01`, premium: cents(r.totalCents) };
-  return {
-    lowestSilver: lowest(ranking.first),
-    lowestBronze: lowest(ranking.bronze),
-    totalCents: premium.totalCents,
-    members: premium.members,
-    planId: `${chosen.id}-01`,
-    source,
-    notes,
-  };
+  out.benchmark_source = statePremiums(ds.manifest, location.state);
+  if (out.benchmark_source === 'modeled') notes.add(MODELED_NOTE);
+  return true;
+}
+
+function setMember(m: { -readonly [K in keyof AptcMember]: AptcMember[K] }, age: number, centsOf: number, counted: boolean): void {
+  m.age = age;
+  m.slcsp_premium = cents(centsOf);
+  m.counted_in_benchmark = counted;
+}
+
+/** Variant ids (`…-01`) by plan id, made once per plan. */
+const VARIANT_IDS = new Map<string, string>();
+
+function variantIdOf(id: string): string {
+  let v = VARIANT_IDS.get(id);
+  if (v === undefined) VARIANT_IDS.set(id, (v = `${id}-01`));
+  return v;
 }
 
 /** Benchmark from the build's per-area SLCSP table, per member, for locations without a silver plan list. */
@@ -195,7 +247,7 @@ function tableBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation,
     return values.get(age) ?? null;
   };
   // Tier states price from the adult (age-21) rate, so it must exist too.
-  const needed = rules.family_tiers[location.state.toUpperCase()] === undefined ? ages : [...ages, 21];
+  const needed = familyTiersOf(rules, location.state) === undefined ? ages : [...ages, 21];
   if (needed.some((a) => lookup(a) === null)) return null;
   const premium = householdPremiumCents((age) => Math.round((lookup(age)?.amount ?? 0) * 100), ages, rules, location.state);
   const source: BenchmarkSource = lookup(ages[0])?.source ?? 'benchmark_only';
@@ -207,7 +259,7 @@ function tableBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation,
       : [
           `No silver plan is listed at this location: the benchmark is the SLCSP of ${location.state} rating area ${location.ratingArea}, age-rated per member`,
         ];
-  return { lowestSilver: null, lowestBronze: null, totalCents: premium.totalCents, members: premium.members, planId: null, source, notes };
+  return { totalCents: premium.totalCents, members: premium.members, source, notes };
 }
 
 /**
@@ -222,81 +274,218 @@ function tableBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation,
  *   premiums are reported either way, because they still tell the household what silver costs.
  */
 export function estimateAptc(ds: Dataset, rules: TaxYearRules, location: ZipLocation, input: AptcInput): AptcEstimate {
+  return estimateAptcInto(ds, rules, location, input, new AptcEstimateRecord()).toObject();
+}
+
+/** The notes of the estimate being made, gathered before they go into its record (at most a few). */
+class NoteList {
+  readonly items: string[] = ['', '', '', '', '', '', '', ''];
+  count = 0;
+
+  add(note: string): void {
+    this.items[this.count++] = note;
+  }
+}
+
+const NOTES = new NoteList();
+
+/**
+ * {@link estimateAptc} written into `out`, whose members, band, lowest plans and notes are its own
+ * objects, rewritten by its next estimate: the APTC endpoint and priced searches estimate into their
+ * thread's record, so an estimate allocates next to nothing.
+ */
+export function estimateAptcInto(
+  ds: Dataset,
+  rules: TaxYearRules,
+  location: ZipLocation,
+  input: AptcInput,
+  out: AptcEstimateRecord,
+): AptcEstimateRecord {
   const { income, householdSize, ages } = input;
   // The operations' query schemas refuse such values first: reaching this is a caller's bug.
   if (ages.length === 0) throw new InvariantError('at least one member must seek coverage');
   const pos = fplPosition(rules, location.state, income, householdSize);
-  const notes: string[] = [];
+  const notes = NOTES;
+  notes.count = 0;
 
   let eligible = true;
   if (pos.belowFloor) {
     eligible = false;
-    notes.push(
+    notes.add(
       rules.lower_bound_pct.value === 100
         ? NOTE_BELOW_100
         : `Income below ${rules.lower_bound_pct.value} % FPL: not eligible for the premium tax credit; Medicaid or the coverage gap may apply`,
     );
   } else if (pos.aboveFourTimes && rules.cap_at_400_fpl.value) {
     eligible = false;
-    notes.push(`Income above 400 % FPL: not eligible for the premium tax credit in ${rules.tax_year} (the 400 % cliff applies)`);
+    notes.add(`Income above 400 % FPL: not eligible for the premium tax credit in ${rules.tax_year} (the 400 % cliff applies)`);
   } else if (pos.aboveFourTimes) {
-    notes.push(`Income above 400 % FPL: ${rules.tax_year} has no upper income limit, so the top applicable percentage applies`);
+    notes.add(`Income above 400 % FPL: ${rules.tax_year} has no upper income limit, so the top applicable percentage applies`);
   }
 
   let applicable: number | null = null;
-  let band: AptcEstimate['band'] = null;
+  out.band = null;
   if (eligible) {
     applicable = applicablePercentage(rules, pos.truncated);
     const bands = rules.applicable_percentage.bands;
     // Outside the table the nearest end band applies, as in applicablePercentage.
-    const b =
-      bands.find((x) => pos.truncated >= x.from_pct && (x.to_pct === null || pos.truncated < x.to_pct)) ??
-      (pos.truncated < bands[0].from_pct ? bands[0] : bands[bands.length - 1]);
-    band = { from_pct: b.from_pct, to_pct: b.to_pct };
+    let b = pos.truncated < bands[0].from_pct ? bands[0] : bands[bands.length - 1];
+    for (let i = 0; i < bands.length; i++) {
+      const x = bands[i]!;
+      if (pos.truncated >= x.from_pct && (x.to_pct === null || pos.truncated < x.to_pct)) {
+        b = x;
+        break;
+      }
+    }
+    out.band = out.bandOf(b.from_pct, b.to_pct);
   }
   const yearly = applicable === null ? 0 : roundHalfUp((income * applicable) / 100);
   const monthly = roundHalfUp(yearly / 12);
 
-  const bench = planBenchmark(ds, rules, location, ages) ?? tableBenchmark(ds, rules, location, ages);
-  if (bench === null) {
-    notes.push(
+  let found = planBenchmarkInto(ds, rules, location, ages, out, notes);
+  if (!found) {
+    const table = tableBenchmark(ds, rules, location, ages);
+    found = table !== null;
+    if (table !== null) {
+      const members = out.membersOf(ages.length);
+      for (let i = 0; i < ages.length; i++)
+        setMember(members[i]!, table.members[i]!.age, table.members[i]!.cents, table.members[i]!.counted);
+      out.benchmarkCents = table.totalCents;
+      out.benchmark_plan_id = null;
+      out.benchmark_source = table.source;
+      out.lowest_silver = null;
+      out.lowest_bronze = null;
+      for (const n of table.notes) notes.add(n);
+    }
+  }
+  if (!found) {
+    notes.add(
       `No benchmark premium is available for ${location.state} rating area ${location.ratingArea}, so the credit cannot be estimated here`,
     );
-  } else {
-    notes.push(...bench.notes);
+    const members = out.membersOf(ages.length);
+    for (let i = 0; i < ages.length; i++) setMember(members[i]!, ages[i]!, 0, false);
+    out.benchmark_plan_id = null;
+    out.benchmark_source = null;
+    out.lowest_silver = null;
+    out.lowest_bronze = null;
   }
   const limit = rules.child_age_limit.value;
-  const members: AptcMember[] =
-    bench === null
-      ? ages.map((age) => ({ age, slcsp_premium: 0, counted_in_benchmark: false }))
-      : bench.members.map((m) => ({ age: m.age, slcsp_premium: cents(m.cents), counted_in_benchmark: m.counted }));
-  if (bench !== null && rules.family_tiers[location.state.toUpperCase()] === undefined) {
-    const uncounted = bench.members.filter((m) => !m.counted && m.age < limit).length;
+  if (found && familyTiersOf(rules, location.state) === undefined) {
+    let uncounted = 0;
+    for (const m of out.members) if (!m.counted_in_benchmark && m.age < limit) uncounted++;
     if (uncounted > 0) {
-      notes.push(
+      notes.add(
         `Only the ${rules.max_rated_children.value} oldest children under ${limit} are charged; ${uncounted} younger ${uncounted === 1 ? 'child is' : 'children are'} covered at no premium`,
       );
     }
   }
 
-  const aptcCents = eligible && bench !== null ? Math.max(0, bench.totalCents - monthly * 100) : 0;
-  return {
-    eligible,
-    fpl_amount: pos.fpl,
-    fpl_percentage: round2(pos.pct),
-    fpl_percentage_truncated: pos.truncated,
-    band,
-    applicable_percentage: applicable,
-    yearly_contribution: yearly,
-    monthly_contribution: monthly,
-    benchmark_premium: bench === null ? null : cents(bench.totalCents),
-    benchmark_plan_id: bench?.planId ?? null,
-    benchmark_source: bench?.source ?? null,
-    members,
-    csr_level: eligible ? CSR_LEVEL[csrVariantAt(pos, income) ?? 'none'] : null,
-    lowest_silver: bench?.lowestSilver ?? null,
-    lowest_bronze: bench?.lowestBronze ?? null,
-    aptc_amount: cents(aptcCents),
-    notes,
-  };
+  const aptcCents = eligible && found ? Math.max(0, out.benchmarkCents - monthly * 100) : 0;
+  out.eligible = eligible;
+  out.fpl_amount = pos.fpl;
+  out.fpl_percentage = round2(pos.pct);
+  out.fpl_percentage_truncated = pos.truncated;
+  out.applicable_percentage = applicable;
+  out.yearly_contribution = yearly;
+  out.monthly_contribution = monthly;
+  out.benchmark_premium = found ? cents(out.benchmarkCents) : null;
+  out.csr_level = eligible ? CSR_LEVEL[csrVariantAt(pos, income) ?? 'none'] : null;
+  out.aptc_amount = cents(aptcCents);
+  out.notes = out.notesOf(notes);
+  return out;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * An estimate's fields ({@link AptcEstimate}), with members, band, lowest plans and note lists of its
+ * own that each estimate written into it rewrites ({@link estimateAptcInto}).
+ */
+export class AptcEstimateRecord implements AptcEstimate {
+  eligible = false;
+  fpl_amount = 0;
+  fpl_percentage = 0;
+  fpl_percentage_truncated = 0;
+  band: AptcEstimate['band'] = null;
+  applicable_percentage: number | null = null;
+  yearly_contribution = 0;
+  monthly_contribution = 0;
+  benchmark_premium: number | null = null;
+  benchmark_plan_id: string | null = null;
+  benchmark_source: BenchmarkSource | null = null;
+  members: readonly AptcMember[] = [];
+  csr_level: 94 | 87 | 73 | null = null;
+  lowest_silver: LowestPlan | null = null;
+  lowest_bronze: LowestPlan | null = null;
+  aptc_amount = 0;
+  notes: readonly string[] = [];
+  /** The benchmark in cents (valid when {@link benchmark_premium} is not null). */
+  benchmarkCents = 0;
+  readonly #band: Mutable<NonNullable<AptcEstimate['band']>> = { from_pct: 0, to_pct: null };
+  readonly #lowest: [Mutable<LowestPlan>, Mutable<LowestPlan>] = [
+    { plan_id: '', premium: 0 },
+    { plan_id: '', premium: 0 },
+  ];
+  /** Member lists by household size, their members reused. */
+  readonly #members: Array<Mutable<AptcMember>[] | undefined> = [];
+  /** Note lists by count, reused. */
+  readonly #notes: Array<string[] | undefined> = [];
+
+  /** This record's member list of `n` members (made the current one). */
+  membersOf(n: number): Mutable<AptcMember>[] {
+    let list = this.#members[n];
+    if (list === undefined) {
+      list = [];
+      for (let i = 0; i < n; i++) list.push({ age: 0, slcsp_premium: 0, counted_in_benchmark: false });
+      this.#members[n] = list;
+    }
+    this.members = list;
+    return list;
+  }
+
+  bandOf(from: number, to: number | null): NonNullable<AptcEstimate['band']> {
+    this.#band.from_pct = from;
+    this.#band.to_pct = to;
+    return this.#band;
+  }
+
+  /** Lowest plan `which` (0 silver, 1 bronze) as a record of this estimate, or null. */
+  lowestPlan(which: 0 | 1, r: RankedPlan | null): LowestPlan | null {
+    if (r === null) return null;
+    const p = this.#lowest[which];
+    p.plan_id = variantIdOf(r.id);
+    p.premium = cents(r.totalCents);
+    return p;
+  }
+
+  notesOf(gathered: NoteList): readonly string[] {
+    const n = gathered.count;
+    let list = this.#notes[n];
+    if (list === undefined) this.#notes[n] = list = new Array<string>(n).fill('');
+    for (let i = 0; i < n; i++) list[i] = gathered.items[i]!;
+    return list;
+  }
+
+  /** The estimate as a plain object (the members, band and lowest plans are this record's). */
+  toObject(): AptcEstimate {
+    return {
+      eligible: this.eligible,
+      fpl_amount: this.fpl_amount,
+      fpl_percentage: this.fpl_percentage,
+      fpl_percentage_truncated: this.fpl_percentage_truncated,
+      band: this.band,
+      applicable_percentage: this.applicable_percentage,
+      yearly_contribution: this.yearly_contribution,
+      monthly_contribution: this.monthly_contribution,
+      benchmark_premium: this.benchmark_premium,
+      benchmark_plan_id: this.benchmark_plan_id,
+      benchmark_source: this.benchmark_source,
+      members: this.members,
+      csr_level: this.csr_level,
+      lowest_silver: this.lowest_silver,
+      lowest_bronze: this.lowest_bronze,
+      aptc_amount: this.aptc_amount,
+      notes: this.notes,
+    };
+  }
 }

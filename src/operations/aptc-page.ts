@@ -17,20 +17,6 @@ export interface AptcParams {
 }
 
 /** What an APTC page is made of (the model's members, set once). */
-export interface AptcPageParts {
-  /** `HPD_BASE_URL`. */
-  readonly baseUrl: string;
-  readonly yd: YearData;
-  readonly where: ResolvedLocation;
-  readonly params: AptcParams;
-  readonly meta: RequestMeta;
-  readonly est: AptcEstimate;
-  /** The build has plan data for the state: the page links to a search (else there is none to link to). */
-  readonly plansHere: boolean;
-  /** Every canonical name, in table order (the self link). */
-  readonly selfOrder: readonly string[];
-}
-
 /** The three wordings of `benchmark_plan_description`, around the place ("County, ST (Rating Area N)"). */
 export const BENCHMARK_WORDS = {
   benchmarkOnly: {
@@ -44,25 +30,53 @@ export const BENCHMARK_WORDS = {
   plan: { before: 'Second-lowest-cost silver plan for this household in ', after: '' },
 } as const;
 
-export class AptcPageModel implements PageModel, AptcPageParts {
-  readonly baseUrl: string;
-  readonly yd: YearData;
-  readonly where: ResolvedLocation;
-  readonly params: AptcParams;
-  readonly meta: RequestMeta;
-  readonly est: AptcEstimate;
-  readonly plansHere: boolean;
+/**
+ * The page of an APTC estimate. One per thread is reused by every estimate of that thread: a page is
+ * written out (REST) or turned into objects (MCP) in the turn that estimated, so its members are valid
+ * until the thread's next estimate ({@link generation} tells them apart).
+ */
+export class AptcPageModel implements PageModel {
+  /** `HPD_BASE_URL`. */
+  baseUrl = '';
+  yd: YearData = undefined as unknown as YearData;
+  where: ResolvedLocation = undefined as unknown as ResolvedLocation;
+  params: AptcParams = undefined as unknown as AptcParams;
+  meta: RequestMeta = undefined as unknown as RequestMeta;
+  est: AptcEstimate = undefined as unknown as AptcEstimate;
+  /** The build has plan data for the state: the page links to a search (else there is none to link to). */
+  plansHere = false;
+  /** Every canonical name, in table order (the self link). */
   readonly selfOrder: readonly string[];
+  #generation = 0;
 
-  constructor(parts: AptcPageParts) {
-    this.baseUrl = parts.baseUrl;
-    this.yd = parts.yd;
-    this.where = parts.where;
-    this.params = parts.params;
-    this.meta = parts.meta;
-    this.est = parts.est;
-    this.plansHere = parts.plansHere;
-    this.selfOrder = parts.selfOrder;
+  constructor(selfOrder: readonly string[]) {
+    this.selfOrder = selfOrder;
+  }
+
+  /** Makes this the page of an estimate. */
+  set(
+    baseUrl: string,
+    yd: YearData,
+    where: ResolvedLocation,
+    params: AptcParams,
+    meta: RequestMeta,
+    est: AptcEstimate,
+    plansHere: boolean,
+  ): this {
+    this.baseUrl = baseUrl;
+    this.yd = yd;
+    this.where = where;
+    this.params = params;
+    this.meta = meta;
+    this.est = est;
+    this.plansHere = plansHere;
+    this.#generation++;
+    return this;
+  }
+
+  /** Which estimate this page holds. */
+  get generation(): number {
+    return this.#generation;
   }
 
   /** Which wording describes the benchmark; the benchmark-only one ends with the state. */

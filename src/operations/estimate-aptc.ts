@@ -4,7 +4,7 @@
  * every state the benchmark table prices: geography and benchmarks are national, so states without plan
  * data use the benchmark table, labelled as an approximation (README, "States without plan data").
  */
-import { estimateAptc } from '../engine/subsidy.ts';
+import { AptcEstimateRecord, estimateAptcInto, type AptcInput } from '../engine/subsidy.ts';
 import { ratingAreaLabel } from './data-registry.ts';
 import { AptcPageModel } from './aptc-page.ts';
 import { hasPublishedBenchmark, noPlanData, resolveLocation, type LocationParams } from './location.ts';
@@ -189,6 +189,9 @@ export const APTC_RESPONSE = {
   additionalProperties: false,
 } as const;
 
+/** The check's answer when the rule holds (shared: a valid request allocates no list). */
+const NO_ERRORS: readonly [] = Object.freeze([]) as readonly [];
+
 export const estimateAptcOperation = defineOperation({
   id: 'calculateAptc',
   toolName: 'estimate_aptc',
@@ -201,7 +204,7 @@ export const estimateAptcOperation = defineOperation({
   query: QUERY,
   pathParams: [],
   responseSchema: APTC_RESPONSE,
-  check: (p) => (p.ages.length > p.household_size ? [{ field: 'ages', message: 'More members than household_size' }] : []),
+  check: (p) => (p.ages.length > p.household_size ? [{ field: 'ages', message: 'More members than household_size' }] : NO_ERRORS),
   handle(ctx, p, meta) {
     const yd = ctx.registry.get(p.year)!;
     const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: false });
@@ -211,7 +214,16 @@ export const estimateAptcOperation = defineOperation({
     if (!plansHere && !hasPublishedBenchmark(yd, where.loc)) {
       throw noPlanData(where.loc.state, yd.year, `, and no published benchmark premium for ${ratingAreaLabel(where.loc.ratingArea)}`);
     }
-    const est = estimateAptc(yd.ds, yd.rules, where.loc, { income: p.household_income, householdSize: p.household_size, ages: p.ages });
-    return new AptcPageModel({ baseUrl: ctx.baseUrl, yd, where, params: p, meta, est, plansHere, selfOrder: QUERY.order });
+    const input = THREAD_INPUT;
+    input.income = p.household_income;
+    input.householdSize = p.household_size;
+    input.ages = p.ages;
+    const est = estimateAptcInto(yd.ds, yd.rules, where.loc, input, THREAD_ESTIMATE);
+    return THREAD_PAGE.set(ctx.baseUrl, yd, where, p, meta, est, plansHere);
   },
 });
+
+/** The page, estimate and input every estimate of this thread uses (aptc-page.ts: valid until the thread's next estimate). */
+const THREAD_PAGE = new AptcPageModel(QUERY.order);
+const THREAD_ESTIMATE = new AptcEstimateRecord();
+const THREAD_INPUT: { -readonly [K in keyof AptcInput]: AptcInput[K] } = { income: 0, householdSize: 1, ages: [] };

@@ -10,7 +10,7 @@ import { ByteWriter } from './byte-writer.ts';
 import type { SortKey, ZipLocation } from '../engine/dataset.ts';
 import { METAL_LEVEL_FILTER_VALUES, PLAN_TYPES, type MetalLevel, type PlanType } from '../engine/plan-record.ts';
 import { searchInto, SearchRows, type CsrOverride, type SearchFilters, type SearchQuery } from '../engine/search.ts';
-import { csrVariantFor, estimateAptc } from '../engine/subsidy.ts';
+import { AptcEstimateRecord, csrVariantFor, estimateAptcInto } from '../engine/subsidy.ts';
 import { HouseholdList } from '../engine/household-list.ts';
 import { HouseholdRater } from '../engine/household-rater.ts';
 import { resolveLocation } from './location.ts';
@@ -278,7 +278,9 @@ export function householdAptc(
   p: Pick<SearchParams, 'age' | 'ages' | 'income' | 'household_size'>,
 ): number | null {
   if (p.income === undefined || p.household_size === undefined) return null;
-  return estimateAptc(yd.ds, yd.rules, loc, { income: p.income, householdSize: p.household_size, ages: pricedAges(p) }).aptc_amount;
+  // The credit alone is read: the thread's record serves (an estimate is an object graph otherwise).
+  return estimateAptcInto(yd.ds, yd.rules, loc, { income: p.income, householdSize: p.household_size, ages: pricedAges(p) }, THREAD_ESTIMATE)
+    .aptc_amount;
 }
 
 /** Filters, cost-sharing view and credit of a search's parameters at its location. */
@@ -349,6 +351,7 @@ const THREAD_QUERY: { -readonly [K in keyof SearchQuery]: SearchQuery[K] } = {
   afterId: undefined,
 };
 const THREAD_PAGE = new SearchPageModel(LINK_ORDER, QUERY.order, STATS_ORDER);
+const THREAD_ESTIMATE = new AptcEstimateRecord();
 
 /** A year's cost-sharing views by suffix, made once (their readers are closures over the catalog). */
 const CSR_VIEWS = new WeakMap<YearData, Map<string, CsrOverride>>();
