@@ -8,6 +8,8 @@ import { needsEscape } from './json-string.ts';
 import { writeCents } from './cents-text.ts';
 
 const QUOTE = 34;
+/** {@link ByteWriter.exactView}'s default bound on the lengths it keeps a view of. */
+const MAX_VIEWS = 16_384;
 const B64URL = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_', 'latin1');
 
 /** A text of ours encoded once (the fixed parts the page writers copy). */
@@ -20,9 +22,13 @@ export class ByteWriter {
   at = 0;
   /** {@link exactView}'s views of the buffer's start, by length; made on first use. */
   #views: Array<Buffer | undefined> | null = null;
+  #viewCount = 0;
+  readonly #maxViews: number;
 
-  constructor(size = 1 << 16) {
+  /** `maxViews`: how many lengths {@link exactView} keeps a view of (then it makes one per call). */
+  constructor(size = 1 << 16, maxViews = MAX_VIEWS) {
     this.buf = Buffer.allocUnsafe(size);
+    this.#maxViews = maxViews;
   }
 
   reset(): void {
@@ -35,7 +41,10 @@ export class ByteWriter {
     const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
     this.buf.copy(bigger, 0, 0, this.at);
     this.buf = bigger;
-    if (this.#views !== null) this.#views = new Array<Buffer | undefined>(bigger.length + 1);
+    if (this.#views !== null) {
+      this.#views = new Array<Buffer | undefined>(bigger.length + 1);
+      this.#viewCount = 0;
+    }
   }
 
   byte(c: number): void {
@@ -159,15 +168,22 @@ export class ByteWriter {
 
   /**
    * A view of what was written, `[0, at)`, valid until this writer is reused. The view of each length is
-   * made once and kept (at most one per possible length: a 64 KiB buffer's table is 256 KiB), because a
-   * response hands uWS such a view and a new one per response was ~100 bytes of garbage each time.
+   * made once and kept, because a response hands uWS such a view and a new one per response was ~100
+   * bytes of garbage each time. At most `maxViews` lengths are kept (16,384 by default, ~1.6 MB), so
+   * clients that make the responses of a thread take every possible length cannot grow it further:
+   * past that, a view is made per call as before.
    */
   exactView(): Buffer {
     const views = (this.#views ??= new Array<Buffer | undefined>(this.buf.length + 1));
     const n = this.at;
-    let v = views[n];
-    if (v === undefined) views[n] = v = this.buf.subarray(0, n);
-    return v;
+    const v = views[n];
+    if (v !== undefined) return v;
+    const made = this.buf.subarray(0, n);
+    if (this.#viewCount < this.#maxViews) {
+      views[n] = made;
+      this.#viewCount++;
+    }
+    return made;
   }
 
   /** A view of `[start, end)`: valid until this writer is reused. */

@@ -5,9 +5,41 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { queryPairs } from '../../src/operations/query-string.ts';
+import { ByteWriter } from '../../src/operations/byte-writer.ts';
 import { writeCents } from '../../src/operations/cents-text.ts';
 import { fastHash } from '../../src/operations/fast-hash.ts';
 import { jsonString } from '../../src/operations/json-string.ts';
+
+describe('ByteWriter.exactView', () => {
+  it('views exactly what was written, keeps one view per length up to its bound, and then makes one per call', () => {
+    const w = new ByteWriter(8, 3);
+    const kept = new Map<number, Buffer>();
+    for (let round = 0; round < 2; round++) {
+      for (let n = 1; n <= 5; n++) {
+        w.reset();
+        for (let i = 0; i < n; i++) w.byte(97 + ((i + round) % 26));
+        const v = w.exactView();
+        assert.equal(v.toString('latin1'), 'abcdefgh'.slice(round, round + n));
+        if (round === 0) kept.set(n, v);
+        // Lengths 1-3 are kept (the same view each time), 4 and 5 are past the bound.
+        else assert.equal(v === kept.get(n), n <= 3, `length ${n}`);
+      }
+    }
+  });
+
+  it('starts again when its buffer grows (old views would show the old buffer)', () => {
+    const w = new ByteWriter(4);
+    w.latin1('abc');
+    const before = w.exactView();
+    w.reset();
+    w.latin1('xyzxyzxyz');
+    w.reset();
+    w.latin1('def');
+    const after = w.exactView();
+    assert.notEqual(after, before);
+    assert.equal(after.toString('latin1'), 'def');
+  });
+});
 
 describe('writeCents', () => {
   it('writes what String(cents / 100) writes, for every amount up to $2,000 and a sweep beyond', () => {
