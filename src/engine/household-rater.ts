@@ -106,25 +106,25 @@ export class HouseholdRater {
     return total > 0 ? total : 0;
   }
 
+  /**
+   * Under per-member rating (`rating.counted` not null): member `i`'s premium for the plan at `pos`, in
+   * cents, 0 when the member is not charged (householdPremiumCents' rule, with no closure or rating).
+   */
+  memberCents(pos: number, i: number): number {
+    return this.rating.counted![i] === true ? this.ds.listPremiumCents(this.location.listId, pos, this.ages[i]!) : 0;
+  }
+
   /** The total and each member's share of it (in the order of the ages); null when the plan cannot cover the household. */
   premium(pos: number): HouseholdPremium | null {
     if (this.total(pos) === 0) return null;
-    const listId = this.location.listId;
     const counted = this.rating.counted;
     if (counted !== null) {
-      // Per-member rating: each counted member's own rate (householdPremiumCents' rule, without its
-      // closure and second rating: the APTC benchmark asks this on every estimate).
-      const ages = this.ages;
-      const members = new Array<RatedMember>(ages.length);
+      const members = this.ages.map((age, i): RatedMember => ({ age, counted: counted[i] === true, cents: this.memberCents(pos, i) }));
       let totalCents = 0;
-      for (let i = 0; i < ages.length; i++) {
-        const age = ages[i]!;
-        const cents = counted[i] === true ? this.ds.listPremiumCents(listId, pos, age) : 0;
-        members[i] = { age, counted: counted[i] === true, cents };
-        totalCents += cents;
-      }
+      for (const m of members) totalCents += m.cents;
       return { totalCents, members };
     }
+    const listId = this.location.listId;
     const id = this.ds.plan(this.ds.listPlan(listId, pos)).standardComponentId;
     return householdPremiumCents(
       (age) => this.ds.listPremiumCents(listId, pos, age),

@@ -9,6 +9,7 @@
  * exchange and able to cover the household ({@link HouseholdRater}); plans are ranked by the household's
  * total, ties broken by plan id.
  */
+import type { Mutable } from './mutable.ts';
 import { NO_LIST, PLAN_FLAG } from './build-format.ts';
 import type { Dataset, ZipLocation } from './dataset.ts';
 import { HouseholdRater } from './household-rater.ts';
@@ -39,13 +40,10 @@ export interface LowestCostRanking {
  */
 export function rankLowestCost(ds: Dataset, rules: TaxYearRules, location: ZipLocation, ages: readonly number[]): LowestCostRanking | null {
   const rater = new HouseholdRater();
+  // A record of its own: its plans are this ranking's alone.
   const r = rankLowestCostInto(ds, rules, location, ages, rater, new RankingRecord());
-  if (r === null) return null;
-  const copy = (p: RankedPlan | null): RankedPlan | null => (p === null ? null : { pos: p.pos, id: p.id, totalCents: p.totalCents });
-  return { first: copy(r.first)!, second: copy(r.second), bronze: copy(r.bronze), rater };
+  return r === null ? null : { first: r.first, second: r.second, bronze: r.bronze, rater };
 }
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** A ranking's plans in objects of its own, rewritten by each {@link rankLowestCostInto} into it. */
 export class RankingRecord {

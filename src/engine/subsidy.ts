@@ -17,6 +17,7 @@
  * Pure and synchronous over a loaded {@link Dataset}; money is handled in integer cents and
  * converted to dollars (two decimals) only in the result.
  */
+import type { Mutable } from './mutable.ts';
 import type { Dataset, ZipLocation } from './dataset.ts';
 import { familyTiersOf, householdPremiumCents } from './household.ts';
 import { statePremiums } from './manifest.ts';
@@ -107,7 +108,7 @@ interface FplPosition {
 }
 
 /** Where {@link fplPosition} answers: its callers read it at once (an object per estimate was garbage). */
-const FPL_POSITION: { -readonly [K in keyof FplPosition]: FplPosition[K] } = {
+const FPL_POSITION: Mutable<FplPosition> = {
   fpl: 0,
   pct: 0,
   truncated: 0,
@@ -199,10 +200,8 @@ function planBenchmarkInto(
   let totalCents = 0;
   const counted = rater.rating.counted;
   if (counted !== null) {
-    // Per-member rating: each counted member's own rate, as HouseholdRater.premium gives it.
-    const listId = location.listId;
     for (let i = 0; i < ages.length; i++) {
-      const c = counted[i] === true ? ds.listPremiumCents(listId, chosen.pos, ages[i]!) : 0;
+      const c = rater.memberCents(chosen.pos, i);
       setMember(members[i]!, ages[i]!, c, counted[i] === true);
       totalCents += c;
     }
@@ -224,7 +223,7 @@ function planBenchmarkInto(
   return true;
 }
 
-function setMember(m: { -readonly [K in keyof AptcMember]: AptcMember[K] }, age: number, centsOf: number, counted: boolean): void {
+function setMember(m: Mutable<AptcMember>, age: number, centsOf: number, counted: boolean): void {
   m.age = age;
   m.slcsp_premium = cents(centsOf);
   m.counted_in_benchmark = counted;
@@ -394,8 +393,6 @@ export function estimateAptcInto(
   out.notes = out.notesOf(notes);
   return out;
 }
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * An estimate's fields ({@link AptcEstimate}), with members, band, lowest plans and note lists of its

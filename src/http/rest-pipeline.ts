@@ -5,6 +5,7 @@
  * Every step is synchronous except the quota, which may have to ask Redis (leased-quota.ts); then the
  * answer is written later, unless the client left meanwhile.
  */
+import type { Mutable } from '../engine/mutable.ts';
 import { OPERATIONS } from '../operations/index.ts';
 import { etagHashAt, etagOf, execute, type Executed, type Operation } from '../operations/operation.ts';
 import { writeDigest } from '../operations/fast-hash.ts';
@@ -344,7 +345,7 @@ function currentEtag(version: string, result: Executed): Buffer {
 }
 
 /** The 200 of this thread's current request when no cache keeps it and it is written in this turn. */
-const CURRENT_RESPONSE: { -readonly [K in keyof CachedResponse]: CachedResponse[K] } = {
+const CURRENT_RESPONSE: Mutable<CachedResponse> = {
   etag: Buffer.alloc(0),
   link: Buffer.alloc(0),
   body: Buffer.alloc(0),
@@ -411,7 +412,7 @@ function finished(
 }
 
 /** The 200 written in the handler's own turn, one per thread (an answer made later gets its own). */
-const CURRENT_OK: { -readonly [K in keyof OkReply]: OkReply[K] } = {
+const CURRENT_OK: Mutable<OkReply> = {
   response: undefined as unknown as CachedResponse,
   quota: undefined as unknown as QuotaDecision,
   notModified: false,

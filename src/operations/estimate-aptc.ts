@@ -4,11 +4,13 @@
  * every state the benchmark table prices: geography and benchmarks are national, so states without plan
  * data use the benchmark table, labelled as an approximation (README, "States without plan data").
  */
+import type { Mutable } from '../engine/mutable.ts';
 import { AptcEstimateRecord, estimateAptcInto, type AptcInput } from '../engine/subsidy.ts';
 import { ratingAreaLabel } from './data-registry.ts';
 import { AptcPageModel } from './aptc-page.ts';
 import { hasPublishedBenchmark, noPlanData, resolveLocation, type LocationParams } from './location.ts';
 import { defineOperation } from './operation.ts';
+import { NO_ERRORS } from './problems.ts';
 import { compileQuery } from './query.ts';
 import { HOUSEHOLD_INCOME, LABELS, LINKS_OF, NULLABLE_NUMBER, P, PRICED_AT } from './shared-schemas.ts';
 
@@ -189,9 +191,6 @@ export const APTC_RESPONSE = {
   additionalProperties: false,
 } as const;
 
-/** The check's answer when the rule holds (shared: a valid request allocates no list). */
-const NO_ERRORS: readonly [] = Object.freeze([]) as readonly [];
-
 export const estimateAptcOperation = defineOperation({
   id: 'calculateAptc',
   toolName: 'estimate_aptc',
@@ -226,4 +225,4 @@ export const estimateAptcOperation = defineOperation({
 /** The page, estimate and input every estimate of this thread uses (aptc-page.ts: valid until the thread's next estimate). */
 const THREAD_PAGE = new AptcPageModel(QUERY.order);
 const THREAD_ESTIMATE = new AptcEstimateRecord();
-const THREAD_INPUT: { -readonly [K in keyof AptcInput]: AptcInput[K] } = { income: 0, householdSize: 1, ages: [] };
+const THREAD_INPUT: Mutable<AptcInput> = { income: 0, householdSize: 1, ages: [] };

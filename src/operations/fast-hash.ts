@@ -36,12 +36,6 @@ export class HashStream {
     for (let i = 0; i < s.length; i++) this.char(s.charCodeAt(i));
   }
 
-  /** {@link text}, returning the stream. */
-  textThen(s: string): this {
-    this.text(s);
-    return this;
-  }
-
   /** The characters of `String(n)`, without making that string for the common case (a safe non-negative integer). */
   number(n: number): void {
     if (!Number.isSafeInteger(n) || n < 0) {
@@ -59,13 +53,12 @@ export class HashStream {
 
   /** The digest as 14 base-36 characters (two lanes of 7, as `n.toString(36).padStart(7, '0')`). */
   digest(): string {
-    this.#digestOut();
-    return OUT.toString('latin1', 0, 14);
+    return digestText(this.laneA, this.laneB);
   }
 
   /** The characters of {@link digest} written into `w`, with no string made. */
   digestInto(w: ByteWriter): void {
-    this.#digestOut();
+    writeDigest(this.laneA, this.laneB, OUT, 0);
     w.range(OUT, 0, 14);
   }
 
@@ -76,10 +69,6 @@ export class HashStream {
 
   get laneB(): number {
     return this.#b >>> 0;
-  }
-
-  #digestOut(): void {
-    writeDigest(this.#a >>> 0, this.#b >>> 0, OUT, 0);
   }
 }
 

@@ -132,10 +132,6 @@ export class Executed {
   #params: Record<string, unknown> = {};
   #names: readonly string[] = [];
 
-  constructor(out?: Record<string, unknown> | PageModel, id?: string, params?: Record<string, unknown>, names?: readonly string[]) {
-    if (out !== undefined) this.set(out, id!, params!, names!);
-  }
-
   /** Makes this the answer `out` of a request. */
   set(out: Record<string, unknown> | PageModel, id: string, params: Record<string, unknown>, names: readonly string[]): this {
     this.#model = isPageModel(out) ? out : null;
@@ -310,8 +306,9 @@ function canonicalHashStream(id: string, params: Record<string, unknown>, names:
   let keys = 0;
   for (const k in params) if (Object.hasOwn(params, k)) keys++;
   if (keys === listed) return h;
-  const text = canonicalRequest(id, params, names);
-  return h.reset().textThen(text);
+  h.reset();
+  h.text(canonicalRequest(id, params, names));
+  return h;
 }
 
 /** The characters canonicalRequest writes for a value. */

@@ -383,12 +383,11 @@ export class PlainReader {
     return slot.pattern === null || slot.pattern.test(v) ? v : undefined;
   }
 
+  /** A decoded path parameter against its slot: what {@link #stringAt} checks, once no code point is two units. */
   #stringOk(slot: Slot, v: string): boolean {
-    if (v.length < slot.minLength || v.length > slot.maxLength) return false;
-    if (slot.values !== null && !slot.values.includes(v)) return false;
-    // Path parameters arrive decoded: the schema's length counts code points.
+    // The schema's lengths count code points.
     for (let i = 0; i < v.length; i++) if (v.charCodeAt(i) >= 0xd800 && v.charCodeAt(i) <= 0xdfff) return false;
-    return slot.pattern === null || slot.pattern.test(v);
+    return this.#stringAt(slot, v, 0, v.length) !== undefined;
   }
 }
 

@@ -24,6 +24,9 @@ export interface FieldError {
   readonly message: string;
 }
 
+/** What a parameter rule answers when it holds (shared: a valid request allocates no list). */
+export const NO_ERRORS: readonly FieldError[] = Object.freeze([]);
+
 /** The members of a problem that do not depend on where it is served. */
 export interface ProblemSpec {
   readonly kind: ProblemKind;

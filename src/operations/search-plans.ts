@@ -5,6 +5,7 @@
  * the last row's key and id plus a fingerprint of the query and the data build, so a cursor replayed
  * against another query or another build is refused instead of silently paging something else.
  */
+import type { Mutable } from '../engine/mutable.ts';
 import { HashStream } from './fast-hash.ts';
 import { ByteWriter } from './byte-writer.ts';
 import type { SortKey, ZipLocation } from '../engine/dataset.ts';
@@ -16,7 +17,7 @@ import { HouseholdRater } from '../engine/household-rater.ts';
 import { resolveLocation } from './location.ts';
 import type { YearData } from './data-registry.ts';
 import { defineOperation } from './operation.ts';
-import { validationProblem, type FieldError } from './problems.ts';
+import { NO_ERRORS, validationProblem, type FieldError } from './problems.ts';
 import { compileQuery } from './query.ts';
 import { AGE_OR_AGES, HOUSEHOLD_AGES, LABELS, LINKS_OF, PRICED_AT, P, PLAN_SUMMARY, LOCATED_PAGE_REQUIRED } from './shared-schemas.ts';
 import { SearchPageModel } from './search-page.ts';
@@ -203,11 +204,13 @@ export const searchPlansOperation = defineOperation({
     const pricing = THREAD_PRICING.set(yd, p, where.loc);
     const csrSuffix = pricing.csr?.suffix ?? null;
     let afterId: string | undefined;
+    // Needed to check a cursor and to write the next one: fed once (the thread's stream keeps it meanwhile).
+    let fingerprint: HashStream | null = null;
     if (p.cursor !== undefined) {
       const c = decodeCursor(p.cursor);
       if (c === null) throw validationProblem([{ field: 'cursor', message: CURSOR_MALFORMED }]);
-      if (c.f !== fingerprintOf(yd, where.loc, p, csrSuffix).digest())
-        throw validationProblem([{ field: 'cursor', message: cursorMismatch(c, p.year, buildOf(yd)) }]);
+      fingerprint = fingerprintOf(yd, where.loc, p, csrSuffix);
+      if (c.f !== fingerprint.digest()) throw validationProblem([{ field: 'cursor', message: cursorMismatch(c, p.year, buildOf(yd)) }]);
       afterId = c.k[1];
     }
     const q = THREAD_QUERY;
@@ -226,7 +229,7 @@ export const searchPlansOperation = defineOperation({
     const page = THREAD_PAGE;
     page.cursor.reset();
     const last = rows.count - 1;
-    if (rows.hasMore && last >= 0) writeCursor(page.cursor, yd, rows, last, p, fingerprintOf(yd, where.loc, p, csrSuffix));
+    if (rows.hasMore && last >= 0) writeCursor(page.cursor, yd, rows, last, p, fingerprint ?? fingerprintOf(yd, where.loc, p, csrSuffix));
     return page.set(ctx.baseUrl, yd, where, rows, p, meta, pricing.aptcMonthly, pricing.rater);
   },
 });
@@ -255,9 +258,6 @@ export function householdRules(p: Pick<SearchParams, 'income' | 'household_size'
   return errors;
 }
 
-/** What a rule answers when it holds (shared: a valid request allocates no list). */
-const NO_ERRORS: readonly FieldError[] = Object.freeze([]);
-
 /** The age a search's stored orders are read for: the one asked, or a household's oldest member. */
 export function pricedAge(p: Pick<SearchParams, 'age' | 'ages'>): number {
   if (p.age !== undefined) return p.age;
@@ -285,7 +285,7 @@ export function householdAptc(
 
 /** Filters, cost-sharing view and credit of a search's parameters at its location. */
 export class SearchPricing {
-  readonly filters: { -readonly [K in keyof SearchFilters]: SearchFilters[K] } = {
+  readonly filters: Mutable<SearchFilters> = {
     metalLevel: undefined,
     planType: undefined,
     issuer: undefined,
@@ -338,7 +338,7 @@ export function searchPricing(yd: YearData, p: SearchFilterParams, loc: ZipLocat
  */
 const THREAD_ROWS = new SearchRows();
 const THREAD_PRICING = new SearchPricing();
-const THREAD_QUERY: { -readonly [K in keyof SearchQuery]: SearchQuery[K] } = {
+const THREAD_QUERY: Mutable<SearchQuery> = {
   listId: 0,
   age: 0,
   household: null,
