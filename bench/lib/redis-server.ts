@@ -2,13 +2,16 @@
  * @module A real Debian `redis-server` for tests and benchmarks: started on a free loopback port with its
  * own temporary directory, stopped and restarted on the same port by the outage tests, removed afterwards.
  * Tests keep an append-only file (a stop and restart keeps the data, as a production Redis would); the
- * benchmark turns persistence off so disk writes do not enter its figures.
+ * benchmark turns persistence off so disk writes do not enter its figures. A new server gets hpd's
+ * epoch as an operator's `hpd redis init` gives it (no hpd process creates one), unless asked not to.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { initRedisEpoch } from '../../src/policy/redis-epoch.ts';
 import { freePorts } from './processes.ts';
 
 export const REDIS_SERVER = '/usr/bin/redis-server';
@@ -29,7 +32,14 @@ export interface TestRedis {
   close(): Promise<void>;
 }
 
-export async function startTestRedis(opts: { readonly persistent?: boolean } = {}): Promise<TestRedis> {
+export interface TestRedisOptions {
+  /** false: no persistence (restarts lose everything). Default: an append-only file. */
+  readonly persistent?: boolean;
+  /** false: leave it without hpd's epoch (a deployment before `hpd redis init`). Default: initialised. */
+  readonly epoch?: boolean;
+}
+
+export async function startTestRedis(opts: TestRedisOptions = {}): Promise<TestRedis> {
   const persistence = opts.persistent === false ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always'];
   const [port] = (await freePorts(1)) as [number];
   const dir = mkdtempSync(join(tmpdir(), 'hpd-redis-'));
@@ -79,9 +89,23 @@ export async function startTestRedis(opts: { readonly persistent?: boolean } = {
     await gone;
   };
   await start();
+  const url = `redis://127.0.0.1:${port}/0`;
+  if (opts.epoch !== false) {
+    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      await client.connect();
+      await initRedisEpoch(client);
+    } catch (err) {
+      await end('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    } finally {
+      client.disconnect();
+    }
+  }
   return {
     port,
-    url: `redis://127.0.0.1:${port}/0`,
+    url,
     pid: () => child?.pid ?? null,
     stop: () => end('SIGTERM'),
     kill: () => end('SIGKILL'),

@@ -22,11 +22,12 @@ Commands:
   keys     create, list and revoke API keys (hpd keys --help)
   users    set and list users' tiers (hpd users --help)
   state    verify and back up the embedded state files (hpd state --help)
+  redis    start, adopt and inspect the shared Redis dataset's epoch (hpd redis --help)
   config   print the effective configuration (HPD_* variables), secrets masked (hpd config --help)
   version  print the version (also hpd --version)
 `;
 
-const COMMANDS = ['build', 'serve', 'verify', 'builds', 'reload', 'keys', 'users', 'state', 'config', 'version', 'help'];
+const COMMANDS = ['build', 'serve', 'verify', 'builds', 'reload', 'keys', 'users', 'state', 'redis', 'config', 'version', 'help'];
 
 function usage(text: string): number {
   process.stdout.write(`${text}\n`);
@@ -77,6 +78,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (command === 'keys') return (await import('./keys-command.ts')).keysCommand(rest);
   if (command === 'users') return (await import('./users-command.ts')).usersCommand(rest);
   if (command === 'state') return (await import('./state-command.ts')).stateCommand(rest);
+  if (command === 'redis') return (await import('./redis-command.ts')).redisCommand(rest);
   if (command === 'config') {
     const { CONFIG_USAGE, configCommand } = await import('./config-command.ts');
     if (help) return usage(CONFIG_USAGE);

@@ -24,6 +24,7 @@ import { createHealthProbes, type HealthProbes } from '../observability/health-p
 import { flushLogger, type Logger, type LogLevel } from '../observability/logger.ts';
 import { createMetricsExposition } from '../observability/metrics-exposition.ts';
 import { startMetricsServer, type MetricsServer } from '../observability/metrics-server.ts';
+import { watchStoreHealth } from '../observability/store-health-watch.ts';
 import { RequestMetrics } from '../observability/request-metrics.ts';
 
 export interface ServicesConfig {
@@ -112,6 +113,7 @@ async function openBackend(c: ServicesConfig, live: LiveRegistry): Promise<State
       redisGraceMs: c.redisGraceMs,
       clock: c.clock,
       name: 'main thread',
+      recordEpoch: true,
     });
   } catch (err) {
     live.close();
@@ -149,6 +151,7 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
   const reload = reloader(live, logger, () => pool);
   // Newly published builds are adopted within about a second (tests that publish may turn it off).
   const watcher = c.watchBuilds === false ? null : watchBuilds(c.buildsRoot, () => reload());
+  const health = watchStoreHealth(store, { logger });
   // Row 0 of the counters is this thread's (MCP, authorization server, REST without workers); one row per worker.
   const metrics = c.metricsPort === undefined ? undefined : RequestMetrics.create(1 + workers);
   const parts: ServiceParts = {
@@ -165,6 +168,7 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
     opened: [
       async () => {
         watcher?.close();
+        health.close();
         await quota.close();
         live.close();
         await backend.close();
@@ -385,6 +389,7 @@ async function startMetrics(c: ServicesConfig, parts: ServiceParts, pool: RestPo
     requests: parts.metrics,
     registry: () => parts.live.current(),
     workers: pool === null ? undefined : () => ({ serving: pool.serving, replaced: pool.replaced }),
+    store: parts.store,
   });
   parts.opened.push(async () => exposition.close());
   const m = await startMetricsServer(exposition, c.metricsPort ?? 0, c.metricsHost ?? '127.0.0.1');

@@ -1,8 +1,10 @@
 /**
  * @module /healthz and /readyz for the `node:http` listeners (MCP, authorization server), with the
  * REST front's bodies and statuses (src/http/server.ts): liveness is always 200 `{"status":"ok"}`;
- * readiness is 200 when ready or degraded (Redis lost, known keys still served: taking every instance
- * out of a balancer would turn a Redis outage into a total one) and 503 when draining or unavailable.
+ * readiness is 200 when ready, degraded (Redis unreachable) or lost (Redis emptied or holding another
+ * dataset): known keys are still served then, and taking every instance out of a balancer would turn
+ * a Redis incident into a total outage. The body's status says which, and operators are told by the
+ * log line and the `hpd_state_store_health` metric. 503 when draining or unavailable (past the grace).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DataRegistry } from '../operations/data-registry.ts';
@@ -30,7 +32,7 @@ export function readinessOf(draining: boolean, store: Pick<StateStore, 'health'>
 /** The /readyz status and body of a readiness, with the builds served. */
 export function readyzAnswer(state: Readiness, r: DataRegistry): { readonly status: number; readonly body: string } {
   return {
-    status: state === 'ready' || state === 'degraded' ? 200 : 503,
+    status: state === 'draining' || state === 'unavailable' ? 503 : 200,
     body: JSON.stringify({ status: state, years: r.years, build: r.version, builds: r.builds }),
   };
 }

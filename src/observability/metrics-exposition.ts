@@ -5,6 +5,7 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { DataRegistry } from '../operations/data-registry.ts';
+import type { StateStore, StoreHealth } from '../policy/state-store.ts';
 import { PrometheusText } from './prometheus-text.ts';
 import type { RequestMetrics, Sample } from './request-metrics.ts';
 
@@ -14,6 +15,17 @@ export interface ExpositionSources {
   readonly registry: () => DataRegistry;
   /** REST worker threads serving now and replaced since start; absent when REST runs in the main thread. */
   readonly workers?: () => { readonly serving: number; readonly replaced: number };
+  /** The main thread's state store, whose health every thread's shares (they watch the same Redis). */
+  readonly store?: Pick<StateStore, 'health'>;
+}
+
+const HEALTHS: readonly StoreHealth[] = ['ok', 'degraded', 'lost', 'unavailable'];
+const STORE_HEALTH_HELP =
+  'State store health, 1 for the current state: ok; degraded (Redis unreachable, known keys served); lost (Redis lost the data or holds another dataset, known keys served); unavailable (past the grace: every authenticated request 503).';
+
+/** `hpd_state_store_health`: every state, so an alert on one of them sees 0 as well as 1. */
+function storeHealthSamples(health: StoreHealth): Sample[] {
+  return HEALTHS.map((state) => ({ labels: { state }, value: state === health ? 1 : 0 }));
 }
 
 export interface MetricsExposition {
@@ -97,6 +109,7 @@ export function createMetricsExposition(s: ExpositionSources): MetricsExposition
         )
         .family('hpd_build_info', 'gauge', 'The build served for each plan year (value always 1).', info)
         .family('hpd_dataset_bytes', 'gauge', "Shared memory held by each served year's data, by part.", bytes);
+      if (s.store !== undefined) text.family('hpd_state_store_health', 'gauge', STORE_HEALTH_HELP, storeHealthSamples(s.store.health()));
       const w = s.workers?.();
       if (w !== undefined) {
         text

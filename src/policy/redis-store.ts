@@ -20,20 +20,27 @@
  * served, unknown ones get `health()` 'degraded' so the fronts answer 503 rather than 401 (the key may
  * have been created elsewhere during the outage). After the grace, 'unavailable': every request 503.
  *
- * A Redis that comes back empty (restarted without persistence, FLUSHALL) is not taken at its word:
- * it would have revoked every key at once. The dataset carries an epoch (`hpd:epoch`), set once when an
- * empty Redis is first used and recorded by each instance in its state directory (`redis-epoch`). A
- * running instance that finds the epoch gone or changed keeps its replica, counts the link as down
- * (the outage rules: known keys served, quotas counted locally) and reports 'lost', which fails
- * readiness, until the same epoch is back (Redis restored from its AOF/RDB). A process that starts
- * against a Redis without the epoch it recorded refuses to start (StateError); starting over on an
- * empty Redis is the operator's decision: remove `redis-epoch` from the state directory.
+ * A Redis that comes back empty (restarted without persistence, FLUSHALL) or restored from another
+ * dataset is not taken at its word: it would revoke every key at once. The dataset carries an epoch
+ * (redis-epoch.ts), created only by `hpd redis init`. A running instance that finds the epoch gone, or
+ * another one that no operator command stamped since it joined, keeps its replica, counts the link as
+ * down (the outage rules: known keys served, unknown ones 503, quotas counted locally) and reports
+ * 'lost' until its epoch is back (Redis restored from its AOF/RDB) or an operator runs `hpd redis init`
+ * / `hpd redis adopt`, whose newer stamp it follows at once. A process that starts against such a Redis
+ * refuses to start (StateError) with the command to run.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { Redis } from 'ioredis';
-import { REDIS_PREFIX, type RedisLink } from './redis-link.ts';
+import { REDIS_PREFIX, redactRedisUrl, type RedisLink } from './redis-link.ts';
+import {
+  describeEpoch,
+  EPOCH_KEY,
+  EPOCH_STAMP_KEY,
+  judgeEpoch,
+  readEpochRecord,
+  readRedisEpoch,
+  writeEpochRecord,
+  type Epoch,
+} from './redis-epoch.ts';
 import { DEFAULT_REDIS_GRACE_MS } from './state-backend.ts';
 import type { ApiKeyRecord, StateStore, StoreHealth, UserRecord } from './state-store.ts';
 import { StateError } from './state-error.ts';
@@ -43,9 +50,7 @@ const KEYS = `${REDIS_PREFIX}keys`;
 const KEYS_BY_HASH = `${REDIS_PREFIX}keys-by-hash`;
 const USERS = `${REDIS_PREFIX}users`;
 const GENERATION = `${REDIS_PREFIX}generation`;
-const EPOCH = `${REDIS_PREFIX}epoch`;
-/** The file of the state directory that records the epoch of the Redis dataset this instance serves. */
-export const REDIS_EPOCH_FILE = 'redis-epoch';
+export { REDIS_EPOCH_FILE } from './redis-epoch.ts';
 export const CHANGES_CHANNEL = `${REDIS_PREFIX}changes`;
 /** The quota hash of a UTC day. */
 export const quotaKey = (day: string): string => `${REDIS_PREFIX}quota:${day}`;
@@ -99,8 +104,14 @@ export interface RedisStoreOptions {
   /** How long the replica answers for known keys while Redis is unreachable (default 5 min). */
   readonly graceMs?: number;
   readonly clock?: () => number;
-  /** Where this instance records the dataset's epoch; without it the epoch is checked but not recorded. */
+  /** The state directory's record of the dataset's epoch (redis-epoch.ts); without it: a new host. */
   readonly epochFile?: string;
+  /** Whether this process writes that record (`hpd serve`'s main thread only; never a CLI command). */
+  readonly recordEpoch?: boolean;
+  /** Where the epoch's changes are told (one line each); default stderr. */
+  readonly log?: (line: string) => void;
+  /** Named in refusals (the URL, password masked). */
+  readonly url?: string;
 }
 
 class RedisStateStore implements StateStore {
@@ -113,8 +124,11 @@ class RedisStateStore implements StateStore {
   #users = new Map<string, UserRecord>();
   #generation = 0;
   readonly #epochFile: string | undefined;
+  readonly #recordEpoch: boolean;
+  readonly #log: (line: string) => void;
+  readonly #where: string;
   /** The epoch of the dataset this replica holds. */
-  #epoch = '';
+  #epoch: Epoch = { epoch: '', stamp: 0 };
   /** Since when Redis answers without that epoch (ms since the epoch), or null. */
   #lostSince: number | null = null;
   /** Replica updates run one at a time, in order. */
@@ -128,33 +142,37 @@ class RedisStateStore implements StateStore {
     this.#graceMs = opts.graceMs ?? DEFAULT_REDIS_GRACE_MS;
     this.#clock = opts.clock ?? Date.now;
     this.#epochFile = opts.epochFile;
+    this.#recordEpoch = opts.recordEpoch === true && opts.epochFile !== undefined;
+    this.#log = opts.log ?? ((line) => void process.stderr.write(`${line}\n`));
+    this.#where = opts.url === undefined ? 'Redis' : `Redis at ${redactRedisUrl(opts.url)}`;
   }
 
-  /** The dataset's epoch: joined, or set when an empty Redis is first used; refused when Redis lost it. */
+  /** Joins Redis's epoch, or adopts one an operator stamped since; refuses anything else (redis-epoch.ts). */
   async #joinEpoch(): Promise<void> {
-    let recorded: string | undefined;
-    try {
-      recorded = this.#epochFile === undefined ? undefined : readFileSync(this.#epochFile, 'utf8').trim() || undefined;
-    } catch {
-      recorded = undefined;
+    const recorded = this.#epochFile === undefined ? undefined : readEpochRecord(this.#epochFile);
+    const verdict = judgeEpoch(await readRedisEpoch(this.#redis), recorded);
+    const served = recorded === undefined ? '' : ` (${this.#epochFile} records ${describeEpoch(recorded)})`;
+    if (verdict.kind === 'none') {
+      const held = await this.#redis.hlen(KEYS);
+      throw new StateError(
+        `${this.#where} has no hpd epoch${served}, holding ${held} API keys: if it lost hpd's data, restore it from its AOF/RDB backup; for a new deployment (or to start over, or to keep data from before epochs) run hpd redis init once`,
+      );
     }
-    let epoch = await this.#redis.get(EPOCH);
-    if (epoch === null) {
-      const hasData = (await this.#redis.exists(KEYS, USERS, GENERATION)) > 0;
-      if (recorded !== undefined && !hasData) {
-        throw new StateError(
-          `Redis has lost hpd's data (this instance served epoch ${recorded}; Redis has no epoch and no keys or users): restore Redis from its AOF/RDB backup, or, to start over with no API keys, users or OAuth keys, remove ${this.#epochFile} on every instance`,
-        );
-      }
-      // A new deployment (or one from before epochs, which keeps its data): this dataset's epoch now.
-      await this.#redis.set(EPOCH, randomBytes(8).toString('hex'), 'NX');
-      epoch = (await this.#redis.get(EPOCH)) ?? '';
+    if (verdict.kind === 'other') {
+      throw new StateError(
+        `${this.#where} holds ${describeEpoch(verdict.epoch)}, not the dataset this instance served${served}: restore Redis from that dataset's backup, or run hpd redis adopt to make every instance accept what Redis holds now`,
+      );
     }
-    this.#epoch = epoch;
-    if (this.#epochFile !== undefined && recorded !== epoch) {
-      mkdirSync(dirname(this.#epochFile), { recursive: true });
-      writeFileSync(this.#epochFile, `${epoch}\n`, { mode: 0o600 });
-    }
+    if (verdict.kind === 'adopt' && recorded !== undefined)
+      this.#log(`hpd: adopting ${describeEpoch(verdict.epoch)} of ${this.#where}, stamped by an operator since ${describeEpoch(recorded)}`);
+    this.#epoch = verdict.epoch;
+    this.#record(recorded);
+  }
+
+  #record(recorded: Epoch | undefined): void {
+    if (!this.#recordEpoch || this.#epochFile === undefined) return;
+    if (recorded?.epoch === this.#epoch.epoch && recorded.stamp === this.#epoch.stamp) return;
+    writeEpochRecord(this.#epochFile, this.#epoch);
   }
 
   async start(): Promise<void> {
@@ -190,22 +208,46 @@ class RedisStateStore implements StateStore {
   }
 
   async #check(): Promise<void> {
+    if (this.#lostSince === null && !this.#link.up()) return;
+    const [epoch, stamp, generation] = await this.#redis.mget(EPOCH_KEY, EPOCH_STAMP_KEY, GENERATION);
+    const current: Epoch | null = epoch === null || epoch === undefined ? null : { epoch, stamp: Number(stamp ?? 0) || 0 };
+    const verdict = judgeEpoch(current, this.#epoch);
+    if (verdict.kind === 'same' && verdict.epoch.stamp !== this.#epoch.stamp) {
+      // `hpd redis adopt` of the dataset this replica already holds: only the stamp is new.
+      const previous = this.#epoch;
+      this.#epoch = verdict.epoch;
+      this.#record(previous);
+    }
+    if (verdict.kind === 'adopt') return this.#adopt(verdict.epoch);
     if (this.#lostSince !== null) {
-      // Lost: only the epoch is read, until Redis holds this dataset again (restored from its backup).
-      if ((await this.#redis.get(EPOCH)) !== this.#epoch) return;
+      // Lost: nothing is read but the epoch, until Redis holds this dataset again (restored from its backup).
+      if (verdict.kind !== 'same') return;
       this.#lostSince = null;
-      this.#link.release(`its data is back (epoch ${this.#epoch})`);
+      this.#link.release(`its data is back (${describeEpoch(this.#epoch)})`);
       return;
     }
-    if (!this.#link.up()) return;
-    const [epoch, generation] = await this.#redis.mget(EPOCH, GENERATION);
-    if (epoch !== this.#epoch) {
-      // Taking an emptied Redis at its word would revoke every key at once: keep the replica.
+    if (verdict.kind !== 'same') {
+      // Taking an emptied or foreign Redis at its word would revoke every key at once: keep the replica.
       this.#lostSince = this.#clock();
-      this.#link.hold(`it has lost hpd's data: epoch ${epoch ?? 'missing'}, this replica holds ${this.#epoch}; restore it from its backup`);
+      this.#link.hold(
+        `it has lost hpd's data: ${current === null ? 'no epoch' : describeEpoch(current)}, this replica holds ${describeEpoch(this.#epoch)}; restore it from its backup, or run hpd redis adopt (or init, to start over)`,
+      );
       return;
     }
     if (Number(generation ?? 0) !== this.#generation) await this.#reloadAll();
+  }
+
+  /** An operator's init or adopt since this replica's epoch: Redis's dataset is the one to serve now. */
+  async #adopt(epoch: Epoch): Promise<void> {
+    await this.#reloadAll();
+    const previous = this.#epoch;
+    this.#epoch = epoch;
+    this.#record(previous);
+    this.#log(`hpd: adopted ${describeEpoch(epoch)} of ${this.#where} (stamped by an operator after ${describeEpoch(previous)})`);
+    if (this.#lostSince !== null) {
+      this.#lostSince = null;
+      this.#link.release(`an operator stamped ${describeEpoch(epoch)}`);
+    }
   }
 
   /** One change after the replica's generation: fetch that record; anything else: reload all. */

@@ -24,6 +24,11 @@ export interface StateBackendConfig {
   readonly name?: string;
   readonly log?: (line: string) => void;
   readonly clock?: () => number;
+  /**
+   * Whether this process records the Redis dataset's epoch in the state directory (redis-epoch.ts):
+   * `hpd serve`'s main thread only. CLI commands and REST workers check it and never write it.
+   */
+  readonly recordEpoch?: boolean;
 }
 
 export interface StateBackend {
@@ -55,6 +60,9 @@ export async function openStateBackend(c: StateBackendConfig): Promise<StateBack
       graceMs: c.redisGraceMs ?? DEFAULT_REDIS_GRACE_MS,
       clock: c.clock,
       epochFile: join(c.stateDir, REDIS_EPOCH_FILE),
+      recordEpoch: c.recordEpoch === true,
+      log: c.log,
+      url: c.redisUrl,
     });
   } catch (err) {
     await link.close();

@@ -52,8 +52,8 @@ export const USER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@:+-]{0,127}$/;
  * Whether a store answers authoritatively: 'ok'; 'degraded' when a networked store lost its backend
  * and answers from its last known state (known keys keep working; an unknown key may have been created
  * elsewhere, so it is not refused as invalid); 'lost' when the backend answers but has lost the data
- * (an emptied Redis): served as 'degraded', but not ready, since an operator must restore it;
- * 'unavailable' once either has lasted too long.
+ * (an emptied Redis) or holds another dataset: served as 'degraded' until an operator restores it or
+ * runs `hpd redis adopt`/`init`; 'unavailable' once either has lasted too long.
  */
 export type StoreHealth = 'ok' | 'degraded' | 'lost' | 'unavailable';
 

@@ -1,9 +1,9 @@
 /**
- * An emptied Redis is not taken at its word (issue #21, finding 2). Before, `FLUSHALL` (or a restart
- * without persistence) made every API key answer 401 within ~0.5 s while /readyz stayed "ready". Now the
- * dataset's epoch is gone, so the replica is kept: known keys still authenticate, unknown ones get 503,
- * readiness fails ('lost'); a process starting against that Redis refuses with one line; and when Redis
- * is restored from its backup (the same epoch and data), everything is as before. A real Redis, flushed.
+ * An emptied Redis is not taken at its word: `FLUSHALL` (or a restart without persistence) removes the
+ * dataset's epoch, so the replica is kept: known keys still authenticate, unknown ones get 503, the
+ * store reports 'lost' (readiness stays 200 with that status, so a balancer keeps the instance); a
+ * process starting against that Redis refuses with one line; and when Redis is restored from its backup
+ * (the same epoch and data), everything is as before. A real Redis, flushed.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,7 +25,7 @@ const until = async (what: string, ok: () => boolean): Promise<void> => {
   assert.ok(ok(), what);
 };
 
-test('a flushed Redis: known keys keep working, readiness fails, a new process refuses, a restore brings it all back', {
+test('a flushed Redis: known keys keep working, readiness reports lost, a new process refuses, a restore brings it all back', {
   timeout: 60_000,
 }, async (t) => {
   const redis = await startTestRedis({ persistent: false });
@@ -35,7 +35,7 @@ test('a flushed Redis: known keys keep working, readiness fails, a new process r
   const epochFile = join(dir, REDIS_EPOCH_FILE);
   const lines: string[] = [];
   const link = await connectRedis(redis.url, { log: (l) => lines.push(l) });
-  const store = await openRedisStateStore(link, { epochFile });
+  const store = await openRedisStateStore(link, { epochFile, recordEpoch: true });
   t.after(async () => {
     await store.close();
     await link.close();
@@ -58,7 +58,9 @@ test('a flushed Redis: known keys keep working, readiness fails, a new process r
   const refused = authenticate(unknown, store, Date.now());
   assert.ok(!refused.ok && refused.reason === 'unavailable', 'an unknown key is 503, not 401: it may exist in the lost data');
   assert.equal(readinessOf(false, store), 'lost');
-  assert.equal(readyzAnswer('lost', { years: [], version: '', builds: {} } as unknown as DataRegistry).status, 503);
+  const lost = readyzAnswer('lost', { years: [], version: '', builds: {} } as unknown as DataRegistry);
+  assert.equal(lost.status, 200, 'known keys are still served: the instance stays in the balancer');
+  assert.equal(JSON.parse(lost.body).status, 'lost');
   assert.ok(
     lines.some((l) => /has lost hpd's data/.test(l)),
     lines.join('\n'),
@@ -69,7 +71,7 @@ test('a flushed Redis: known keys keep working, readiness fails, a new process r
   t.after(() => fresh.close());
   await assert.rejects(
     openRedisStateStore(fresh, { epochFile }),
-    (err: unknown) => err instanceof StateError && /has lost hpd's data/.test(err.message),
+    (err: unknown) => err instanceof StateError && /has no hpd epoch.*run hpd redis init/.test(err.message),
   );
 
   // The operator restores Redis from its backup: the same epoch and data, and the link is up again.
