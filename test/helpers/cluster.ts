@@ -20,6 +20,8 @@ export interface ClusterInstance {
   readonly restUrl: string;
   readonly mcpUrl: string;
   readonly authUrl: string;
+  /** The instance's /metrics (HPD_METRICS_PORT). */
+  readonly metricsUrl: string;
   readonly env: NodeJS.ProcessEnv;
   /** The running process (replaced by restart()). */
   serve: ServeChild | null;
@@ -50,10 +52,10 @@ export async function startCluster(extraEnv: Readonly<Record<string, string>> = 
   // Each host serves its own copy of the build, as on separate machines.
   const root1 = join(dir, 'host1', 'builds');
   cpSync(root0, root1, { recursive: true, verbatimSymlinks: true });
-  const [lbRest, lbMcp, lbAuth, ...ports] = (await freePorts(9)) as number[];
+  const [lbRest, lbMcp, lbAuth, ...ports] = (await freePorts(11)) as number[];
   const lbUrls = { rest: `http://127.0.0.1:${lbRest}`, mcp: `http://127.0.0.1:${lbMcp}/mcp`, auth: `http://127.0.0.1:${lbAuth}` };
   const instances = [0, 1].map((i): ClusterInstance => {
-    const [rest, mcp, auth] = ports.slice(i * 3, i * 3 + 3) as [number, number, number];
+    const [rest, mcp, auth, metrics] = ports.slice(i * 4, i * 4 + 4) as [number, number, number, number];
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       HPD_DATA_DIR: i === 0 ? root0 : root1,
@@ -62,6 +64,7 @@ export async function startCluster(extraEnv: Readonly<Record<string, string>> = 
       HPD_PORT: String(rest),
       HPD_MCP_PORT: String(mcp),
       HPD_AUTH_PORT: String(auth),
+      HPD_METRICS_PORT: String(metrics),
       // Links, the MCP resource and the issuer name the load balancer, as clients reach them.
       HPD_BASE_URL: lbUrls.rest,
       HPD_MCP_URL: lbUrls.mcp,
@@ -77,6 +80,7 @@ export async function startCluster(extraEnv: Readonly<Record<string, string>> = 
       restUrl: `http://127.0.0.1:${rest}`,
       mcpUrl: `http://127.0.0.1:${mcp}/mcp`,
       authUrl: `http://127.0.0.1:${auth}`,
+      metricsUrl: `http://127.0.0.1:${metrics}/metrics`,
       env,
       serve: null,
     };
