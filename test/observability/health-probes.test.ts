@@ -1,6 +1,6 @@
 /**
  * /healthz and /readyz on the MCP and authorization listeners answer as REST does, and readiness
- * follows the state store (degraded: still ready; unavailable: not) and the drain.
+ * follows the state store (degraded or lost: still ready, known keys are served; unavailable: not) and the drain.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -59,10 +59,12 @@ describe('readiness states (node:http listener on port 0)', () => {
     return [r.status, ((await r.json()) as { status: string }).status];
   };
 
-  it('is ready, stays ready while degraded, fails when unavailable and while draining; liveness stays 200', async () => {
+  it('is ready, stays ready while degraded or lost, fails when unavailable and while draining; liveness stays 200', async () => {
     assert.deepEqual(await ready(), [200, 'ready']);
     health = 'degraded';
     assert.deepEqual(await ready(), [200, 'degraded']);
+    health = 'lost';
+    assert.deepEqual(await ready(), [200, 'lost']);
     health = 'unavailable';
     assert.deepEqual(await ready(), [503, 'unavailable']);
     health = 'ok';

@@ -78,6 +78,8 @@ describe('/metrics (2 REST workers)', () => {
     assert.equal(sample(text, `hpd_build_info{year="2025",build="${registry.get(2025)!.ds.buildHash}"}`), 1);
     assert.ok((sample(text, 'hpd_dataset_bytes{year="2025",part="tables"}') ?? 0) > 0);
     assert.equal(sample(text, 'hpd_rest_workers'), 2);
+    assert.equal(sample(text, 'hpd_state_store_health{state="ok"}'), 1);
+    for (const state of ['degraded', 'lost', 'unavailable']) assert.equal(sample(text, `hpd_state_store_health{state="${state}"}`), 0);
     assert.ok((sample(text, 'process_resident_memory_bytes') ?? 0) > 0);
     assert.ok((sample(text, 'process_cpu_user_seconds_total') ?? 0) > 0);
   });
