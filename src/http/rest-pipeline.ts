@@ -33,10 +33,10 @@ import type { HttpRequest, HttpResponse } from './uws.ts';
 
 const REALM = 'Bearer realm="health-api"';
 const INVALID_TOKEN = `${REALM}, error="invalid_token", error_description="The API key is missing, malformed, unknown or revoked"`;
-/** The shared state store lost its backend (Redis) and cannot vouch for this credential (state-store.ts). */
+/** The shared state store lost its backend (Redis unreachable, or emptied) and cannot vouch for this credential (state-store.ts). */
 const STATE_UNAVAILABLE: ProblemSpec = {
   kind: 'unavailable',
-  detail: 'The service cannot verify this API key right now (its shared state store is unreachable). Retry shortly.',
+  detail: 'The service cannot verify this API key right now (its shared state store is unavailable). Retry shortly.',
 };
 const STATE_RETRY_AFTER = '5';
 

@@ -29,7 +29,7 @@ export interface Principal {
 const UNAVAILABLE_KEY: CredentialResult = {
   ok: false,
   reason: 'unavailable',
-  description: 'The service cannot verify this API key right now (its shared state store is unreachable)',
+  description: 'The service cannot verify this API key right now (its shared state store is unavailable)',
 };
 
 export type CredentialResult =
@@ -149,7 +149,7 @@ export function createCredentialVerifier(opts: TokenVerifierOptions): Credential
           return {
             ok: false,
             reason: 'unavailable',
-            description: 'The service cannot look up this account right now (its shared state store is unreachable)',
+            description: 'The service cannot look up this account right now (its shared state store is unavailable)',
           };
         const user = opts.store.getUser(userId);
         return {
