@@ -81,6 +81,8 @@ describe('Redis loses its data under a two-instance cluster behind HAProxy', { t
   before(async () => {
     c = await startCluster({ HPD_REDIS_GRACE_SECONDS: '120' });
     raw = new Redis(c.redis.url);
+    // The last test stops Redis: this client reconnects quietly.
+    raw.on('error', () => {});
   });
   after(async () => {
     raw?.disconnect();
@@ -221,5 +223,31 @@ describe('Redis loses its data under a two-instance cluster behind HAProxy', { t
     const status = c.hpd(1, ['redis', 'status']);
     assert.equal(status.status, 0, status.stderr);
     assert.match(status.stdout, /^serve\taccepted: the recorded epoch$/m);
+  });
+  test('Redis unreachable: the same degrade through HAProxy (known keys 200, unknown 503), readyz 200 "degraded", the metric and one line per instance', async (t) => {
+    const key = c.createKey('pro');
+    let down = false;
+    t.after(async () => {
+      if (down) await c.redis.start();
+    });
+    const before = c.instances.map((_, i) => stderrLines(i, /state store degraded \(was ok\)/));
+    await c.redis.stop();
+    down = true;
+    await untilReady(c.instances, 'degraded');
+    await sleep(1500);
+    for (let i = 0; i < 20; i++) assert.equal((await get(`${c.lb.restUrl}${YEARS}`, key)).status, 200);
+    const unknown = await get(`${c.lb.restUrl}${YEARS}`, unknownKey());
+    assert.equal(unknown.status, 503);
+    assert.equal(unknown.headers.get('retry-after'), '5');
+    assert.equal(unknown.headers.get('content-type'), 'application/problem+json');
+    for (const [i, inst] of c.instances.entries()) {
+      assert.match((await get(inst.metricsUrl)).body, /^hpd_state_store_health\{state="degraded"\} 1$/m);
+      await untilLine(i, /state store degraded \(was ok\)/, before[i]! + 1);
+    }
+    await c.redis.start();
+    down = false;
+    await untilReady(c.instances, 'ready');
+    assert.equal((await get(`${c.lb.restUrl}${YEARS}`, key)).status, 200);
+    for (const [i] of c.instances.entries()) assert.equal(stderrLines(i, /state store degraded \(was ok\)/), before[i]! + 1);
   });
 });
