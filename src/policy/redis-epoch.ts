@@ -17,7 +17,9 @@
  *
  * The stamp orders operator acts by Redis's clock alone, so hosts' clocks never matter, and a restored
  * backup carries the stamp it was taken with, which is older than what instances recorded since. A
- * record from before stamps (the epoch alone) counts as stamp 0: any init or adopt is newer.
+ * record from before stamps (the epoch alone) counts as stamp 0: any init or adopt is newer. The one
+ * assumption: a Redis that replaces another has a clock that is not behind the old one's (NTP); if it
+ * is, instances refuse its adopt as they would a backup, and `hpd redis status` on a host shows it.
  *
  * Only `hpd serve`'s main thread writes the record: a CLI command run with another state directory (a
  * laptop, a container without its volume) must leave no trace, and REST workers follow the main thread.
