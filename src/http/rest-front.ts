@@ -36,6 +36,11 @@ export interface ServerConfig {
   readonly maxConnections?: number;
   /** Connections one remote address may hold (src/http/address-cap.ts); 0 turns the limit off. Default 1,000. */
   readonly maxConnectionsPerAddress?: number;
+  /**
+   * HPD_TRUSTED_PROXIES: peers whose PROXY protocol v2 header (parsed by uWS) names the client, whom the
+   * per-address limit then counts instead of the peer.
+   */
+  readonly trustedProxies?: readonly string[];
   /** The port connections arrive on, when another thread listens for this server (REST workers); 0 until known. */
   readonly listeningPort?: () => number;
   /** Threads serving the same listener (REST workers), which share the per-address limit; default 1. */
