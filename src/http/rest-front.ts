@@ -67,6 +67,11 @@ export class RestFront {
   draining = false;
   readonly serviceDesc: string;
   readonly onError: (err: unknown, requestId: string) => void;
+  /**
+   * Asked before every handler; true: it answered the request itself (a trusted proxy's client past
+   * its connection limit, server.ts).
+   */
+  gate: ((res: HttpResponse, req: HttpRequest) => boolean) | null = null;
   readonly #config: ServerConfig;
   readonly #app: TemplatedApp;
 
@@ -119,6 +124,7 @@ export class RestFront {
   on(method: 'get' | 'head' | 'options' | 'any', pattern: string, handler: Handler): void {
     this.#app[method](pattern, (res, req) => {
       res.onAborted(ignoreAbort);
+      if (this.gate?.(res, req) === true) return;
       handler(res, req);
     });
   }
