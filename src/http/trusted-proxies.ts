@@ -85,7 +85,9 @@ function matches(b: Block, addr: Uint8Array): boolean {
 
 export class TrustedProxies {
   readonly #blocks: readonly Block[];
-  /** uWS asks per request: the answer for each peer key seen, bounded. */
+  /** An IPv4 address from uWS, mapped (bytes 12-15 rewritten for each). */
+  readonly #mapped = Uint8Array.from([...V4_MAPPED_PREFIX, 0, 0, 0, 0]);
+  /** The answer for each peer seen as text, bounded. */
   readonly #seen = new Map<string, boolean>();
 
   /** @param entries what parseTrustedProxyList accepted (it travels to worker threads as strings) */
@@ -113,11 +115,14 @@ export class TrustedProxies {
     return trusted;
   }
 
-  /** The same for uWS's 4 or 16 address bytes. */
+  /** The same for uWS's 4 or 16 address bytes (REST asks on every request: nothing copied). */
   hasRaw(raw: ArrayBuffer): boolean {
     if (this.#blocks.length === 0) return false;
     const b = new Uint8Array(raw);
-    if (b.length === 4) return this.#blocks.some((block) => matches(block, Uint8Array.from([...V4_MAPPED_PREFIX, ...b])));
+    if (b.length === 4) {
+      this.#mapped.set(b, 12);
+      return this.#blocks.some((block) => matches(block, this.#mapped));
+    }
     return b.length === 16 && this.#blocks.some((block) => matches(block, b));
   }
 }

@@ -154,6 +154,10 @@ test("a trusted peer's header names the client of every request on the connectio
   const header = v2(0x21, 0x21, V6_BODY);
   const split = await exchange(port, [...Array.from(header, (b) => Buffer.from([b])), GET('/b')], 2000);
   assert.deepEqual(bodies(split.received), ['2001:db8::1 GET /b ']);
+  // Header and half a request in one write, the rest later.
+  const whole = Buffer.concat([v2(0x21, 0x11, V4_BODY), post]);
+  const halves = await exchange(port, [whole.subarray(0, 50), whole.subarray(50)], 800);
+  assert.deepEqual(bodies(halves.received), ['203.0.113.7 POST /p hello']);
 });
 
 test("a trusted peer's connection without a header, or with LOCAL, keeps the peer's address", async (t) => {
