@@ -18,6 +18,11 @@ const A = '127.0.0.2';
 const B = '127.0.0.3';
 const C = '127.0.0.4';
 const D = '127.0.0.5';
+const E = '127.0.0.6';
+const F = '127.0.0.7';
+/** HAProxy's per-source limits on fe_mcp and fe_auth, lowered for the test (defaults 500, 300). */
+const LB_MCP_CONNECTIONS = 5;
+const LB_AUTH_REQUESTS = 80;
 const PASSWORD = 'correct horse battery staple';
 /** Per instance; HAProxy deals connections to the two instances in turn. */
 const REST_PER_ADDRESS = 3;
@@ -134,7 +139,10 @@ describe('the client address behind HAProxy', { timeout: 120_000 }, () => {
   const email = `owner-${randomBytes(4).toString('hex')}@example.com`;
 
   before(async () => {
-    c = await startCluster({ HPD_REST_MAX_CONNECTIONS_PER_ADDRESS: String(REST_PER_ADDRESS) });
+    c = await startCluster(
+      { HPD_REST_MAX_CONNECTIONS_PER_ADDRESS: String(REST_PER_ADDRESS) },
+      { HPD_LB_MCP_MAXCONN_PER_SRC: String(LB_MCP_CONNECTIONS), HPD_LB_AUTH_REQ_RATE_PER_SRC: String(LB_AUTH_REQUESTS) },
+    );
   });
   after(() => c?.close());
 
@@ -240,5 +248,35 @@ describe('the client address behind HAProxy', { timeout: 120_000 }, () => {
       agentA.destroy();
       agentB.destroy();
     }
+  });
+
+  test('HAProxy limits each source on the MCP and auth frontends, not everybody', async () => {
+    // E holds LB_MCP_CONNECTIONS idle connections to fe_mcp: its next one is closed at once, F's is served.
+    const idle = await Promise.all(
+      Array.from(
+        { length: LB_MCP_CONNECTIONS },
+        () =>
+          new Promise<ReturnType<typeof connect>>((resolve, reject) => {
+            const s = connect({ port: c.lb.ports.mcp, host: '127.0.0.1', localAddress: E }, () => resolve(s));
+            s.on('error', reject);
+          }),
+      ),
+    );
+    try {
+      await sleep(100);
+      const mcpHealth = c.lb.mcpUrl.replace(/\/mcp$/, '/healthz');
+      await assert.rejects(send(mcpHealth, { localAddress: E }), /socket hang up|ECONNRESET/);
+      assert.equal((await send(mcpHealth, { localAddress: F })).status, 200);
+    } finally {
+      for (const s of idle) s.destroy();
+    }
+    // E sends more than LB_AUTH_REQUESTS requests to fe_auth within 10 s: the excess is answered 429 by
+    // HAProxy; F is served meanwhile.
+    const discovery = `${c.lb.authUrl}/.well-known/openid-configuration`;
+    const statuses: number[] = [];
+    for (let n = 0; n < LB_AUTH_REQUESTS + 5; n++) statuses.push((await send(discovery, { localAddress: E })).status);
+    assert.deepEqual(statuses.slice(0, LB_AUTH_REQUESTS), Array(LB_AUTH_REQUESTS).fill(200));
+    assert.deepEqual(statuses.slice(LB_AUTH_REQUESTS), Array(5).fill(429));
+    assert.equal((await send(discovery, { localAddress: F })).status, 200);
   });
 });
