@@ -202,7 +202,7 @@ export const SETTINGS = {
     fallback: 1_000,
     defaultText: '1000',
     description:
-      'REST connections one client address may hold (Linux: counted from the kernel socket table); more are closed as they open, so one address cannot take the whole HPD_REST_MAX_CONNECTIONS. Behind a load balancer every connection comes from its address: keep this above its per-instance maxconn, or 0',
+      'REST connections one client address may hold (Linux: counted from the kernel socket table); more are closed as they open, so one address cannot take the whole HPD_REST_MAX_CONNECTIONS. A load balancer listed in HPD_TRUSTED_PROXIES is not counted itself: each client its PROXY header names is, at its requests (past the limit: 429, connection closed). Behind a load balancer not listed there every connection comes from its address: keep this above its per-instance maxconn, or 0',
     scope: 'serve',
   }),
   trustedProxies: setting<readonly string[]>({
