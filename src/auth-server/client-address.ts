@@ -1,20 +1,12 @@
 /** @module Which client a request of the authorization server comes from, for per-address limits. */
 import type { IncomingMessage } from 'node:http';
+import { clientAddressOf } from '../http/proxy-protocol.ts';
 
 /**
- * The address per-client limits key on (log-in throttle, registration limit). Behind a trusted proxy every connection comes from the proxy, so
- * the last X-Forwarded-For entry (the one the proxy itself appended; earlier ones are whatever the
- * client sent) stands for the client; without one, the socket's peer.
+ * The address per-client limits key on (log-in throttle, sign-up, registration limit): the client a
+ * trusted proxy named in its PROXY protocol header (HPD_TRUSTED_PROXIES), else the socket's peer.
+ * X-Forwarded-For is never read: any client can write one, and the PROXY header makes it unnecessary.
  */
-export function clientAddress(req: IncomingMessage, trustProxy: boolean): string | undefined {
-  if (trustProxy) {
-    const header = req.headers['x-forwarded-for'];
-    const list = (Array.isArray(header) ? header.join(',') : (header ?? ''))
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    const last = list.at(-1);
-    if (last !== undefined) return last;
-  }
-  return req.socket.remoteAddress;
+export function clientAddress(req: IncomingMessage): string | undefined {
+  return clientAddressOf(req.socket);
 }

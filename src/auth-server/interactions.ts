@@ -54,8 +54,6 @@ export interface InteractionContext {
   clock: () => number;
   /** Back-off for the log-in and sign-up forms (login-throttle.ts). */
   throttle: AttemptThrottle;
-  /** Take the client address from X-Forwarded-For (set when a TLS-terminating proxy is trusted). */
-  trustProxy: boolean;
   onError(err: unknown): void;
 }
 
@@ -211,7 +209,7 @@ async function login(req: IncomingMessage, res: ServerResponse, interaction: Int
   const email = form.get('email') ?? '';
   const password = form.get('password') ?? '';
   // Before anything is hashed: a refused guess must cost a Map lookup, not a scrypt run.
-  const reservation = await ctx.throttle.login(normalizeEmail(email), clientAddress(req, ctx.trustProxy));
+  const reservation = await ctx.throttle.login(normalizeEmail(email), clientAddress(req));
   if (!reservation.allowed) return sendThrottled(res, interaction, ctx, 'login', email, reservation.retryAfterSeconds);
   const { attempt } = reservation;
   try {
@@ -244,7 +242,7 @@ async function signup(req: IncomingMessage, res: ServerResponse, interaction: In
   const email = form.get('email') ?? '';
   const password = form.get('password') ?? '';
   const confirm = form.get('confirm') ?? '';
-  const reservation = await ctx.throttle.signup(clientAddress(req, ctx.trustProxy));
+  const reservation = await ctx.throttle.signup(clientAddress(req));
   if (!reservation.allowed) return sendThrottled(res, interaction, ctx, 'signup', email, reservation.retryAfterSeconds);
   // Every sign-up attempt counts, refused or not: "already exists" answers an enumeration question.
   reservation.attempt.failed();

@@ -31,8 +31,7 @@ export function createRoutes(
       return;
     }
     if (pathname === ROUTES.registration && registrationPreflight(req, res)) return;
-    if (pathname === ROUTES.registration && req.method === 'POST' && registrationRefused(req, res, registrations, interactions.trustProxy))
-      return;
+    if (pathname === ROUTES.registration && req.method === 'POST' && registrationRefused(req, res, registrations)) return;
     if (pathname === ROUTES.authorization && req.method === 'GET') {
       const rewritten = normalizeAuthorizationQuery(q === -1 ? '' : url.slice(q + 1));
       if (rewritten !== undefined) req.url = `${pathname}?${rewritten}`;
@@ -51,8 +50,8 @@ export function createRoutes(
  * Registration is open to anyone but not unbounded: past the per-address or the server's limit a 429 (RFC 6585) with
  * Retry-After and an OAuth error body, as the provider's own errors are. True when refused.
  */
-function registrationRefused(req: IncomingMessage, res: ServerResponse, limit: RegistrationLimit, trustProxy: boolean): boolean {
-  const refusal = limit.take(clientAddress(req, trustProxy) ?? 'unknown');
+function registrationRefused(req: IncomingMessage, res: ServerResponse, limit: RegistrationLimit): boolean {
+  const refusal = limit.take(clientAddress(req) ?? 'unknown');
   if (refusal === null) return false;
   const wait = refusal.wait;
   const whose = refusal.scope === 'address' ? 'from this address' : 'on this server';

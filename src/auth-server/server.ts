@@ -46,6 +46,7 @@ import type { ClientMetadata } from 'oidc-provider';
 import { toListenError } from '../http/listen-error.ts';
 import { createNodeListener, DEFAULT_DRAIN_MS, type ListenerLimits, type NodeListener } from '../http/node-listener.ts';
 import { requestPath } from '../http/request-target.ts';
+import type { TrustedProxies } from '../http/trusted-proxies.ts';
 import { InvariantError } from '../invariant.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import type { InteractionContext } from './interactions.ts';
@@ -111,6 +112,11 @@ export interface AuthServerOptions {
   onError?: (err: unknown) => void;
   /** Timeouts and connection cap of the listener (defaults: DEFAULT_LISTENER_LIMITS). */
   listenerLimits?: Partial<ListenerLimits>;
+  /**
+   * Peers whose PROXY protocol v2 header names the client (HPD_TRUSTED_PROXIES): the address the log-in
+   * throttle, the sign-up limit and the registration limit key on.
+   */
+  trustedProxies?: TrustedProxies;
   /** /healthz and /readyz (src/observability/health-probes.ts); absent: the provider answers those paths. */
   health?: HealthProbes;
   /** The main thread's request counters (/metrics). */
@@ -236,7 +242,6 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
       clock,
       // Shared with the other instances when they share a Redis: else each would grant its own tries.
       throttle: redis === undefined ? new LoginThrottle(clock) : new RedisLoginThrottle(redis, { clock, onError }),
-      trustProxy,
       onError,
     };
     handler = createRoutes(provider, interactions, createRegistrationLimit(clock), onError);
@@ -304,5 +309,6 @@ function frontListener(opts: AuthServerOptions, routes: () => RequestHandler | u
       res.writeHead(503, { 'retry-after': '1' }).end();
     },
     opts.listenerLimits,
+    opts.trustedProxies,
   );
 }

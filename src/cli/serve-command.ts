@@ -121,6 +121,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     listenerLimits: { maxConnections: c.maxConnections },
     restMaxConnections: c.restMaxConnections,
     restMaxConnectionsPerAddress: c.restMaxConnectionsPerAddress,
+    trustedProxies: c.trustedProxies,
     workers,
     watchBuilds: c.watchBuilds,
     responseCacheBytes: c.responseCacheBytes,

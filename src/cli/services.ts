@@ -8,6 +8,7 @@ import type { AuthServer } from '../auth-server/index.ts';
 import { DEFAULT_DRAIN_MS, type ListenerLimits } from '../http/node-listener.ts';
 import { startRestPool, type RestPool } from '../http/rest-pool.ts';
 import { createRestServer, DEFAULT_REST_MAX_CONNECTIONS, type RestServer } from '../http/server.ts';
+import { TrustedProxies } from '../http/trusted-proxies.ts';
 import { createCredentialVerifier } from '../mcp/credentials.ts';
 import { createMcpServer, type McpHttpServer } from '../mcp/server.ts';
 import type { DataRegistry } from '../operations/data-registry.ts';
@@ -56,6 +57,8 @@ export interface ServicesConfig {
   readonly restMaxConnections?: number;
   /** REST connections one address may hold (default DEFAULT_REST_MAX_CONNECTIONS_PER_ADDRESS; 0: no limit). */
   readonly restMaxConnectionsPerAddress?: number;
+  /** HPD_TRUSTED_PROXIES: peers whose PROXY protocol v2 header names the client, on REST, MCP and auth. */
+  readonly trustedProxies?: readonly string[];
   /** Byte budget of the REST response cache (default DEFAULT_RESPONSE_CACHE_BYTES). */
   readonly responseCacheBytes?: number;
   /** Byte budget of the REST search cache, per thread (default DEFAULT_SEARCH_CACHE_BYTES). */
@@ -276,6 +279,7 @@ async function startRest(
         baseUrl: c.baseUrl,
         upgradeUrl: c.upgradeUrl,
         limits: c.limits,
+        trustedProxies: c.trustedProxies,
         responseCacheBytes: c.responseCacheBytes,
         searchCacheBytes: c.searchCacheBytes,
         quota: parts.shared?.descriptor() ?? null,
@@ -303,6 +307,7 @@ async function startRest(
     clock: c.clock,
     maxConnections: c.restMaxConnections,
     maxConnectionsPerAddress: c.restMaxConnectionsPerAddress,
+    trustedProxies: c.trustedProxies,
     responseCacheBytes: c.responseCacheBytes,
     searchCacheBytes: c.searchCacheBytes,
     metrics,
@@ -326,6 +331,7 @@ async function startMcpAndAuth(
   let auth: AuthServer | null = null;
   const issuer = c.externalIssuer ?? c.authUrl;
   const mcpHealth = createHealthProbes({ store, registry: () => live.current() });
+  const trustedProxies = new TrustedProxies(c.trustedProxies ?? []);
   const authHealth = createHealthProbes({ store, registry: () => live.current() });
   if (c.externalIssuer === undefined) {
     if (URL.parse(c.authUrl)?.port === '0')
@@ -342,6 +348,7 @@ async function startMcpAndAuth(
       stateDir: c.stateDir,
       clock: c.clock,
       listenerLimits: c.listenerLimits,
+      trustedProxies,
       redis: parts.backend.redis?.client,
       health: authHealth,
       metrics,
@@ -371,6 +378,7 @@ async function startMcpAndAuth(
     clock: c.clock,
     version: c.version,
     listenerLimits: c.listenerLimits,
+    trustedProxies,
     health: mcpHealth,
     metrics,
     accessLog,

@@ -26,6 +26,8 @@ export interface ServeConfig {
   readonly maxConnections: number;
   readonly restMaxConnections: number;
   readonly restMaxConnectionsPerAddress: number;
+  /** HPD_TRUSTED_PROXIES: addresses and CIDR blocks (src/http/trusted-proxies.ts). */
+  readonly trustedProxies: readonly string[];
   readonly responseCacheBytes: number;
   readonly searchCacheBytes: number;
   readonly drainMs: number;
@@ -84,6 +86,7 @@ export function serveConfig(env: NodeJS.ProcessEnv = process.env, overrides: Ser
     maxConnections: v.maxConnections,
     restMaxConnections: v.restMaxConnections,
     restMaxConnectionsPerAddress: v.restMaxConnectionsPerAddress,
+    trustedProxies: v.trustedProxies,
     responseCacheBytes: Math.round(v.responseCacheMb * 1024 * 1024),
     searchCacheBytes: Math.round(v.searchCacheMb * 1024 * 1024),
     drainMs: Math.round(v.drainSeconds * 1000),

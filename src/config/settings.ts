@@ -16,6 +16,7 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseTrustedProxyList } from '../http/trusted-proxies.ts';
 import { LOG_LEVELS, type LogLevel } from '../observability/log-levels.ts';
 import { DEFAULT_DAILY_LIMITS } from '../policy/tiers.ts';
 import { ConfigError } from './config-error.ts';
@@ -201,7 +202,17 @@ export const SETTINGS = {
     fallback: 1_000,
     defaultText: '1000',
     description:
-      'REST connections one client address may hold (Linux: counted from the kernel socket table); more are closed as they open, so one address cannot take the whole HPD_REST_MAX_CONNECTIONS. Behind a load balancer every connection comes from its address: keep this above its per-instance maxconn, or 0',
+      'REST connections one client address may hold (Linux: counted from the kernel socket table); more are closed as they open, so one address cannot take the whole HPD_REST_MAX_CONNECTIONS. A load balancer listed in HPD_TRUSTED_PROXIES is not counted itself: each client its PROXY header names is, at its requests (past the limit: 429, connection closed). Behind a load balancer not listed there every connection comes from its address: keep this above its per-instance maxconn, or 0',
+    scope: 'serve',
+  }),
+  trustedProxies: setting<readonly string[]>({
+    name: 'HPD_TRUSTED_PROXIES',
+    parse: parseTrustedProxyList,
+    expected: 'comma-separated IP addresses or CIDR blocks such as 10.0.0.5,192.168.0.0/24,fd00::/8',
+    fallback: [],
+    defaultText: 'none',
+    description:
+      "load balancers whose PROXY protocol v2 header (HAProxy's send-proxy-v2) names the client on every listener but metrics: per-address limits (REST connections per address, log-in throttle, sign-up and client registration) then key on the client, not the load balancer. A header from any other peer is not believed. List only the load balancers' own addresses",
     scope: 'serve',
   }),
   responseCacheMb: setting<number>({

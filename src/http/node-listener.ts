@@ -15,6 +15,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createConnectionCap } from './connection-cap.ts';
+import { gateProxyHeaders } from './proxy-protocol.ts';
+import type { TrustedProxies } from './trusted-proxies.ts';
 import { InvariantError } from '../invariant.ts';
 
 export interface ListenerLimits {
@@ -57,12 +59,18 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
  * A `node:http` server with {@link ListenerLimits} applied.
  *
  * @param name names the listener in the log line written when the cap is reached
+ * @param trustedProxies peers whose PROXY protocol v2 header names the client (src/http/proxy-protocol.ts)
  * @example
  * const listener = createNodeListener('mcp', (req, res) => res.end('ok'), { maxConnections: 500 });
  * listener.server.listen(8081);
  * await listener.close(10_000);
  */
-export function createNodeListener(name: string, handler: Handler, overrides: Partial<ListenerLimits> = {}): NodeListener {
+export function createNodeListener(
+  name: string,
+  handler: Handler,
+  overrides: Partial<ListenerLimits> = {},
+  trustedProxies?: TrustedProxies,
+): NodeListener {
   const limits: ListenerLimits = { ...DEFAULT_LISTENER_LIMITS, ...overrides };
   checkLimits(limits);
   const server = createServer(
@@ -109,6 +117,9 @@ export function createNodeListener(name: string, handler: Handler, overrides: Pa
     socket.setTimeout(limits.idleTimeoutMs);
     socket.once('close', () => inFlight.delete(socket));
   });
+  // Last: it holds back the listeners above (Node's HTTP parser's first) until the header is read.
+  const gate =
+    trustedProxies === undefined || trustedProxies.empty ? null : gateProxyHeaders(server, trustedProxies, limits.headersTimeoutMs);
 
   // Before the handler, so a response started while draining still gets `Connection: close`.
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -143,6 +154,7 @@ export function createNodeListener(name: string, handler: Handler, overrides: Pa
           resolve();
         });
         for (const [socket, n] of inFlight) if (n === 0) socket.destroy();
+        for (const socket of gate?.pending ?? []) socket.destroy();
       });
       return closing;
     },

@@ -36,6 +36,11 @@ export interface ServerConfig {
   readonly maxConnections?: number;
   /** Connections one remote address may hold (src/http/address-cap.ts); 0 turns the limit off. Default 1,000. */
   readonly maxConnectionsPerAddress?: number;
+  /**
+   * HPD_TRUSTED_PROXIES: peers whose PROXY protocol v2 header (parsed by uWS) names the client, whom the
+   * per-address limit then counts instead of the peer.
+   */
+  readonly trustedProxies?: readonly string[];
   /** The port connections arrive on, when another thread listens for this server (REST workers); 0 until known. */
   readonly listeningPort?: () => number;
   /** Threads serving the same listener (REST workers), which share the per-address limit; default 1. */
@@ -62,6 +67,11 @@ export class RestFront {
   draining = false;
   readonly serviceDesc: string;
   readonly onError: (err: unknown, requestId: string) => void;
+  /**
+   * Asked before every handler; true: it answered the request itself (a trusted proxy's client past
+   * its connection limit, server.ts).
+   */
+  gate: ((res: HttpResponse, req: HttpRequest) => boolean) | null = null;
   readonly #config: ServerConfig;
   readonly #app: TemplatedApp;
 
@@ -114,6 +124,7 @@ export class RestFront {
   on(method: 'get' | 'head' | 'options' | 'any', pattern: string, handler: Handler): void {
     this.#app[method](pattern, (res, req) => {
       res.onAborted(ignoreAbort);
+      if (this.gate?.(res, req) === true) return;
       handler(res, req);
     });
   }

@@ -20,6 +20,8 @@ export interface RestWorkerData {
   readonly maxConnections: number;
   /** Connections one address may hold (every worker counts against the same limit); 0: no limit. */
   readonly maxConnectionsPerAddress?: number;
+  /** HPD_TRUSTED_PROXIES: peers whose PROXY protocol v2 header names the client. */
+  readonly trustedProxies?: readonly string[];
   /** One Int32 the acceptor sets to its listening port once it listens (the census needs it). */
   readonly port: SharedArrayBuffer;
   /** Worker threads of the pool. */

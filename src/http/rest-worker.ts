@@ -47,6 +47,7 @@ const server = createRestServer({
   upgradeUrl: data.upgradeUrl,
   maxConnections: data.maxConnections,
   maxConnectionsPerAddress: data.maxConnectionsPerAddress,
+  trustedProxies: data.trustedProxies,
   listeningPort: () => Atomics.load(listeningPort, 0),
   threads: data.threads,
   name: `rest worker ${data.index}`,

@@ -15,12 +15,15 @@
 import { asLiveRegistry } from '../operations/live-registry.ts';
 import { AddressCap, DEFAULT_REST_MAX_CONNECTIONS_PER_ADDRESS } from './address-cap.ts';
 import { createConnectionCap } from './connection-cap.ts';
+import { ProxiedAddressCap } from './proxied-address-cap.ts';
+import { requestIdFrom } from './request-id.ts';
+import { TrustedProxies } from './trusted-proxies.ts';
 import { ResponseCache } from './response-cache.ts';
 import { registerDocuments } from './rest-documents.ts';
 import { RestFront, type ServerConfig } from './rest-front.ts';
 import { buildRoutes, OperationPipeline } from './rest-pipeline.ts';
 import type { CachedResponse } from './rest-writers.ts';
-import { listenExclusive, uws, type TemplatedApp, type us_listen_socket } from './uws.ts';
+import { listenExclusive, uws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.ts';
 
 export type { ServerConfig } from './rest-front.ts';
 
@@ -53,19 +56,79 @@ export interface RestServer {
  * uWS closes a connection that sends nothing after ~10 s but accepts without limit: the cap keeps a
  * flood of connections from taking every file descriptor of the process (MCP and the authorization
  * server included). uWS reports each opened (+1) and closed (-1) connection to the filter.
+ *
+ * A trusted proxy's connections are not counted against its own address (it speaks for many
+ * clients): their clients are counted at their requests (proxied-address-cap.ts), and a close
+ * reports the client uWS read from the PROXY header.
  */
-function capConnections(app: TemplatedApp, name: string, maxConnections: number, perAddress: AddressCap | null): void {
+function capConnections(
+  app: TemplatedApp,
+  name: string,
+  maxConnections: number,
+  perAddress: AddressCap | null,
+  proxied: ProxiedGate | null,
+): void {
   const cap = createConnectionCap(name, maxConnections);
   let openConnections = 0;
   // biome-ignore lint/suspicious/useIterableCallbackReturn: uWS's connection filter, not Array.prototype.filter
   app.filter((res, change) => {
     openConnections += Number(change);
-    if (Number(change) <= 0) return;
+    if (Number(change) <= 0) {
+      proxied?.cap?.closed(res.getProxiedRemoteAddress());
+      return;
+    }
     if (openConnections > maxConnections) {
       cap.refuse();
       res.close();
-    } else if (perAddress !== null && !perAddress.admit(res.getRemoteAddress(), openConnections)) res.close();
+      return;
+    }
+    if (perAddress === null) return;
+    const remote = res.getRemoteAddress();
+    if (proxied?.trusted.hasRaw(remote) === true) return;
+    if (!perAddress.admit(remote, openConnections)) res.close();
   });
+}
+
+/** Trusted proxies and the per-address limit of their clients (null: no limit). */
+interface ProxiedGate {
+  readonly trusted: TrustedProxies;
+  readonly cap: ProxiedAddressCap | null;
+}
+
+/** The header deploy/haproxy.cfg sets to name the client connection a request came on (its port). */
+const CONNECTION_TAG_HEADER = 'x-hpd-conn';
+
+/**
+ * The per-address limit of a trusted proxy's client, checked on each request (uWS has read the PROXY
+ * header by then): true when the request was refused with a 429 and its connection closes.
+ */
+function refuseProxied(gate: ProxiedGate, front: RestFront, max: number): (res: HttpResponse, req: HttpRequest) => boolean {
+  return (res, req) => {
+    const cap = gate.cap;
+    if (cap === null || !gate.trusted.hasRaw(res.getRemoteAddress())) return false;
+    const client = res.getProxiedRemoteAddress();
+    const tag = req.getHeader(CONNECTION_TAG_HEADER);
+    // The proxy speaking for itself (LOCAL: its health checks), or a proxy that does not name its
+    // connections: nothing to count by.
+    if (client.byteLength === 0 || tag === '' || cap.admit(client, tag)) return false;
+    const path = req.getUrl();
+    const requestId = requestIdFrom(req.getHeader('x-request-id'));
+    front.write(
+      res,
+      front.problemReply(
+        {
+          kind: 'rateLimited',
+          detail: `Your address holds ${max} connections to this server (HPD_REST_MAX_CONNECTIONS_PER_ADDRESS): reuse them, or close some before opening more.`,
+        },
+        path,
+        [['retry-after', '1']],
+      ),
+      false,
+      requestId,
+      true,
+    );
+    return true;
+  };
 }
 
 export function createRestServer(config: ServerConfig): RestServer {
@@ -83,7 +146,12 @@ export function createRestServer(config: ServerConfig): RestServer {
     perAddressMax === 0
       ? null
       : new AddressCap({ max: perAddressMax, name, threads: config.threads, port: config.listeningPort ?? (() => listeningPort) });
-  capConnections(app, name, config.maxConnections ?? DEFAULT_REST_MAX_CONNECTIONS, perAddress);
+  const trusted =
+    config.trustedProxies === undefined || config.trustedProxies.length === 0 ? null : new TrustedProxies(config.trustedProxies);
+  const proxied: ProxiedGate | null =
+    trusted === null ? null : { trusted, cap: perAddressMax === 0 ? null : new ProxiedAddressCap(perAddressMax, config.threads) };
+  capConnections(app, name, config.maxConnections ?? DEFAULT_REST_MAX_CONNECTIONS, perAddress, proxied);
+  if (proxied?.cap != null) front.gate = refuseProxied(proxied, front, perAddressMax);
   const routes = buildRoutes();
   const pipeline = new OperationPipeline(front, config, { response: cache, search: searchCache });
   for (const route of routes) front.route(route.pattern, route.label, (res, req, head) => pipeline.handle(route, res, req, head));

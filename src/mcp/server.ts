@@ -17,6 +17,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { toListenError } from '../http/listen-error.ts';
 import { createNodeListener, type ListenerLimits, type NodeListener } from '../http/node-listener.ts';
 import { requestPath } from '../http/request-target.ts';
+import type { TrustedProxies } from '../http/trusted-proxies.ts';
 import type { DataRegistry } from '../operations/data-registry.ts';
 import { asLiveRegistry, type LiveRegistry } from '../operations/live-registry.ts';
 import { isCredentialName } from '../operations/unknown-name.ts';
@@ -53,6 +54,8 @@ export interface McpServerConfig {
   readonly version?: string;
   /** Timeouts and connection cap of the listener (defaults: DEFAULT_LISTENER_LIMITS). */
   readonly listenerLimits?: Partial<ListenerLimits>;
+  /** Peers whose PROXY protocol v2 header names the client (HPD_TRUSTED_PROXIES). */
+  readonly trustedProxies?: TrustedProxies;
   /** /healthz and /readyz (src/observability/health-probes.ts); absent: those paths are 404. */
   readonly health?: HealthProbes;
   /** The main thread's request counters (/metrics). */
@@ -150,6 +153,7 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
             });
           },
           config.listenerLimits,
+          config.trustedProxies,
         );
         listener = l;
         l.server.once('error', (err) => reject(toListenError('mcp', host, port, err)));

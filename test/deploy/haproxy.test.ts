@@ -113,6 +113,7 @@ describe('HAProxy (deploy/haproxy.cfg) in front of two hpd serve instances', { t
           HPD_BASE_URL: i.marker,
           HPD_MCP_URL: lb.mcpUrl,
           HPD_AUTH_URL: lb.authUrl,
+          HPD_TRUSTED_PROXIES: '127.0.0.1',
         });
       }),
     );

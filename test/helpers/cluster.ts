@@ -45,7 +45,14 @@ export interface TestCluster {
   close(): Promise<void>;
 }
 
-export async function startCluster(extraEnv: Readonly<Record<string, string>> = {}): Promise<TestCluster> {
+/**
+ * @param extraEnv added to both instances' environment
+ * @param lbEnv added to HAProxy's (its HPD_LB_* variables)
+ */
+export async function startCluster(
+  extraEnv: Readonly<Record<string, string>> = {},
+  lbEnv: Readonly<Record<string, string>> = {},
+): Promise<TestCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'hpd-cluster-'));
   const redis = await startTestRedis();
   const root0 = await buildFixture(join(dir, 'host0'));
@@ -71,6 +78,8 @@ export async function startCluster(extraEnv: Readonly<Record<string, string>> = 
       HPD_AUTH_URL: lbUrls.auth,
       HPD_WORKERS: '1',
       HPD_DRAIN_SECONDS: '1',
+      // HAProxy reaches the instances from loopback and names each client in a PROXY header.
+      HPD_TRUSTED_PROXIES: '127.0.0.1',
       ...extraEnv,
     };
     delete env.NODE_TEST_CONTEXT;
@@ -93,7 +102,7 @@ export async function startCluster(extraEnv: Readonly<Record<string, string>> = 
       mcpPort: Number(inst.env.HPD_MCP_PORT),
       authPort: Number(inst.env.HPD_AUTH_PORT),
     })),
-    { ports: { rest: lbRest!, mcp: lbMcp!, auth: lbAuth! } },
+    { ports: { rest: lbRest!, mcp: lbMcp!, auth: lbAuth! }, env: lbEnv },
   );
   const waitUp = async (count = 2): Promise<void> => {
     const deadline = Date.now() + 15_000;

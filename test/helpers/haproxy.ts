@@ -94,14 +94,14 @@ export function checkHaproxyConfig(env: Readonly<Record<string, string>>): { sta
  */
 export async function startHaproxy(
   backends: readonly HaproxyBackend[],
-  opts: { ports?: { rest: number; mcp: number; auth: number } } = {},
+  opts: { ports?: { rest: number; mcp: number; auth: number }; env?: Readonly<Record<string, string>> } = {},
 ): Promise<TestHaproxy> {
   const [rest, mcp, auth] =
     opts.ports !== undefined ? [opts.ports.rest, opts.ports.mcp, opts.ports.auth] : ((await freePorts(3)) as [number, number, number]);
   const ports = { rest: rest!, mcp: mcp!, auth: auth! };
   const dir = mkdtempSync(join(tmpdir(), 'hpd-haproxy-'));
   const socket = join(dir, 'admin.sock');
-  const env = haproxyEnv(backends, ports, { HPD_LB_STATS_SOCKET: socket });
+  const env = haproxyEnv(backends, ports, { ...opts.env, HPD_LB_STATS_SOCKET: socket });
   const check = checkHaproxyConfig(env);
   if (check.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
