@@ -148,7 +148,7 @@ test('hpd serve refuses a bad value before starting: exit 2, one line naming the
     [
       'HPD_REDIS_URL',
       'http://user:s3cret@db:6379',
-      /^hpd: HPD_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL .*, got "http:\/\/user:\*\*\*\*@db:6379\/?"$/,
+      /^hpd: HPD_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL .*, got "http:\/\/user:\*\*\*\*@db:6379" \(the scheme must be redis:\/\/, rediss:\/\/ or redis\+sentinel:\/\/\)$/,
     ],
   ];
   for (const [name, value, expected] of cases) {
