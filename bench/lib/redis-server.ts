@@ -29,7 +29,13 @@ export interface TestRedis {
   close(): Promise<void>;
 }
 
-export async function startTestRedis(opts: { readonly persistent?: boolean } = {}): Promise<TestRedis> {
+export interface TestRedisOptions {
+  readonly persistent?: boolean;
+  /** More command-line settings (e.g. `--replicaof HOST PORT`). */
+  readonly args?: readonly string[];
+}
+
+export async function startTestRedis(opts: TestRedisOptions = {}): Promise<TestRedis> {
   const persistence = opts.persistent === false ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always'];
   const [port] = (await freePorts(1)) as [number];
   const dir = mkdtempSync(join(tmpdir(), 'hpd-redis-'));
@@ -56,6 +62,7 @@ export async function startTestRedis(opts: { readonly persistent?: boolean } = {
         // DEBUG SLEEP stalls it in the tests of a slow Redis (allowed from loopback only).
         '--enable-debug-command',
         'local',
+        ...(opts.args ?? []),
       ],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
