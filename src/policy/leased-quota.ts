@@ -321,7 +321,8 @@ export class LeasedQuota implements Quota {
     const replies = (await p.exec()) ?? [];
     let failure: unknown = null;
     sent.forEach(([day, userId, n], i) => {
-      const err = replies[i]?.[0] ?? new Error('no reply');
+      const reply = replies[i];
+      const err = reply === undefined ? new Error('no reply') : reply[0];
       if (err !== null) {
         failure ??= err;
         return;

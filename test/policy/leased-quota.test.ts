@@ -113,6 +113,8 @@ test('Redis down: requests counted locally from the last count, added to Redis w
     if (Date.now() > deadline) assert.fail(`not reconciled: ${await h.links[0]!.client.hget(quotaKey(today()), 'usr_f').catch(() => '?')}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+  await new Promise((r) => setTimeout(r, 1200)); // two heartbeats: nothing is added twice
+  assert.equal(await h.links[0]!.client.hget(quotaKey(today()), 'usr_f'), '100');
   assert.equal((await q.consume('usr_f', 'free')).allowed, false);
 });
 
