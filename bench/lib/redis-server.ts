@@ -19,6 +19,8 @@ export interface TestRedis {
   pid(): number | null;
   /** redis://127.0.0.1:PORT/0 */
   readonly url: string;
+  /** Its working directory (append-only file), removed by close(). */
+  readonly dir: string;
   /** Stops the server (SIGTERM: it writes its data first); resolves once the process ended. */
   stop(): Promise<void>;
   /** SIGKILL: no chance to write anything. */
@@ -89,6 +91,7 @@ export async function startTestRedis(opts: TestRedisOptions = {}): Promise<TestR
   return {
     port,
     url: `redis://127.0.0.1:${port}/0`,
+    dir,
     pid: () => child?.pid ?? null,
     stop: () => end('SIGTERM'),
     kill: () => end('SIGKILL'),
