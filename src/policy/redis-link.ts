@@ -231,18 +231,34 @@ async function connectClients(
   const client = open(options);
   // The subscriber queues its SUBSCRIBE until connected and re-subscribes after a reconnect.
   const subscriber = open({ ...options, enableOfflineQueue: true, commandTimeout: undefined, reconnectOnError: null });
-  // ioredis reports each failed reconnect as an 'error' event; the state lines say it once.
-  client.on('error', () => {});
-  subscriber.on('error', () => {});
-  try {
-    await Promise.race([
-      Promise.all([client.connect(), subscriber.connect()]),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('no answer')), startTimeoutMs).unref()),
-    ]);
-  } catch (err) {
+  // ioredis reports each failed reconnect as an 'error' event; the state lines say it once, and the
+  // start names the last one if Redis never answers.
+  let lastError = 'no answer';
+  const noted = (err: Error): void => {
+    lastError = err.message;
+  };
+  client.on('error', noted);
+  subscriber.on('error', noted);
+  // Ready, not merely a first attempt that failed: ioredis keeps retrying, so a start during a
+  // failover (the sentinels still naming the dead primary, or an address moving) waits for the new
+  // primary instead of failing at the first refused connection.
+  const ready = (r: Redis): Promise<void> =>
+    new Promise((resolve) => {
+      r.once('ready', () => resolve());
+      r.connect().catch(() => {});
+    });
+  let timer: NodeJS.Timeout | undefined;
+  const answered = await Promise.race([
+    Promise.all([ready(client), ready(subscriber)]).then(() => true),
+    new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), startTimeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (!answered) {
     client.disconnect();
     subscriber.disconnect();
-    throw new RedisUnreachableError(`cannot reach Redis at ${shown}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new RedisUnreachableError(`cannot reach Redis at ${shown} within ${startTimeoutMs / 1000} s: ${lastError}`);
   }
   return { client, subscriber };
 }

@@ -1,13 +1,15 @@
 /**
  * The forms HPD_REDIS_URL takes (src/config/redis-url.ts): one server, or sentinels and a master name;
  * a malformed value is refused with the reason, and no password ever shows in a log line, in
- * `hpd config`'s masking or in an error message, whether the URL parses or not.
+ * `hpd config`'s masking or in an error message, whether the URL parses or not; a start waits for
+ * a Redis that answers within its timeout.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { maskRedisUrl, parseRedisUrl } from '../../src/config/redis-url.ts';
 import { maskUrlPassword, readSetting } from '../../src/config/settings.ts';
 import { connectRedis, redactRedisUrl } from '../../src/policy/redis-link.ts';
+import { startTestRedis } from '../helpers/redis-server.ts';
 
 test('a sentinel URL names the sentinels (26379 by default), the master, the database and both sets of credentials', () => {
   assert.deepEqual(
@@ -82,4 +84,26 @@ test('connectRedis refuses a malformed URL at once, in one line without the pass
     assert.ok(!err.message.includes('secret'), err.message);
     return true;
   });
+});
+
+test('connectRedis waits for a Redis that answers within the start timeout (a start during a failover), and names the last error when none does', {
+  timeout: 30_000,
+}, async (t) => {
+  const redis = await startTestRedis({ persistent: false });
+  t.after(() => redis.close());
+  await redis.stop();
+  const connecting = connectRedis(redis.url, { log: () => {} }, 5000);
+  await new Promise((r) => setTimeout(r, 1000));
+  await redis.start();
+  const link = await connecting;
+  t.after(() => link.close());
+  assert.equal(await link.client.ping(), 'PONG');
+
+  await redis.stop();
+  const started = Date.now();
+  await assert.rejects(
+    connectRedis(redis.url, { log: () => {} }, 1000),
+    /cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+\/0 within 1 s: .*ECONNREFUSED/,
+  );
+  assert.ok(Date.now() - started >= 1000, 'it kept trying for the whole start timeout');
 });
