@@ -134,6 +134,7 @@ test('Sentinel failover under load: no 500, 503 only until the election, CLI and
   const primaryPort = await s.primaryPort();
   assert.equal(primaryPort, c.redis.port);
   const admin = new Redis(c.redis.url);
+  admin.on('error', () => {});
   t.after(() => admin.disconnect());
   await admin.hset(quotaKey(today()), user, LIMIT - LEFT);
   await s.waitReplicated();
@@ -143,6 +144,8 @@ test('Sentinel failover under load: no 500, 503 only until the election, CLI and
   let replicaCount = -1;
   let watching = true;
   const replica = new Redis({ port: s.servers[1].port, host: '127.0.0.1', maxRetriesPerRequest: 0 });
+  // The cleanup may stop the servers before these connections: their resets are expected.
+  replica.on('error', () => {});
   const watcher = (async () => {
     while (watching) {
       const replies = await replica.pipeline().call('ROLE').hget(quotaKey(today()), user).exec();
@@ -304,6 +307,9 @@ test('a failover behind one address (READONLY): known keys served throughout, wh
   t.after(() => other.close());
   const a = new Redis(c.redis.url);
   const b = new Redis(other.url);
+  // The cleanup may stop the servers before these connections: their resets are expected.
+  a.on('error', () => {});
+  b.on('error', () => {});
   t.after(() => {
     a.disconnect();
     b.disconnect();
