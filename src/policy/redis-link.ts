@@ -14,10 +14,12 @@
  * until a PING answers again. A stall thus adds at most one command timeout to the requests that meet it.
  *
  * Failover. With a `redis+sentinel://` URL ioredis asks the sentinels for the primary, checks the
- * role of the server it reaches, reconnects through the sentinels whenever the connection drops, and
- * (failoverDetector) drops it itself when the sentinels announce a new primary: every thread follows
- * the promoted replica on its own. A server that fails over behind one address (a managed Redis) or
- * a primary demoted under a live connection answers writes with READONLY instead: that reply counts
+ * role of the server it reaches and reconnects through the sentinels whenever the connection drops:
+ * every thread follows the promoted replica on its own. ioredis's failoverDetector is left off: it
+ * drops the connection at every +switch-master a sentinel publishes, and the sentinels publish theirs
+ * over several seconds (as each learns the new primary), so threads already on the new primary were
+ * cut off again and again. A primary demoted under a live connection, or a server that fails over
+ * behind one address (a managed Redis), answers writes with READONLY instead: that reply counts
  * the link as down exactly like a dropped connection (the outage rules apply, so a write that cannot
  * land is never mistaken for a working store), makes ioredis reconnect (the address may now lead to
  * the new primary), and the link is up again once ROLE answers `master`.
@@ -197,8 +199,6 @@ function targetOptions(target: RedisTarget): { url?: string; options: RedisOptio
       sentinelCommandTimeout: COMMAND_TIMEOUT_MS,
       // Keep asking the sentinels while none answers (a restart of all of them): never give up.
       sentinelRetryStrategy: (times: number) => Math.min(1000, 50 * 2 ** Math.min(times, 5)),
-      // Drops the connection when the sentinels announce a new primary, even if the old one still answers.
-      failoverDetector: true,
     },
   };
 }
