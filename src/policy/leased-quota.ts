@@ -23,18 +23,19 @@
  *
  * Exactness across an outage. Each thread knows H, the holders that announced themselves (every
  * lease and every heartbeat answer it), and, per user it served in the last 10 s, L_i: the count of
- * the whole day as Redis last told it (every lease answer, and a refresh of those users every
- * HEARTBEAT_MS). Offline, a thread spends first what it holds (already counted in Redis), then at most
- * its share, floor((limit − L_i) / H). With L the count when Redis became unreachable, the requests let
- * through beyond the limit are at most Σ_i (limit − L_i) / H − (limit − L) ≤ Σ_i (L − L_i) / H, and as
- * the threads serving the user are among the H holders, ≤ max_i (L − L_i): what was granted since the
- * oldest of those answers. That is at most what everyone leases in HEARTBEAT_MS, and
- * under steady load a block per holder (the slack, 0.5 % of the limit), since a thread leases again
- * whenever it has spent half of its block. Two more terms: right after the link is back, a lease of
- * another thread may be served before this one has added its offline count (at most one block a
- * holder: the slack again); and what the old primary granted that asynchronous replication had not
- * brought to the promoted replica (the figure test/cluster/sentinel-failover.test.ts measures). A
- * thread that had no answer about a user since the day began takes L_i = 0: its share is limit / H.
+ * the whole day as Redis last told it (every lease answer, and every HEARTBEAT_MS a refresh of up to
+ * MAX_REFRESHED of those users, the closest to their limit first). Offline, a thread spends first
+ * what it holds (already counted in Redis), then at most its share, floor((limit − L_i) / H). With L
+ * the count when Redis became unreachable, the requests let through beyond the limit are at most
+ * Σ_i (limit − L_i) / H − (limit − L) ≤ Σ_i (L − L_i) / H, and as the threads serving the user are
+ * among the H holders, ≤ max_i (L − L_i): what was granted since the oldest of those answers. That is
+ * at most what everyone leases in HEARTBEAT_MS, and under steady load a block per holder (the slack,
+ * 0.5 % of the limit), since a thread leases again whenever it has spent half of its block. Two more
+ * terms: right after the link is back, a lease of another thread may be served before this one has
+ * added its offline count (at most one block a holder: the slack again); and what the old primary
+ * granted that asynchronous replication had not brought to the promoted replica (the figure
+ * test/cluster/sentinel-failover.test.ts measures). A thread that had no answer about a user since
+ * the day began takes L_i = 0: its share is limit / H.
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -48,6 +49,8 @@ const HOLDERS = `${REDIS_PREFIX}quota-holders`;
 const HOLDER_TTL_MS = 10_000;
 /** How often a holder announces itself and refreshes the day's count of the users it served lately. */
 const HEARTBEAT_MS = 500;
+/** At most this many users' counts are refreshed by a heartbeat (one script call, one HGET each). */
+const MAX_REFRESHED = 256;
 const COUNTER_TTL_S = 2 * 86_400;
 /** A refusal is remembered this long (per user and limit) before Redis is asked again. */
 const REFUSAL_MS = 1_000;
@@ -103,6 +106,8 @@ interface UserLease {
   leased: number;
   /** When this thread last counted a request of the user (ms): the heartbeat refreshes `leased` of recent ones. */
   lastUsed: number;
+  /** The user's limit at that request. */
+  limit: number;
   /** The last block size Redis computed (prefetch when half of it is spent). */
   block: number;
   /** Requests waiting for the lease in flight. */
@@ -170,7 +175,11 @@ export class LeasedQuota implements Quota {
     const now = this.#clock();
     this.#roll(now);
     const day = this.#dayName;
-    const recent = [...this.#users.values()].filter((u) => now - u.lastUsed < HOLDER_TTL_MS);
+    // Those closest to their limit first: far from it, a stale count cannot take a user past it.
+    const recent = [...this.#users.values()]
+      .filter((u) => now - u.lastUsed < HOLDER_TTL_MS)
+      .sort((a, b) => (a.limit - a.leased) / a.limit - (b.limit - b.leased) / b.limit)
+      .slice(0, MAX_REFRESHED);
     const reply = (await this.#redis.eval(HEARTBEAT, 2, HOLDERS, quotaKey(day), now, this.#holder, ...recent.map((u) => u.id))) as Array<
       number | string | null
     >;
@@ -192,7 +201,7 @@ export class LeasedQuota implements Quota {
   #user(userId: string): UserLease {
     let u = this.#users.get(userId);
     if (u === undefined) {
-      u = { id: userId, left: 0, leased: 0, lastUsed: 0, block: 0, waiters: 0, pending: null, refusedUntil: 0, refusedLimit: -1 };
+      u = { id: userId, left: 0, leased: 0, lastUsed: 0, limit: 0, block: 0, waiters: 0, pending: null, refusedUntil: 0, refusedLimit: -1 };
       this.#users.set(userId, u);
     }
     return u;
@@ -212,6 +221,7 @@ export class LeasedQuota implements Quota {
     const limit = this.#limits[tier];
     const u = this.#user(userId);
     u.lastUsed = now;
+    u.limit = limit;
     if (u.left > 0) {
       u.left -= 1;
       if (u.block > 1 && u.left * 2 <= u.block && u.pending === null && this.#link.up()) this.#startLease(userId, u, limit, 0);

@@ -185,3 +185,26 @@ test('a primary demoted to a replica (READONLY): requests counted locally, added
   }
   assert.equal(h.links[0]!.up(), true);
 });
+
+test('a holder that served a user a while ago learns the day count from its heartbeat: its offline share follows what others used since', {
+  timeout: 60_000,
+}, async (t) => {
+  const redis = await startTestRedis();
+  t.after(() => redis.close());
+  const h = await holders(redis, 2);
+  t.after(() => h.close());
+  const [a, b] = h.quotas as [LeasedQuota, LeasedQuota];
+  const limit = LIMITS.enterprise;
+  await h.links[0]!.client.hset(quotaKey(today()), 'usr_h', limit - 10_000);
+  assert.equal((await b.consume('usr_h', 'enterprise')).allowed, true, 'b leases once, at 90,000');
+  for (let i = 0; i < 9_000; i++) assert.equal((await a.consume('usr_h', 'enterprise')).allowed, true);
+  await new Promise((r) => setTimeout(r, 1200)); // b's heartbeats read the count again
+  await redis.stop();
+  for (const l of h.links) while (l.up()) await new Promise((r) => setTimeout(r, 10));
+  let byB = 0;
+  while ((await b.consume('usr_h', 'enterprise')).allowed) byB += 1;
+  t.diagnostic(`b let through ${byB} offline after a used 9,000 of the 10,000 left`);
+  // What b holds (its block) plus half of what was left (~1,000 minus a's holdings): far below the
+  // ~4,900 of a share computed from the count b saw at its own lease.
+  assert.ok(byB <= 1_000, `b let through ${byB}`);
+});
