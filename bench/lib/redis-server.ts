@@ -103,7 +103,7 @@ export async function startTestRedis(opts: TestRedisOptions = {}): Promise<TestR
   };
 }
 
-/** Whether a Redis on `port` answers PING with +PONG (a loading Redis answers -LOADING). */
+/** Whether a Redis on `port` answers PING with +PONG or -NOAUTH (a loading Redis answers -LOADING). */
 function answersPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = connect(port, '127.0.0.1');
@@ -117,7 +117,8 @@ function answersPing(port: number): Promise<boolean> {
       got += d.toString();
       if (got.includes('\r\n')) {
         s.destroy();
-        resolve(got.startsWith('+PONG'));
+        // A server with requirepass answers NOAUTH: up as well.
+        resolve(got.startsWith('+PONG') || got.startsWith('-NOAUTH'));
       }
     });
     s.on('error', () => resolve(false));

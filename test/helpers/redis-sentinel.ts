@@ -35,14 +35,22 @@ export interface TestSentinelRedis {
   close(): Promise<void>;
 }
 
+export interface SentinelRedisOptions {
+  /** requirepass (and masterauth) of the primary and the replica. */
+  readonly password?: string;
+  /** requirepass of the sentinels (and what they use with each other). */
+  readonly sentinelPassword?: string;
+}
+
 interface SentinelProcess {
   readonly port: number;
   readonly child: ChildProcess;
   log(): string;
 }
 
-export async function startSentinelRedis(): Promise<TestSentinelRedis> {
-  const primary = await startTestRedis();
+export async function startSentinelRedis(opts: SentinelRedisOptions = {}): Promise<TestSentinelRedis> {
+  const auth = opts.password === undefined ? [] : ['--requirepass', opts.password, '--masterauth', opts.password];
+  const primary = await startTestRedis({ args: auth });
   const started: TestRedis[] = [primary];
   const sentinels: SentinelProcess[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'hpd-sentinel-'));
@@ -52,16 +60,23 @@ export async function startSentinelRedis(): Promise<TestSentinelRedis> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const replica = await startTestRedis({ args: ['--replicaof', '127.0.0.1', String(primary.port)] });
+    const replica = await startTestRedis({ args: [...auth, '--replicaof', '127.0.0.1', String(primary.port)] });
     started.push(replica);
     const ports = (await freePorts(3)) as number[];
-    for (const port of ports) sentinels.push(await startSentinel(dir, port, primary.port));
-    await waitForTopology(ports);
+    for (const port of ports) sentinels.push(await startSentinel(dir, port, primary.port, opts));
+    await waitForTopology(ports, opts.sentinelPassword);
     const sentinelList = ports.map((p) => `127.0.0.1:${p}`).join(',');
     const ask = async <T>(run: (r: Redis) => Promise<T>): Promise<T> => {
       let last: unknown;
       for (const port of ports) {
-        const r = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 500 });
+        const r = new Redis({
+          port,
+          host: '127.0.0.1',
+          password: opts.sentinelPassword,
+          lazyConnect: true,
+          maxRetriesPerRequest: 0,
+          connectTimeout: 500,
+        });
         r.on('error', () => {});
         try {
           await r.connect();
@@ -76,8 +91,10 @@ export async function startSentinelRedis(): Promise<TestSentinelRedis> {
     };
     const primaryPort = (): Promise<number> =>
       ask(async (r) => Number(((await r.call('SENTINEL', 'get-master-addr-by-name', MASTER_NAME)) as string[])[1]));
+    const userInfo = opts.password === undefined ? '' : `:${encodeURIComponent(opts.password)}@`;
+    const query = opts.sentinelPassword === undefined ? '' : `?sentinelPassword=${encodeURIComponent(opts.sentinelPassword)}`;
     return {
-      url: `redis+sentinel://${sentinelList}/${MASTER_NAME}/0`,
+      url: `redis+sentinel://${userInfo}${sentinelList}/${MASTER_NAME}/0${query}`,
       servers: [primary, replica],
       sentinelPorts: ports,
       primaryPort,
@@ -92,7 +109,7 @@ export async function startSentinelRedis(): Promise<TestSentinelRedis> {
       },
       async waitReplicated(timeoutMs = 5000) {
         const port = await primaryPort();
-        const r = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0 });
+        const r = new Redis({ port, host: '127.0.0.1', password: opts.password, maxRetriesPerRequest: 0 });
         try {
           const replicas = Number(/connected_slaves:(\d+)/.exec(await r.info('replication'))?.[1] ?? 0);
           const acked = Number(await r.call('WAIT', String(replicas), String(timeoutMs)));
@@ -109,7 +126,7 @@ export async function startSentinelRedis(): Promise<TestSentinelRedis> {
   }
 }
 
-async function startSentinel(dir: string, port: number, primaryPort: number): Promise<SentinelProcess> {
+async function startSentinel(dir: string, port: number, primaryPort: number, opts: SentinelRedisOptions): Promise<SentinelProcess> {
   // Sentinel rewrites its configuration file (what it learns about the topology): one each, writable.
   const conf = join(dir, `sentinel-${port}.conf`);
   writeFileSync(
@@ -123,6 +140,10 @@ async function startSentinel(dir: string, port: number, primaryPort: number): Pr
       `sentinel down-after-milliseconds ${MASTER_NAME} ${DOWN_AFTER_MS}`,
       `sentinel failover-timeout ${MASTER_NAME} ${FAILOVER_TIMEOUT_MS}`,
       `sentinel parallel-syncs ${MASTER_NAME} 1`,
+      ...(opts.password === undefined ? [] : [`sentinel auth-pass ${MASTER_NAME} ${JSON.stringify(opts.password)}`]),
+      ...(opts.sentinelPassword === undefined
+        ? []
+        : [`requirepass ${JSON.stringify(opts.sentinelPassword)}`, `sentinel sentinel-pass ${JSON.stringify(opts.sentinelPassword)}`]),
       '',
     ].join('\n'),
   );
@@ -135,6 +156,7 @@ async function startSentinel(dir: string, port: number, primaryPort: number): Pr
     const r = new Redis({
       port,
       host: '127.0.0.1',
+      password: opts.sentinelPassword,
       lazyConnect: true,
       maxRetriesPerRequest: 0,
       connectTimeout: 500,
@@ -159,9 +181,9 @@ async function startSentinel(dir: string, port: number, primaryPort: number): Pr
 }
 
 /** Waits until every sentinel knows the replica and both other sentinels (hello messages every 2 s). */
-async function waitForTopology(ports: readonly number[]): Promise<void> {
+async function waitForTopology(ports: readonly number[], password: string | undefined): Promise<void> {
   const deadline = Date.now() + 30_000;
-  const clients = ports.map((port) => new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0 }));
+  const clients = ports.map((port) => new Redis({ port, host: '127.0.0.1', password, maxRetriesPerRequest: 0 }));
   try {
     for (;;) {
       const views = await Promise.all(
