@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import { UNAVAILABLE_RETRY_AFTER_S } from '../../src/auth-server/unavailable.ts';
 import { connectRedis, type RedisLink } from '../../src/policy/redis-link.ts';
 import { startTestRedis } from '../helpers/redis-server.ts';
-import { fullFlow, MCP_RESOURCE, REDIRECT_URI, startFixture } from './oauth-test-client.ts';
+import { authorizeUrl, fullFlow, MCP_RESOURCE, pkcePair, REDIRECT_URI, startFixture } from './oauth-test-client.ts';
 
 interface Answer {
   readonly status: number;
@@ -76,7 +76,7 @@ async function setUp(t: import('node:test').TestContext): Promise<{
   return { issuer: f.server.url, link, errors, client: flow.client.client_id, refreshToken: flow.tokens.refresh_token!, redis };
 }
 
-test('Redis stopped: registration and refresh answer 503 temporarily_unavailable with Retry-After, and work again once it is back', {
+test('Redis stopped: registration and refresh answer 503 temporarily_unavailable with Retry-After, a browser sign-in a 503 page, and all work again once it is back', {
   timeout: 60_000,
 }, async (t) => {
   const s = await setUp(t);
@@ -84,6 +84,16 @@ test('Redis stopped: registration and refresh answer 503 temporarily_unavailable
   await until('the link sees Redis down', () => !s.link.up());
   assertUnavailable(await register(s.issuer), 'registration');
   assertUnavailable(await refresh(s.issuer, s.client, s.refreshToken), 'refresh');
+  // A browser starting a sign-in: a page saying so, not a redirect to the client with server_error.
+  const page = await fetch(authorizeUrl(s.issuer, { clientId: s.client, challenge: pkcePair().challenge }), {
+    headers: { accept: 'text/html' },
+    redirect: 'manual',
+  });
+  const html = await page.text();
+  assert.equal(page.status, 503, html);
+  assert.equal(page.headers.get('retry-after'), String(UNAVAILABLE_RETRY_AFTER_S));
+  assert.equal(page.headers.get('location'), null);
+  assert.match(html, /temporarily_unavailable/);
   assert.deepEqual(s.errors, [], 'no server error reported per request (the link logs the outage once)');
 
   await s.redis.start();
