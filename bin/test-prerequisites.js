@@ -1,5 +1,5 @@
 // `npm test` runs this first (the `pretest` script): the Debian programs the tests drive — chromium
-// (test/mcp/browser-login.test.ts), wrk (test/bench/harness.test.ts), redis-server and haproxy (the
+// (test/mcp/browser-login.test.ts), wrk (test/bench/harness.test.ts), redis-server, redis-sentinel and haproxy (the
 // cluster tests, test/cluster/) — are installed when missing, and wrk2 (the open-loop runs of
 // test/bench/harness.test.ts, which has no Debian package) is built into data/cache/tools,
 // so the README's test command passes on a fresh machine. Without root it says in one line what to
@@ -12,6 +12,8 @@ const NEEDED = [
   { pkg: 'chromium', present: () => existsSync('/usr/bin/chromium') },
   { pkg: 'wrk', present: () => spawnSync('wrk', ['-v']).error === undefined },
   { pkg: 'redis-server', present: () => existsSync('/usr/bin/redis-server') },
+  // Redis Sentinel, which test/cluster/sentinel-failover.test.ts runs in front of a primary and a replica.
+  { pkg: 'redis-sentinel', present: () => existsSync('/usr/bin/redis-sentinel') },
   { pkg: 'haproxy', present: () => existsSync('/usr/sbin/haproxy') },
   // promtool, which checks the /metrics exposition (test/observability/metrics.test.ts).
   { pkg: 'prometheus', present: () => existsSync('/usr/bin/promtool') },

@@ -22,6 +22,8 @@ export interface TestRedis {
   pid(): number | null;
   /** redis://127.0.0.1:PORT/0 */
   readonly url: string;
+  /** Its working directory (append-only file), removed by close(). */
+  readonly dir: string;
   /** Stops the server (SIGTERM: it writes its data first); resolves once the process ended. */
   stop(): Promise<void>;
   /** SIGKILL: no chance to write anything. */
@@ -35,8 +37,13 @@ export interface TestRedis {
 export interface TestRedisOptions {
   /** false: no persistence (restarts lose everything). Default: an append-only file. */
   readonly persistent?: boolean;
-  /** false: leave it without hpd's epoch (a deployment before `hpd redis init`). Default: initialised. */
+  /**
+   * false: leave it without hpd's epoch (a deployment before `hpd redis init`). Default: initialised,
+   * except on a replica (`--replicaof` in `args`), which gets its primary's.
+   */
   readonly epoch?: boolean;
+  /** More command-line settings (e.g. `--replicaof HOST PORT`, `--requirepass P`). */
+  readonly args?: readonly string[];
 }
 
 export async function startTestRedis(opts: TestRedisOptions = {}): Promise<TestRedis> {
@@ -66,6 +73,7 @@ export async function startTestRedis(opts: TestRedisOptions = {}): Promise<TestR
         // DEBUG SLEEP stalls it in the tests of a slow Redis (allowed from loopback only).
         '--enable-debug-command',
         'local',
+        ...(opts.args ?? []),
       ],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -90,8 +98,11 @@ export async function startTestRedis(opts: TestRedisOptions = {}): Promise<TestR
   };
   await start();
   const url = `redis://127.0.0.1:${port}/0`;
-  if (opts.epoch !== false) {
-    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const args = opts.args ?? [];
+  if (opts.epoch !== false && !args.includes('--replicaof')) {
+    const passwordAt = args.indexOf('--requirepass');
+    const password = passwordAt < 0 ? undefined : args[passwordAt + 1];
+    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, password });
     try {
       await client.connect();
       await initRedisEpoch(client);
@@ -106,6 +117,7 @@ export async function startTestRedis(opts: TestRedisOptions = {}): Promise<TestR
   return {
     port,
     url,
+    dir,
     pid: () => child?.pid ?? null,
     stop: () => end('SIGTERM'),
     kill: () => end('SIGKILL'),
@@ -117,7 +129,7 @@ export async function startTestRedis(opts: TestRedisOptions = {}): Promise<TestR
   };
 }
 
-/** Whether a Redis on `port` answers PING with +PONG (a loading Redis answers -LOADING). */
+/** Whether a Redis on `port` answers PING with +PONG or -NOAUTH (a loading Redis answers -LOADING). */
 function answersPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = connect(port, '127.0.0.1');
@@ -131,7 +143,8 @@ function answersPing(port: number): Promise<boolean> {
       got += d.toString();
       if (got.includes('\r\n')) {
         s.destroy();
-        resolve(got.startsWith('+PONG'));
+        // A server with requirepass answers NOAUTH: up as well.
+        resolve(got.startsWith('+PONG') || got.startsWith('-NOAUTH'));
       }
     });
     s.on('error', () => resolve(false));

@@ -29,6 +29,8 @@ import { PAGE_HEADERS, renderErrorPage, renderInteractionPage, type InteractionP
 import { verifyNothing, verifyPassword } from './passwords.ts';
 import { createUser, findUserByEmail, normalizeEmail, SignupError } from './users.ts';
 import { clientAddress } from './client-address.ts';
+import { sendUnavailablePage } from './unavailable.ts';
+import { isRedisUnavailable } from '../policy/redis-failure.ts';
 
 /** The sub-paths that accept a form POST. */
 export const INTERACTION_ACTIONS = ['login', 'signup', 'confirm', 'abort'] as const;
@@ -326,6 +328,10 @@ export async function handleInteraction(
           description: err.error_description,
         }),
       );
+      return;
+    }
+    if (isRedisUnavailable(err)) {
+      sendUnavailablePage(res);
       return;
     }
     ctx.onError(err);

@@ -24,6 +24,9 @@ declare module 'oidc-provider' {
     type: string;
     get(field: string): string;
     set(field: string, value: string): void;
+    remove(field: string): void;
+    /** The first of `types` the request's Accept header prefers, or false. */
+    accepts(...types: string[]): string | false;
   }
 
   /** The part of the provider's request context (ctx.oidc) read by the error-redirect guard. */
@@ -225,6 +228,8 @@ declare module 'oidc-provider' {
     readonly Client: ClientModel;
     callback(): (req: IncomingMessage, res: ServerResponse) => Promise<void>;
     on(event: string, listener: (...args: unknown[]) => void): this;
+    /** Koa middleware run around the provider's routes (its error handlers run inside them). */
+    use(middleware: (ctx: KoaContext, next: () => Promise<void>) => Promise<void>): this;
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<Interaction>;
     interactionFinished(
       req: IncomingMessage,

@@ -11,6 +11,7 @@ import type { OAuthStore } from './lmdb-adapter.ts';
 import { PAGE_HEADERS, renderErrorPage, renderRefusedRequestPage } from './pages.ts';
 import { redirectUrisProblem } from './redirect-uris.ts';
 import { SIGNING_ALG, type AuthSecrets } from './secrets.ts';
+import { markIfRedisUnavailable, unavailableMiddleware } from './unavailable.ts';
 
 const DAY = 24 * 60 * 60;
 
@@ -58,7 +59,12 @@ export async function createProvider(s: ProviderSettings): Promise<Provider> {
   const errorRedirects = new ErrorRedirectGuard(s.clients.map((c) => c.client_id));
   const provider = new Provider(s.issuer, providerConfiguration(s, errorRedirects));
   provider.proxy = s.trustProxy;
-  provider.on('server_error', (_ctx: unknown, err: unknown) => s.onError(err));
+  provider.use(unavailableMiddleware);
+  // Redis unreachable or failing over: a 503 (unavailable.ts), and no stack trace per request (the
+  // Redis link logs each change of state once).
+  provider.on('server_error', (ctx: unknown, err: unknown) => {
+    if (!markIfRedisUnavailable(ctx, err)) s.onError(err);
+  });
   provider.on('error', (err: unknown) => s.onError(err));
   provider.on('authorization.error', errorRedirects.onAuthorizationError);
   provider.on('server_error', errorRedirects.onAuthorizationError);

@@ -11,6 +11,8 @@ import { PAGE_HEADERS, renderErrorPage } from './pages.ts';
 import { errorPageFor, ROUTES } from './provider-config.ts';
 import { clientAddress } from './client-address.ts';
 import type { RegistrationLimit } from './registration-limit.ts';
+import { sendUnavailablePage } from './unavailable.ts';
+import { isRedisUnavailable } from '../policy/redis-failure.ts';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -37,6 +39,10 @@ export function createRoutes(
       if (rewritten !== undefined) req.url = `${pathname}?${rewritten}`;
     }
     koa(req, res).catch((err: unknown) => {
+      if (isRedisUnavailable(err) && !res.headersSent) {
+        sendUnavailablePage(res);
+        return;
+      }
       onError(err);
       if (!res.headersSent) {
         const html = renderErrorPage(errorPageFor('server_error'));

@@ -4,6 +4,7 @@
  * Patterns rather than Number(): Number accepts '1e3', '0x10', ' 5 ' and '', which nobody means.
  */
 import { resolve } from 'node:path';
+import { parseRedisUrl } from './redis-url.ts';
 
 export type Parser<T> = (text: string) => T | undefined;
 
@@ -38,9 +39,13 @@ export const httpUrl: Parser<string> = (text) => {
   return text.replace(/\/+$/, '');
 };
 
-export const redisUrl: Parser<string> = (text) => {
-  const u = URL.parse(text);
-  return u !== null && (u.protocol === 'redis:' || u.protocol === 'rediss:') && u.hostname !== '' ? text : undefined;
+/** redis://, rediss:// or redis+sentinel:// (src/config/redis-url.ts). */
+export const redisUrl: Parser<string> = (text) => ('problem' in parseRedisUrl(text) ? undefined : text);
+
+/** What is wrong with a refused Redis URL. */
+export const redisUrlProblem = (text: string): string | undefined => {
+  const parsed = parseRedisUrl(text);
+  return 'problem' in parsed ? parsed.problem : undefined;
 };
 
 /** Comma-separated http(s) origins, e.g. https://app.example,https://other.example. */

@@ -21,6 +21,7 @@ import { LOG_LEVELS, type LogLevel } from '../observability/log-levels.ts';
 import { DEFAULT_DAILY_LIMITS } from '../policy/tiers.ts';
 import { ConfigError } from './config-error.ts';
 import * as p from './parsers.ts';
+import { maskRedisUrl } from './redis-url.ts';
 
 /** The repository root: default locations are inside it, so every command works from any directory. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -43,6 +44,8 @@ export interface Setting<T> {
   readonly secret?: boolean;
   /** Masks part of a value (the password in a URL); applied by `hpd config`. */
   readonly mask?: (text: string) => string;
+  /** Names what is wrong with a refused value, when "must be <expected>" alone would leave it a riddle. */
+  readonly problem?: (text: string) => string | undefined;
 }
 
 function setting<T>(s: Setting<T>): Setting<T> {
@@ -60,12 +63,9 @@ const tierLimit = (tier: keyof typeof DEFAULT_DAILY_LIMITS, name: `HPD_${string}
     scope: 'serve',
   });
 
-/** Hides the password of a redis:// URL; the rest (host, port, database) helps diagnose. */
+/** Hides the passwords of a Redis URL; the rest (hosts, ports, master name, database) helps diagnose. */
 export function maskUrlPassword(text: string): string {
-  const u = URL.parse(text);
-  if (u === null || u.password === '') return text;
-  u.password = '****';
-  return u.toString();
+  return maskRedisUrl(text, '****');
 }
 
 export const SETTINGS = {
@@ -321,10 +321,13 @@ export const SETTINGS = {
   redisUrl: setting<string | undefined>({
     name: 'HPD_REDIS_URL',
     parse: p.redisUrl,
-    expected: 'a redis:// or rediss:// URL such as redis://127.0.0.1:6379/0',
+    expected:
+      'a redis:// or rediss:// URL such as redis://127.0.0.1:6379/0, or redis+sentinel://[user:password@]host:port[,host:port…]/<master-name>[/<db>]',
+    problem: p.redisUrlProblem,
     fallback: undefined,
     defaultText: 'none',
-    description: 'shared state on Redis for several instances; unset: the embedded store in HPD_STATE_DIR',
+    description:
+      'shared state on Redis for several instances; redis+sentinel://: the primary that Redis Sentinel names, followed across failovers; unset: the embedded store in HPD_STATE_DIR',
     scope: 'all',
     mask: maskUrlPassword,
   }),
@@ -378,8 +381,12 @@ export function readSetting<K extends SettingKey>(key: K, env: NodeJS.ProcessEnv
   const text = rawSetting(env, key);
   if (text === undefined) return s.fallback;
   const value = s.parse(text);
-  if (value === undefined)
-    throw new ConfigError(`${s.name} must be ${s.expected}, got "${s.secret === true ? '****' : (s.mask?.(text) ?? text)}"`);
+  if (value === undefined) {
+    const problem = s.secret === true ? undefined : s.problem?.(text);
+    throw new ConfigError(
+      `${s.name} must be ${s.expected}, got "${s.secret === true ? '****' : (s.mask?.(text) ?? text)}"${problem === undefined ? '' : ` (${problem})`}`,
+    );
+  }
   return value;
 }
 

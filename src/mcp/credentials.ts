@@ -11,6 +11,7 @@
 import { createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWTVerifyGetKey } from 'jose';
 import { AuthCache } from '../policy/auth-cache.ts';
 import { classifyBearer, bearerToken } from '../policy/authenticate.ts';
+import { isRedisUnavailable } from '../policy/redis-failure.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import type { Tier } from '../policy/tiers.ts';
 
@@ -30,6 +31,12 @@ const UNAVAILABLE_KEY: CredentialResult = {
   ok: false,
   reason: 'unavailable',
   description: 'The service cannot verify this API key right now (its shared state store is unavailable)',
+};
+
+const UNAVAILABLE_GRANT: CredentialResult = {
+  ok: false,
+  reason: 'unavailable',
+  description: 'The service cannot check whether this access token was revoked right now (its shared state store is unreachable)',
 };
 
 export type CredentialResult =
@@ -165,6 +172,9 @@ export function createCredentialVerifier(opts: TokenVerifierOptions): Credential
           },
         };
       } catch (err) {
+        // The grant could not be looked up (Redis unreachable or failing over): the token may well be
+        // good, and a 401 would make the client throw it away and start a new authorization.
+        if (isRedisUnavailable(err)) return UNAVAILABLE_GRANT;
         return { ok: false, reason: 'invalid', description: describeJoseError(err) };
       }
     },

@@ -17,10 +17,25 @@
  * loses them (counted as used: the error is on the side of the limit). Counters expire two days after
  * their day.
  *
- * Redis unreachable: threads keep counting locally from the last count they saw, for as long as the
- * state store's grace lets known keys in (redis-store.ts), and add what they counted to Redis when it
- * is back. Instances that cannot see each other meanwhile can together exceed a limit by what each let
- * through; that bounded error is the price of serving through an outage.
+ * Redis unreachable (down, stalled, read-only, or between primaries during a failover): threads keep
+ * counting locally for as long as the state store's grace lets known keys in (redis-store.ts), and add
+ * what they counted to Redis as soon as the link is up again — to whichever primary it reaches then.
+ *
+ * Exactness across an outage. Each thread knows H, the holders that announced themselves (every
+ * lease and every heartbeat answer it), and, per user it served in the last 10 s, L_i: the count of
+ * the whole day as Redis last told it (every lease answer, and every HEARTBEAT_MS a refresh of up to
+ * MAX_REFRESHED of those users, the closest to their limit first). Offline, a thread spends first
+ * what it holds (already counted in Redis), then at most its share, floor((limit − L_i) / H). With L
+ * the count when Redis became unreachable, the requests let through beyond the limit are at most
+ * Σ_i (limit − L_i) / H − (limit − L) ≤ Σ_i (L − L_i) / H, and as the threads serving the user are
+ * among the H holders, ≤ max_i (L − L_i): what was granted since the oldest of those answers. That is
+ * at most what everyone leases in HEARTBEAT_MS, and under steady load a block per holder (the slack,
+ * 0.5 % of the limit), since a thread leases again whenever it has spent half of its block. Two more
+ * terms: right after the link is back, a lease of another thread may be served before this one has
+ * added its offline count (at most one block a holder: the slack again); and what the old primary
+ * granted that asynchronous replication had not brought to the promoted replica (the figure
+ * test/cluster/sentinel-failover.test.ts measures). A thread that had no answer about a user since
+ * the day began takes L_i = 0: its share is limit / H.
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -32,7 +47,10 @@ import type { Tier } from './tiers.ts';
 const HOLDERS = `${REDIS_PREFIX}quota-holders`;
 /** A holder that has not announced itself for this long no longer counts when blocks are sized. */
 const HOLDER_TTL_MS = 10_000;
-const HEARTBEAT_MS = 2_000;
+/** How often a holder announces itself and refreshes the day's count of the users it served lately. */
+const HEARTBEAT_MS = 500;
+/** At most this many users' counts are refreshed by a heartbeat (one script call, one HGET each). */
+const MAX_REFRESHED = 256;
 const COUNTER_TTL_S = 2 * 86_400;
 /** A refusal is remembered this long (per user and limit) before Redis is asked again. */
 const REFUSAL_MS = 1_000;
@@ -56,7 +74,20 @@ local used = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
 local grant = math.max(0, math.min(want, limit - used))
 if grant > 0 then used = redis.call('HINCRBY', KEYS[1], ARGV[1], grant) end
 redis.call('EXPIRE', KEYS[1], ${COUNTER_TTL_S})
-return { grant, used, block }
+return { grant, used, block, holders }
+`;
+
+/**
+ * KEYS: holders, quota hash of the day. ARGV: now ms, holder id, then user ids. Announces the holder;
+ * returns { holders, the day's count of each user (false when none) }.
+ */
+const HEARTBEAT = `
+local now = tonumber(ARGV[1])
+redis.call('ZADD', KEYS[1], now, ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - ${HOLDER_TTL_MS})
+local out = { redis.call('ZCARD', KEYS[1]) }
+for i = 3, #ARGV do out[#out + 1] = redis.call('HGET', KEYS[2], ARGV[i]) end
+return out
 `;
 
 /** KEYS: quota hash. ARGV: user, delta (negative: give back, never below 0). */
@@ -73,11 +104,16 @@ interface UserLease {
   left: number;
   /** Units leased that day by every holder, as of the last answer from Redis. */
   leased: number;
+  /** When this thread last counted a request of the user (ms): the heartbeat refreshes `leased` of recent ones. */
+  lastUsed: number;
+  /** The user's limit at that request. */
+  limit: number;
   /** The last block size Redis computed (prefetch when half of it is spent). */
   block: number;
   /** Requests waiting for the lease in flight. */
   waiters: number;
-  pending: Promise<void> | null;
+  /** The lease in flight; resolves false when Redis did not answer it. */
+  pending: Promise<boolean> | null;
   /** Refused by Redis until this time, at this limit. */
   refusedUntil: number;
   refusedLimit: number;
@@ -103,9 +139,13 @@ export class LeasedQuota implements Quota {
   #dayStart = 0;
   #dayName = '';
   #users = new Map<string, UserLease>();
+  /** Lease holders that announced themselves, as Redis last said (offline shares are 1/holders). */
+  #holders = 1;
   /** Requests let through while Redis was unreachable, per day and user, not yet added to Redis. */
   readonly #offline = new Map<string, Map<string, number>>();
   readonly #heartbeat: NodeJS.Timeout;
+  /** Flushes run one after another: two at once would add the same counts twice. */
+  #flushing: Promise<void> = Promise.resolve();
   #closed = false;
 
   constructor(link: RedisLink, limits: Readonly<Record<Tier, number>>, opts: LeasedQuotaOptions = {}) {
@@ -118,13 +158,36 @@ export class LeasedQuota implements Quota {
     this.#roll(this.#clock());
     // Announced at once and then regularly, so every holder's blocks are sized for all of them.
     const announce = (): void => {
-      if (this.#link.up()) this.#redis.zadd(HOLDERS, this.#clock(), this.#holder).catch(() => {});
+      if (!this.#link.up()) return;
+      this.#heartbeatOnce().catch((err: unknown) => this.#link.observe(err));
+      // Counted locally while the link stayed up (a lease Redis failed): added at the next beat.
+      if (this.#offline.size > 0) this.flush().catch(this.#onError);
     };
     announce();
     this.#heartbeat = setInterval(announce, HEARTBEAT_MS);
     this.#heartbeat.unref();
     link.onChange((up) => {
       if (up) this.flush().catch(this.#onError);
+    });
+  }
+
+  async #heartbeatOnce(): Promise<void> {
+    const now = this.#clock();
+    this.#roll(now);
+    const day = this.#dayName;
+    // Those closest to their limit first: far from it, a stale count cannot take a user past it.
+    const recent = [...this.#users.values()]
+      .filter((u) => now - u.lastUsed < HOLDER_TTL_MS)
+      .sort((a, b) => (a.limit - a.leased) / a.limit - (b.limit - b.leased) / b.limit)
+      .slice(0, MAX_REFRESHED);
+    const reply = (await this.#redis.eval(HEARTBEAT, 2, HOLDERS, quotaKey(day), now, this.#holder, ...recent.map((u) => u.id))) as Array<
+      number | string | null
+    >;
+    this.#holders = Math.max(1, Number(reply[0]));
+    if (day !== this.#dayName) return;
+    recent.forEach((u, i) => {
+      const count = Number(reply[i + 1] ?? 0);
+      if (count > u.leased) u.leased = count;
     });
   }
 
@@ -138,7 +201,7 @@ export class LeasedQuota implements Quota {
   #user(userId: string): UserLease {
     let u = this.#users.get(userId);
     if (u === undefined) {
-      u = { id: userId, left: 0, leased: 0, block: 0, waiters: 0, pending: null, refusedUntil: 0, refusedLimit: -1 };
+      u = { id: userId, left: 0, leased: 0, lastUsed: 0, limit: 0, block: 0, waiters: 0, pending: null, refusedUntil: 0, refusedLimit: -1 };
       this.#users.set(userId, u);
     }
     return u;
@@ -157,6 +220,8 @@ export class LeasedQuota implements Quota {
     this.#roll(now);
     const limit = this.#limits[tier];
     const u = this.#user(userId);
+    u.lastUsed = now;
+    u.limit = limit;
     if (u.left > 0) {
       u.left -= 1;
       if (u.block > 1 && u.left * 2 <= u.block && u.pending === null && this.#link.up()) this.#startLease(userId, u, limit, 0);
@@ -179,23 +244,28 @@ export class LeasedQuota implements Quota {
       if (u.refusedLimit === limit && now < u.refusedUntil) return this.#decide(false, limit, u, now);
       const leasing = u.pending ?? this.#startLease(userId, u, limit, u.waiters + 1);
       u.waiters += 1;
+      let answered: boolean;
       try {
-        await leasing;
+        answered = await leasing;
       } finally {
         u.waiters -= 1;
       }
+      // Redis failed the lease while the link still looks up (a reply such as NOREPLICAS or
+      // MASTERDOWN): this request is decided under the outage rules rather than asking again at once.
+      if (!answered && u.left === 0) return this.#countOffline(userId, u, this.#limits[tier], this.#clock());
     }
   }
 
-  #startLease(userId: string, u: UserLease, limit: number, wanted: number): Promise<void> {
+  #startLease(userId: string, u: UserLease, limit: number, wanted: number): Promise<boolean> {
     const day = this.#dayName;
     const leasing = (
       this.#redis.eval(LEASE, 2, quotaKey(day), HOLDERS, userId, limit, wanted, this.#clock(), this.#holder, u.left) as Promise<
-        [number, number, number]
+        [number, number, number, number]
       >
     )
-      .then(([granted, leased, block]) => {
-        if (day !== this.#dayName) return;
+      .then(([granted, leased, block, holders]) => {
+        this.#holders = Math.max(1, Number(holders));
+        if (day !== this.#dayName) return true;
         u.left += Number(granted);
         u.leased = Number(leased);
         u.block = Number(block);
@@ -203,10 +273,14 @@ export class LeasedQuota implements Quota {
           u.refusedUntil = this.#clock() + REFUSAL_MS;
           u.refusedLimit = limit;
         }
+        return true;
       })
       // Unreachable or stalled (a timeout marks the link down): the waiters see it down and count
       // locally instead of leasing again; a prefetch just did not happen.
-      .catch((err: unknown) => this.#link.observe(err))
+      .catch((err: unknown) => {
+        this.#link.observe(err);
+        return false;
+      })
       .finally(() => {
         u.pending = null;
       });
@@ -218,7 +292,9 @@ export class LeasedQuota implements Quota {
     const byUser = this.#offline.get(this.#dayName) ?? new Map<string, number>();
     this.#offline.set(this.#dayName, byUser);
     const counted = byUser.get(userId) ?? 0;
-    if (u.leased - u.left + counted >= limit) return this.#decide(false, limit, u, now);
+    // This thread's share of what was left when Redis last answered (the module note's bound).
+    const share = Math.floor(Math.max(0, limit - u.leased) / this.#holders);
+    if (counted >= share) return this.#decide(false, limit, u, now);
     byUser.set(userId, counted + 1);
     return this.#decide(true, limit, u, now);
   }
@@ -231,16 +307,44 @@ export class LeasedQuota implements Quota {
     return this.#decide(u.left > 0 || u.leased - u.left + this.#offlineCount(this.#dayName, u) < limit, limit, u, now);
   }
 
-  /** Adds what was counted while Redis was unreachable. */
-  async flush(): Promise<void> {
+  /**
+   * Adds what was counted while Redis was unreachable. Every addition is sent at once, in one pipeline,
+   * so it reaches Redis before any lease this thread asks for after the link is back.
+   */
+  flush(): Promise<void> {
+    const run = this.#flushing.then(() => this.#flushOnce());
+    this.#flushing = run.catch(() => undefined);
+    return run;
+  }
+
+  async #flushOnce(): Promise<void> {
     if (!this.#link.up()) return;
-    for (const [day, byUser] of [...this.#offline]) {
-      for (const [userId, n] of [...byUser]) {
-        await this.#redis.eval(ADD, 1, quotaKey(day), userId, n);
-        byUser.delete(userId);
+    const sent: Array<[string, string, number]> = [];
+    const p = this.#redis.pipeline();
+    for (const [day, byUser] of this.#offline) {
+      for (const [userId, n] of byUser) {
+        sent.push([day, userId, n]);
+        p.eval(ADD, 1, quotaKey(day), userId, n);
       }
-      this.#offline.delete(day);
     }
+    if (sent.length === 0) return;
+    const replies = (await p.exec()) ?? [];
+    let failure: unknown = null;
+    sent.forEach(([day, userId, n], i) => {
+      const reply = replies[i];
+      const err = reply === undefined ? new Error('no reply') : reply[0];
+      if (err !== null) {
+        failure ??= err;
+        return;
+      }
+      const byUser = this.#offline.get(day);
+      // Counted again meanwhile (the link went down once more): only what was added goes.
+      const now = (byUser?.get(userId) ?? 0) - n;
+      if (now > 0) byUser!.set(userId, now);
+      else byUser?.delete(userId);
+      if (byUser?.size === 0) this.#offline.delete(day);
+    });
+    if (failure !== null) throw failure;
   }
 
   /** Gives back what this thread leased and did not use, adds what it counted offline, and leaves. */

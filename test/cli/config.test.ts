@@ -148,7 +148,12 @@ test('hpd serve refuses a bad value before starting: exit 2, one line naming the
     [
       'HPD_REDIS_URL',
       'http://user:s3cret@db:6379',
-      /^hpd: HPD_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL .*, got "http:\/\/user:\*\*\*\*@db:6379\/?"$/,
+      /^hpd: HPD_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL .*, got "http:\/\/user:\*\*\*\*@db:6379" \(the scheme must be redis:\/\/, rediss:\/\/ or redis\+sentinel:\/\/\)$/,
+    ],
+    [
+      'HPD_REDIS_URL',
+      'redis+sentinel://app:s3cret@10.0.0.1:26379,10.0.0.2:26379',
+      /^hpd: HPD_REDIS_URL must be .*, got "redis\+sentinel:\/\/app:\*\*\*\*@10\.0\.0\.1:26379,10\.0\.0\.2:26379" \(no master name: the path must be \/<master-name> or \/<master-name>\/<db>\)$/,
     ],
   ];
   for (const [name, value, expected] of cases) {

@@ -141,7 +141,7 @@ describe('the client address behind HAProxy', { timeout: 120_000 }, () => {
   before(async () => {
     c = await startCluster(
       { HPD_REST_MAX_CONNECTIONS_PER_ADDRESS: String(REST_PER_ADDRESS) },
-      { HPD_LB_MCP_MAXCONN_PER_SRC: String(LB_MCP_CONNECTIONS), HPD_LB_AUTH_REQ_RATE_PER_SRC: String(LB_AUTH_REQUESTS) },
+      { lbEnv: { HPD_LB_MCP_MAXCONN_PER_SRC: String(LB_MCP_CONNECTIONS), HPD_LB_AUTH_REQ_RATE_PER_SRC: String(LB_AUTH_REQUESTS) } },
     );
   });
   after(() => c?.close());

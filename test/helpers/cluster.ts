@@ -1,8 +1,10 @@
 /**
  * @module A cluster as operators run it, on loopback: Debian's HAProxy with deploy/haproxy.cfg in front
  * of two `hpd serve` instances (each with its own copy of the fixture build and its own state
- * directory, one REST worker each) sharing one real redis-server. Instances can be killed, restarted
- * and reconfigured; HAProxy's admin socket tells which instance answered what.
+ * directory, one REST worker each) sharing one real redis-server — or, with `{ sentinel: true }`, a
+ * primary, a replica and three sentinels (redis-sentinel.ts), the instances given a redis+sentinel://
+ * URL. Instances can be killed, restarted and reconfigured; HAProxy's admin socket tells which
+ * instance answered what.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { join } from 'node:path';
 import { buildFixture } from './fixture-build.ts';
 import { startHaproxy, type TestHaproxy } from './haproxy.ts';
 import { startTestRedis, type TestRedis } from './redis-server.ts';
+import { startSentinelRedis, type TestSentinelRedis } from './redis-sentinel.ts';
 import { HPD, spawnServe, type ServeChild } from './serve-fixture.ts';
 import { freePorts } from './services.ts';
 
@@ -28,7 +31,12 @@ export interface ClusterInstance {
 }
 
 export interface TestCluster {
+  /** The Redis server; with Sentinel, the primary at start (the sentinels may promote the other). */
   readonly redis: TestRedis;
+  /** The Sentinel deployment, when the cluster runs on one. */
+  readonly sentinel: TestSentinelRedis | null;
+  /** The HPD_REDIS_URL every instance has. */
+  readonly redisUrl: string;
   readonly lb: TestHaproxy;
   readonly instances: readonly [ClusterInstance, ClusterInstance];
   readonly dir: string;
@@ -45,16 +53,20 @@ export interface TestCluster {
   close(): Promise<void>;
 }
 
-/**
- * @param extraEnv added to both instances' environment
- * @param lbEnv added to HAProxy's (its HPD_LB_* variables)
- */
-export async function startCluster(
-  extraEnv: Readonly<Record<string, string>> = {},
-  lbEnv: Readonly<Record<string, string>> = {},
-): Promise<TestCluster> {
+export interface ClusterOptions {
+  /** A primary, a replica and three sentinels instead of one server (default false). */
+  readonly sentinel?: boolean;
+  /** Added to HAProxy's environment (its HPD_LB_* variables). */
+  readonly lbEnv?: Readonly<Record<string, string>>;
+}
+
+/** @param extraEnv added to both instances' environment */
+export async function startCluster(extraEnv: Readonly<Record<string, string>> = {}, opts: ClusterOptions = {}): Promise<TestCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'hpd-cluster-'));
-  const redis = await startTestRedis();
+  const sentinel = opts.sentinel === true ? await startSentinelRedis() : null;
+  const redis = sentinel?.servers[0] ?? (await startTestRedis());
+  const redisUrl = sentinel?.url ?? redis.url;
+  const closeRedis = (): Promise<void> => (sentinel === null ? redis.close() : sentinel.close());
   const root0 = await buildFixture(join(dir, 'host0'));
   // Each host serves its own copy of the build, as on separate machines.
   const root1 = join(dir, 'host1', 'builds');
@@ -67,7 +79,7 @@ export async function startCluster(
       ...process.env,
       HPD_DATA_DIR: i === 0 ? root0 : root1,
       HPD_STATE_DIR: join(dir, `host${i}`, 'state'),
-      HPD_REDIS_URL: redis.url,
+      HPD_REDIS_URL: redisUrl,
       HPD_PORT: String(rest),
       HPD_MCP_PORT: String(mcp),
       HPD_AUTH_PORT: String(auth),
@@ -102,7 +114,7 @@ export async function startCluster(
       mcpPort: Number(inst.env.HPD_MCP_PORT),
       authPort: Number(inst.env.HPD_AUTH_PORT),
     })),
-    { ports: { rest: lbRest!, mcp: lbMcp!, auth: lbAuth! }, env: lbEnv },
+    { ports: { rest: lbRest!, mcp: lbMcp!, auth: lbAuth! }, env: opts.lbEnv },
   );
   const waitUp = async (count = 2): Promise<void> => {
     const deadline = Date.now() + 15_000;
@@ -129,11 +141,13 @@ export async function startCluster(
   } catch (err) {
     await lb.stop();
     for (const inst of instances) await stop(inst, 'SIGKILL');
-    await redis.close();
+    await closeRedis();
     throw err;
   }
   return {
     redis,
+    sentinel,
+    redisUrl,
     lb,
     instances,
     dir,
@@ -152,7 +166,7 @@ export async function startCluster(
     async close() {
       await lb.stop();
       for (const inst of instances) await stop(inst, 'SIGKILL');
-      await redis.close();
+      await closeRedis();
       rmSync(dir, { recursive: true, force: true });
     },
   };
