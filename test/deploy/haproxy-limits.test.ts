@@ -58,7 +58,7 @@ async function runAtLimit(nofile: number, extra: Readonly<Record<string, string>
     for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(50)) {
       if (child.exitCode !== null || child.signalCode !== null) return { info: null, output };
       const info = await admin(socket, 'show info');
-      if (info !== null && info.includes('Maxconn:')) return { info, output };
+      if (info?.includes('Maxconn:') === true) return { info, output };
     }
     throw new Error(`haproxy neither served nor exited within 10 s: ${output}`);
   } finally {
