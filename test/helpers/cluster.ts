@@ -67,7 +67,8 @@ export async function startCluster(extraEnv: Readonly<Record<string, string>> = 
       HPD_MCP_URL: lbUrls.mcp,
       HPD_AUTH_URL: lbUrls.auth,
       HPD_WORKERS: '1',
-      HPD_DRAIN_SECONDS: '1',
+      // Half of it is the notice (HPD_DRAIN_NOTICE_SECONDS): 1 s, more than HAProxy's ~0.8 s to mark an instance down.
+      HPD_DRAIN_SECONDS: '2',
       ...extraEnv,
     };
     delete env.NODE_TEST_CONTEXT;
