@@ -227,103 +227,108 @@ function accepts(host: string, port: number): Promise<boolean> {
   });
 }
 
-test('SIGTERM: /readyz fails at once on every listener while new requests are still served; then accepting stops, idle keep-alive connections are closed, and a response still being written finishes whole before the exit', {
-  timeout: 120_000,
-}, async (t) => {
-  const DRAIN = 6000;
-  const NOTICE = 1000;
-  const { dir, key, restPort, mcpPort, authPort, env } = await prepareServe(
-    'hpd-drain-order-',
-    { tier: 'pro', userId: 'user-drain-order' },
-    { HPD_DRAIN_SECONDS: String(DRAIN / 1000), HPD_DRAIN_NOTICE_SECONDS: String(NOTICE / 1000), HPD_WORKERS: '1' },
-  );
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  // The server in a namespace with small send buffers, so a large body is still being written when the drain starts.
-  const netns = createSmallBufferNetns();
-  t.after(() => netns.remove());
-  const host = netns.address;
-  const child = netns.run(process.execPath, [HPD, 'serve'], { ...env, HPD_HOST: host });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const held: Held[] = [];
-  t.after(() => {
-    for (const h of held) h.socket.destroy();
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('MCP on ')) resolve();
+for (const workers of ['0', '1'])
+  test(`HPD_WORKERS=${workers}: SIGTERM: /readyz fails at once on every listener while new requests are still served; then accepting stops, idle keep-alive connections are closed, and a response still being written finishes whole before the exit`, {
+    timeout: 120_000,
+  }, async (t) => {
+    const DRAIN = 6000;
+    const NOTICE = 1000;
+    const { dir, key, restPort, mcpPort, authPort, env } = await prepareServe(
+      'hpd-drain-order-',
+      { tier: 'pro', userId: 'user-drain-order' },
+      { HPD_DRAIN_SECONDS: String(DRAIN / 1000), HPD_DRAIN_NOTICE_SECONDS: String(NOTICE / 1000), HPD_WORKERS: workers },
+    );
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    // The server in a namespace with small send buffers, so a large body is still being written when the drain starts.
+    const netns = createSmallBufferNetns();
+    t.after(() => netns.remove());
+    const host = netns.address;
+    const child = netns.run(process.execPath, [HPD, 'serve'], { ...env, HPD_HOST: host });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const held: Held[] = [];
+    t.after(() => {
+      for (const h of held) h.socket.destroy();
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     });
-    void exited.then((code) => reject(new Error(`hpd serve exited ${code}: ${stderr}`)));
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('MCP on ')) resolve();
+      });
+      void exited.then((code) => reject(new Error(`hpd serve exited ${code}: ${stderr}`)));
+    });
+    let exitedAt = Number.NaN;
+    void exited.then(() => (exitedAt = performance.now()));
+    const origin = (port: number): string => `http://${host}:${port}`;
+    held.push(await holdKeepAlive('rest keep-alive', restPort, '/healthz', host));
+    held.push(await holdKeepAlive('mcp keep-alive', mcpPort, '/.well-known/oauth-protected-resource/mcp', host));
+    held.push(await holdKeepAlive('auth keep-alive', authPort, '/.well-known/openid-configuration', host));
+    const closedAt = new Map<string, number>();
+    for (const h of held) h.socket.once('close', () => closedAt.set(h.label, performance.now()));
+    // Reads from 2.5 s after the signal: past the notice, so the listeners no longer accept by then.
+    const slow = await slowRead(host, restPort, 3000);
+    t.after(() => slow.stop());
+    await sleep(500);
+
+    const signalled = performance.now();
+    child.kill('SIGTERM');
+    const during = await Promise.all([
+      ...[restPort, mcpPort, authPort].map((p) => fetch(`${origin(p)}/readyz`).then((r) => r.status)),
+      fetch(`${origin(restPort)}/v1/health/years`, { headers: { authorization: `Bearer ${key}` } }).then(
+        async (r) => `${r.status} ${r.headers.get('connection')} ${(await r.text()).length > 0}`,
+      ),
+    ]);
+    const answeredWithin = performance.now() - signalled;
+    assert.ok(answeredWithin < NOTICE, `answered within the notice (${Math.round(answeredWithin)} ms)`);
+    assert.deepEqual(
+      during,
+      [503, 503, 503, '200 close true'],
+      'readiness fails at once on all three listeners; requests are still served',
+    );
+    assert.deepEqual(
+      await Promise.all([restPort, mcpPort, authPort].map((p) => accepts(host, p))),
+      [true, true, true],
+      'new connections are still accepted during the notice',
+    );
+
+    await sleep(NOTICE + 300 - (performance.now() - signalled));
+    assert.deepEqual(
+      await Promise.all([restPort, mcpPort, authPort].map((p) => accepts(host, p))),
+      [false, false, false],
+      'no listener accepts after the notice',
+    );
+    assert.ok(Number.isNaN(exitedAt), 'still running: a response is being written');
+    for (const label of ['mcp keep-alive', 'auth keep-alive'])
+      assert.ok(closedAt.has(label), `${label}: closed once the listener stopped accepting`);
+
+    const read = await slow.result;
+    const code = await exited;
+    const took = exitedAt - signalled;
+    t.diagnostic(
+      `SIGTERM to exit ${Math.round(took)} ms (notice ${NOTICE}, drain ${DRAIN}); slow response ${read.received}/${read.declared} bytes; keep-alive closed after ${[
+        ...closedAt,
+      ]
+        .map(([l, at]) => `${l} ${Math.round(at - signalled)} ms`)
+        .join(', ')}`,
+    );
+    assert.equal(code, 0, stderr);
+    assert.equal(read.status, 200);
+    assert.ok(read.declared > 100_000, `a body larger than the client's buffers (${read.declared})`);
+    assert.equal(read.received, read.declared, 'the response being written when accepting stopped arrived whole');
+    assert.ok(
+      took > 2500 && took < DRAIN + MARGIN_MS,
+      `exited ${Math.round(took)} ms after SIGTERM: after the slow response, within the drain`,
+    );
+    await until(() => held.every((h) => h.closed), 1000);
+    assert.deepEqual(
+      held.filter((h) => !h.closed).map((h) => h.label),
+      [],
+      'every idle keep-alive connection was closed',
+    );
   });
-  let exitedAt = Number.NaN;
-  void exited.then(() => (exitedAt = performance.now()));
-  const origin = (port: number): string => `http://${host}:${port}`;
-  held.push(await holdKeepAlive('rest keep-alive', restPort, '/healthz', host));
-  held.push(await holdKeepAlive('mcp keep-alive', mcpPort, '/.well-known/oauth-protected-resource/mcp', host));
-  held.push(await holdKeepAlive('auth keep-alive', authPort, '/.well-known/openid-configuration', host));
-  const closedAt = new Map<string, number>();
-  for (const h of held) h.socket.once('close', () => closedAt.set(h.label, performance.now()));
-  // Reads from 2.5 s after the signal: past the notice, so the listeners no longer accept by then.
-  const slow = await slowRead(host, restPort, 3000);
-  t.after(() => slow.stop());
-  await sleep(500);
-
-  const signalled = performance.now();
-  child.kill('SIGTERM');
-  const during = await Promise.all([
-    ...[restPort, mcpPort, authPort].map((p) => fetch(`${origin(p)}/readyz`).then((r) => r.status)),
-    fetch(`${origin(restPort)}/v1/health/years`, { headers: { authorization: `Bearer ${key}` } }).then(
-      async (r) => `${r.status} ${r.headers.get('connection')} ${(await r.text()).length > 0}`,
-    ),
-  ]);
-  const answeredWithin = performance.now() - signalled;
-  assert.ok(answeredWithin < NOTICE, `answered within the notice (${Math.round(answeredWithin)} ms)`);
-  assert.deepEqual(during, [503, 503, 503, '200 close true'], 'readiness fails at once on all three listeners; requests are still served');
-  assert.deepEqual(
-    await Promise.all([restPort, mcpPort, authPort].map((p) => accepts(host, p))),
-    [true, true, true],
-    'new connections are still accepted during the notice',
-  );
-
-  await sleep(NOTICE + 300 - (performance.now() - signalled));
-  assert.deepEqual(
-    await Promise.all([restPort, mcpPort, authPort].map((p) => accepts(host, p))),
-    [false, false, false],
-    'no listener accepts after the notice',
-  );
-  assert.ok(Number.isNaN(exitedAt), 'still running: a response is being written');
-  for (const label of ['mcp keep-alive', 'auth keep-alive'])
-    assert.ok(closedAt.has(label), `${label}: closed once the listener stopped accepting`);
-
-  const read = await slow.result;
-  const code = await exited;
-  const took = exitedAt - signalled;
-  t.diagnostic(
-    `SIGTERM to exit ${Math.round(took)} ms (notice ${NOTICE}, drain ${DRAIN}); slow response ${read.received}/${read.declared} bytes; keep-alive closed after ${[
-      ...closedAt,
-    ]
-      .map(([l, at]) => `${l} ${Math.round(at - signalled)} ms`)
-      .join(', ')}`,
-  );
-  assert.equal(code, 0, stderr);
-  assert.equal(read.status, 200);
-  assert.ok(read.declared > 100_000, `a body larger than the client's buffers (${read.declared})`);
-  assert.equal(read.received, read.declared, 'the response being written when accepting stopped arrived whole');
-  assert.ok(
-    took > 2500 && took < DRAIN + MARGIN_MS,
-    `exited ${Math.round(took)} ms after SIGTERM: after the slow response, within the drain`,
-  );
-  await until(() => held.every((h) => h.closed), 1000);
-  assert.deepEqual(
-    held.filter((h) => !h.closed).map((h) => h.label),
-    [],
-    'every idle keep-alive connection was closed',
-  );
-});
 
 test('HPD_DRAIN_SECONDS and HPD_MAX_CONNECTIONS are validated: one line naming the variable, exit 2', () => {
   for (const [name, value] of [
