@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HPD, prepareServe, spawnServe } from '../helpers/serve-fixture.ts';
 import { createSmallBufferNetns } from '../helpers/small-buffer-netns.ts';
+import { serveConfig } from '../../src/config/serve-config.ts';
 
 const DRAIN_MS = 1000;
 /** Process start-up of the signal handler, closing the stores, exit. */
@@ -346,4 +347,18 @@ test('HPD_DRAIN_SECONDS and HPD_MAX_CONNECTIONS are validated: one line naming t
     assert.equal(ours.length, 1, r.stderr);
     assert.match(ours[0]!, new RegExp(`^hpd: ${name} must be .*"${value.replace('.', '\\.')}"`));
   }
+});
+
+test('HPD_DRAIN_NOTICE_SECONDS: 2 s by default, at most half of HPD_DRAIN_SECONDS, 0 turns it off; a bad value is refused naming the variable', () => {
+  const notice = (env: NodeJS.ProcessEnv): number => serveConfig(env).drainNoticeMs;
+  assert.equal(notice({}), 2000);
+  assert.equal(notice({ HPD_DRAIN_SECONDS: '1' }), 500, 'requests in flight keep the other half of the drain');
+  assert.equal(notice({ HPD_DRAIN_SECONDS: '0' }), 0);
+  assert.equal(notice({ HPD_DRAIN_NOTICE_SECONDS: '0' }), 0);
+  assert.equal(notice({ HPD_DRAIN_NOTICE_SECONDS: '0.75', HPD_DRAIN_SECONDS: '30' }), 750);
+  assert.throws(
+    () => serveConfig({ HPD_DRAIN_NOTICE_SECONDS: 'soon' }),
+    (err: Error) =>
+      err.name === 'ConfigError' && /^HPD_DRAIN_NOTICE_SECONDS must be a number of seconds from 0 to 3600, got "soon"$/.test(err.message),
+  );
 });
