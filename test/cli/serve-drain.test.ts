@@ -152,18 +152,19 @@ async function until(condition: () => boolean, ms: number): Promise<void> {
 
 /**
  * A client with a 4 KiB receive buffer (Debian's python3: Node cannot set SO_RCVBUF on TCP) that asks
- * for the OpenAPI document (~185 KB), reads nothing for `waitMs`, then reads the whole answer: the
- * server cannot hand the body to the kernel at once, so it is still writing it while the drain runs.
+ * for the OpenAPI document (~185 KB), reads nothing until a line arrives on its stdin, then reads the
+ * whole answer: the server cannot hand the body to the kernel at once, so it is still writing it while
+ * the drain runs.
  * Prints the status, the declared and the received body length, and whether it said Connection: close.
  */
 const SLOW_READER = `
-import json, socket, sys, time
+import json, socket, sys
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
 s.connect((sys.argv[3], int(sys.argv[1])))
 s.sendall(b'GET /v1/openapi.json HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nAccept-Encoding: identity\\r\\n\\r\\n')
 print('sent', flush=True)
-time.sleep(int(sys.argv[2]) / 1000)
+sys.stdin.readline()
 data = b''
 s.settimeout(10)
 while True:
@@ -193,9 +194,9 @@ interface SlowRead {
   readonly close: boolean;
 }
 
-/** Starts the slow reader; resolves once its request is sent, with its result to come. */
-async function slowRead(host: string, port: number, waitMs: number): Promise<{ result: Promise<SlowRead>; stop(): void }> {
-  const child = spawn('/usr/bin/python3', ['-c', SLOW_READER, String(port), String(waitMs), host], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts the slow reader; resolves once its request is sent, with its result to come once told to read. */
+async function slowRead(host: string, port: number): Promise<{ read(): void; result: Promise<SlowRead>; stop(): void }> {
+  const child = spawn('/usr/bin/python3', ['-c', SLOW_READER, String(port), '0', host], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
@@ -213,7 +214,7 @@ async function slowRead(host: string, port: number, waitMs: number): Promise<{ r
     }),
   );
   await Promise.race([sent, result]);
-  return { result, stop: () => child.kill('SIGKILL') };
+  return { read: () => child.stdin.write('go\n'), result, stop: () => child.kill('SIGKILL') };
 }
 
 /** Whether a new connection to `host:port` is accepted now. */
@@ -232,8 +233,8 @@ for (const workers of ['0', '1'])
   test(`HPD_WORKERS=${workers}: SIGTERM: /readyz fails at once on every listener while new requests are still served; then accepting stops, idle keep-alive connections are closed, and a response still being written finishes whole before the exit`, {
     timeout: 120_000,
   }, async (t) => {
-    const DRAIN = 6000;
-    const NOTICE = 1000;
+    const DRAIN = 8000;
+    const NOTICE = 2000;
     const { dir, key, restPort, mcpPort, authPort, env } = await prepareServe(
       'hpd-drain-order-',
       { tier: 'pro', userId: 'user-drain-order' },
@@ -269,25 +270,30 @@ for (const workers of ['0', '1'])
     held.push(await holdKeepAlive('auth keep-alive', authPort, '/.well-known/openid-configuration', host));
     const closedAt = new Map<string, number>();
     for (const h of held) h.socket.once('close', () => closedAt.set(h.label, performance.now()));
-    // Reads from 2.5 s after the signal: past the notice, so the listeners no longer accept by then.
-    const slow = await slowRead(host, restPort, 3000);
+    const slow = await slowRead(host, restPort);
     t.after(() => slow.stop());
-    await sleep(500);
+    await sleep(200);
 
     const signalled = performance.now();
     child.kill('SIGTERM');
-    const during = await Promise.all([
-      ...[restPort, mcpPort, authPort].map((p) => fetch(`${origin(p)}/readyz`).then((r) => r.status)),
-      fetch(`${origin(restPort)}/v1/health/years`, { headers: { authorization: `Bearer ${key}` } }).then(
-        async (r) => `${r.status} ${r.headers.get('connection')} ${(await r.text()).length > 0}`,
-      ),
-    ]);
-    const answeredWithin = performance.now() - signalled;
-    assert.ok(answeredWithin < NOTICE, `answered within the notice (${Math.round(answeredWithin)} ms)`);
-    assert.deepEqual(
-      during,
-      [503, 503, 503, '200 close true'],
-      'readiness fails at once on all three listeners; requests are still served',
+    // From the moment the process handled the signal (a REST worker hears of it by message, within ms).
+    await until(() => /SIGTERM: draining/.test(stderr), 5000);
+    const draining = performance.now();
+    assert.match(stderr, /SIGTERM: draining/);
+    const readiness = await Promise.all(
+      [restPort, mcpPort, authPort].map(async (p) => {
+        let status = 0;
+        for (const deadline = performance.now() + 500; status !== 503 && performance.now() < deadline; await sleep(10))
+          status = await fetch(`${origin(p)}/readyz`).then((r) => r.status);
+        return status;
+      }),
+    );
+    assert.deepEqual(readiness, [503, 503, 503], 'readiness fails at once on all three listeners');
+    const api = await fetch(`${origin(restPort)}/v1/health/years`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(
+      `${api.status} ${api.headers.get('connection')} ${(await api.text()).length > 0}`,
+      '200 close true',
+      'requests are still served',
     );
     assert.deepEqual(
       await Promise.all([restPort, mcpPort, authPort].map((p) => accepts(host, p))),
@@ -295,7 +301,10 @@ for (const workers of ['0', '1'])
       'new connections are still accepted during the notice',
     );
 
-    await sleep(NOTICE + 300 - (performance.now() - signalled));
+    const answeredWithin = performance.now() - draining;
+    assert.ok(answeredWithin < NOTICE, `all of this within the notice (${Math.round(answeredWithin)} ms)`);
+
+    await sleep(NOTICE + 500 - (performance.now() - draining));
     assert.deepEqual(
       await Promise.all([restPort, mcpPort, authPort].map((p) => accepts(host, p))),
       [false, false, false],
@@ -305,6 +314,11 @@ for (const workers of ['0', '1'])
     for (const label of ['mcp keep-alive', 'auth keep-alive'])
       assert.ok(closedAt.has(label), `${label}: closed once the listener stopped accepting`);
 
+    // The client reads only now: until then the process must not end the response it is writing.
+    await sleep(300);
+    assert.ok(Number.isNaN(exitedAt), 'still running while the client does not read');
+    const readingAt = performance.now();
+    slow.read();
     const read = await slow.result;
     const code = await exited;
     const took = exitedAt - signalled;
@@ -319,10 +333,8 @@ for (const workers of ['0', '1'])
     assert.equal(read.status, 200);
     assert.ok(read.declared > 100_000, `a body larger than the client's buffers (${read.declared})`);
     assert.equal(read.received, read.declared, 'the response being written when accepting stopped arrived whole');
-    assert.ok(
-      took > 2500 && took < DRAIN + MARGIN_MS,
-      `exited ${Math.round(took)} ms after SIGTERM: after the slow response, within the drain`,
-    );
+    assert.ok(exitedAt > readingAt, 'exited only once the client read the response');
+    assert.ok(took < DRAIN + MARGIN_MS, `exited ${Math.round(took)} ms after SIGTERM: within the drain`);
     await until(() => held.every((h) => h.closed), 1000);
     assert.deepEqual(
       held.filter((h) => !h.closed).map((h) => h.label),
