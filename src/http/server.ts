@@ -43,7 +43,7 @@ export interface RestServer {
    * (src/http/rest-pool.ts); a server used this way does not listen itself.
    */
   appDescriptor(): unknown;
-  /** Fails readiness (/readyz 503) and closes connections after each response; still serving. */
+  /** Fails readiness (/readyz 503) and answers with `Connection: close`; still accepting and serving. */
   drain(): void;
   /**
    * Stops accepting and fails readiness; responses still being written get up to `graceMs` to finish
