@@ -127,6 +127,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     responseCacheBytes: c.responseCacheBytes,
     searchCacheBytes: c.searchCacheBytes,
     drainMs,
+    drainNoticeMs: c.drainNoticeMs,
     redisUrl: c.redisUrl,
     redisGraceMs: c.redisGraceMs,
     metricsPort: c.metricsPort,
@@ -153,7 +154,9 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   writePidFile(state);
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals): void => {
-      process.stderr.write(`hpd: ${signal}: draining\n`);
+      process.stderr.write(
+        `hpd: ${signal}: draining: /readyz fails now, accepting for ${c.drainNoticeMs} ms more, exiting within ${drainMs} ms\n`,
+      );
       resolve();
     };
     process.once('SIGTERM', stop);

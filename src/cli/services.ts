@@ -51,8 +51,13 @@ export interface ServicesConfig {
   readonly version?: string;
   /** Timeouts and connection cap of each node:http listener (MCP, authorization server). */
   readonly listenerLimits?: Partial<ListenerLimits>;
-  /** Longest time close() lets requests in flight finish; default DEFAULT_DRAIN_MS. */
+  /** Longest time close() takes, from its call to closing what is left; default DEFAULT_DRAIN_MS. */
   readonly drainMs?: number;
+  /**
+   * The first part of the drain, during which readiness fails but every listener still accepts and
+   * serves, so a load balancer's health checks move traffic away first; default 0, at most `drainMs`.
+   */
+  readonly drainNoticeMs?: number;
   /** Concurrent connections on the REST listener (default DEFAULT_REST_MAX_CONNECTIONS). */
   readonly restMaxConnections?: number;
   /** REST connections one address may hold (default DEFAULT_REST_MAX_CONNECTIONS_PER_ADDRESS; 0: no limit). */
@@ -101,8 +106,9 @@ export interface Services {
   /** The /metrics listener's port, or null when metrics are off. */
   readonly metricsPort: number | null;
   /**
-   * Fails REST readiness, stops accepting on MCP and the authorization server, lets their requests in
-   * flight finish for up to `drainMs`, closes every connection left, then REST and the state. Idempotent.
+   * Fails readiness on every listener at once and keeps serving for `drainNoticeMs` (REST answers with
+   * `Connection: close`), then stops accepting everywhere, lets what is in flight finish until `drainMs`
+   * after the call, closes every connection left, then the state. Idempotent.
    */
   close(): Promise<void>;
 }
@@ -189,31 +195,19 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
     const mcpPort = await mcp.listen(c.mcpPort, c.host);
     parts.opened.push(() => mcp.close());
     const metricsServer = await startMetrics(c, parts, rest.pool);
-    logger?.info(
-      {
-        event: 'started',
-        restPort: rest.port,
-        mcpPort,
-        authPort: auth?.port ?? null,
-        metricsPort: metricsServer?.port ?? null,
-        workers,
-        years: live.current().years,
-        builds: live.current().builds,
-        state: c.redisUrl === undefined ? 'embedded' : 'redis',
-      },
-      'serving',
-    );
+    const ports = { restPort: rest.port, mcpPort, authPort: auth?.port ?? null, metricsPort: metricsServer?.port ?? null };
+    logger?.info(startedEvent(c, live, ports), 'serving');
     const drainMs = c.drainMs ?? DEFAULT_DRAIN_MS;
     let closing: Promise<void> | undefined;
-    // Readiness fails first, so a load balancer moves traffic away while REST still answers; the
-    // node:http listeners are the ones that can hold connections open, so they get the whole deadline.
     const close = (): Promise<void> =>
       (closing ??= (async () => {
-        rest.front.drain();
-        mcpHealth.drain();
-        authHealth.drain();
-        logger?.info({ event: 'stopping', drainMs }, 'draining');
-        await Promise.all([mcp.close(drainMs), auth?.close(drainMs)]);
+        await drainFronts({
+          drainMs,
+          noticeMs: Math.min(c.drainNoticeMs ?? 0, drainMs),
+          readiness: [rest.front, mcpHealth, authHealth],
+          fronts: [rest.close, (ms) => mcp.close(ms), ...(auth === null ? [] : [(ms: number) => auth.close(ms)])],
+          logger,
+        });
         await closeAll();
         logger?.info({ event: 'stopped' }, 'stopped');
         if (logger !== undefined) flushLogger(logger);
@@ -242,6 +236,32 @@ export async function startServices(c: ServicesConfig): Promise<Services> {
   }
 }
 
+/**
+ * Readiness fails first while every listener still accepts: a balancer keeps sending requests until
+ * its health checks see the 503, and a listener closed before that refuses or resets them. Then every
+ * front stops accepting and gets what is left of `drainMs` for the requests in flight.
+ */
+async function drainFronts(o: {
+  readonly drainMs: number;
+  readonly noticeMs: number;
+  readonly readiness: ReadonlyArray<{ drain(): void }>;
+  readonly fronts: ReadonlyArray<(graceMs: number) => Promise<void>>;
+  readonly logger: Logger | undefined;
+}): Promise<void> {
+  const signalled = performance.now();
+  for (const r of o.readiness) r.drain();
+  o.logger?.info({ event: 'stopping', drainMs: o.drainMs, noticeMs: o.noticeMs }, 'draining');
+  if (o.noticeMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, o.noticeMs));
+  const left = Math.max(0, o.drainMs - (performance.now() - signalled));
+  await Promise.all(o.fronts.map((close) => close(left)));
+}
+
+/** The structured log event of a started service. */
+function startedEvent(c: ServicesConfig, live: LiveRegistry, ports: Readonly<Record<string, number | null>>): Record<string, unknown> {
+  const { years, builds } = live.current();
+  return { event: 'started', ...ports, workers: c.workers ?? 0, years, builds, state: c.redisUrl === undefined ? 'embedded' : 'redis' };
+}
+
 /** What the fronts share, and the closers of what is open so far (closed in reverse order). */
 interface ServiceParts {
   readonly live: LiveRegistry;
@@ -264,7 +284,7 @@ async function startRest(
   c: ServicesConfig,
   parts: ServiceParts,
   onPool: (pool: RestPool) => void,
-): Promise<{ front: { drain(): void }; port: number; pool: RestPool | null }> {
+): Promise<{ front: { drain(): void }; close(graceMs: number): Promise<void>; port: number; pool: RestPool | null }> {
   const { live, metrics } = parts;
   const logger = c.logger;
   const workers = c.workers ?? 0;
@@ -296,7 +316,7 @@ async function startRest(
     });
     onPool(pool);
     parts.opened.push(() => pool.close());
-    return { front: pool, port: await pool.listen(c.restPort, c.host), pool };
+    return { front: pool, close: (graceMs) => pool.close(graceMs), port: await pool.listen(c.restPort, c.host), pool };
   }
   const server: RestServer = createRestServer({
     registry: live,
@@ -319,7 +339,7 @@ async function startRest(
   });
   const port = await server.listen(c.restPort, c.host);
   parts.opened.push(() => server.close());
-  return { front: server, port, pool: null };
+  return { front: server, close: (graceMs) => server.close(graceMs), port, pool: null };
 }
 
 /** The embedded authorization server (unless an external issuer is configured), listening, and the MCP server, not yet. */

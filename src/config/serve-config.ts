@@ -31,6 +31,8 @@ export interface ServeConfig {
   readonly responseCacheBytes: number;
   readonly searchCacheBytes: number;
   readonly drainMs: number;
+  /** Part of the drain during which readiness fails but every listener still accepts (at most half of it). */
+  readonly drainNoticeMs: number;
   readonly watchBuilds: boolean;
   readonly limits: Readonly<Record<Tier, number>>;
   /** Undefined: no metrics listener. */
@@ -90,6 +92,7 @@ export function serveConfig(env: NodeJS.ProcessEnv = process.env, overrides: Ser
     responseCacheBytes: Math.round(v.responseCacheMb * 1024 * 1024),
     searchCacheBytes: Math.round(v.searchCacheMb * 1024 * 1024),
     drainMs: Math.round(v.drainSeconds * 1000),
+    drainNoticeMs: Math.round(Math.min(v.drainNoticeSeconds, v.drainSeconds / 2) * 1000),
     watchBuilds: v.watchBuilds,
     limits: Object.freeze({ free: v.quotaFree, pro: v.quotaPro, enterprise: v.quotaEnterprise }),
     metricsPort: v.metricsPort,

@@ -243,6 +243,16 @@ export const SETTINGS = {
     description: 'longest shutdown drain after SIGTERM before every connection is closed',
     scope: 'serve',
   }),
+  drainNoticeSeconds: setting<number>({
+    name: 'HPD_DRAIN_NOTICE_SECONDS',
+    parse: p.decimal(0, 3600),
+    expected: 'a number of seconds from 0 to 3600',
+    fallback: 2,
+    defaultText: '2',
+    description:
+      "after SIGTERM, how long /readyz fails while every listener still accepts and serves, so the load balancer takes the instance out before it stops accepting: at least the balancer's check interval × fall (deploy/haproxy.cfg: 500 ms, then 250 ms, fall 2: out within ~0.8 s); at most half of HPD_DRAIN_SECONDS is used; 0 without a balancer",
+    scope: 'serve',
+  }),
   watchBuilds: setting<boolean>({
     name: 'HPD_WATCH_BUILDS',
     parse: p.flag,

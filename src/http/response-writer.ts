@@ -27,20 +27,36 @@ export function ignoreAbort(): void {
   // Handlers are synchronous; a pending write is dropped with its socket.
 }
 
+/** Responses of this thread whose body the kernel has not taken whole yet. */
+let pendingWrites = 0;
+
 /**
- * Ends `res` with `body` (inside a cork, after status and headers). `closeConnection` (draining) adds
- * `Connection: close`; those few responses go through `end`, which buffers, as the server is closing.
+ * Bodies of this thread still being written to slow readers: a shutdown waits for these before it
+ * closes the connections (src/http/server.ts), so no response in flight is cut.
  */
-export function endWithBody(res: HttpResponse, body: Buffer, closeConnection: boolean): void {
-  if (closeConnection) {
-    res.end(body, true);
-    return;
-  }
+export function pendingResponses(): number {
+  return pendingWrites;
+}
+
+/** Ends `res` with `body` (inside a cork, after status and headers). */
+export function endWithBody(res: HttpResponse, body: Buffer): void {
   const total = body.byteLength;
   const [, done] = res.tryEnd(body, total);
   if (done) return;
   // Copied now, in the turn that wrote the first part, before any other response can reuse the buffer
   // `body` views (the whole body: offsets stay uWS's, the body bytes sent so far, as before).
   const owned = Buffer.from(body);
-  res.onWritable((offset) => res.tryEnd(owned.subarray(offset), total)[0]);
+  pendingWrites++;
+  let settled = false;
+  const settle = (): void => {
+    if (settled) return;
+    settled = true;
+    pendingWrites--;
+  };
+  res.onAborted(settle);
+  res.onWritable((offset) => {
+    const [ok, finished] = res.tryEnd(owned.subarray(offset), total);
+    if (finished) settle();
+    return ok;
+  });
 }

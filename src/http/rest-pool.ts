@@ -53,7 +53,11 @@ export interface RestPool {
   drain(): void;
   /** Fault injection (tests, drills): worker `index` fails as a bug would, and is replaced. */
   failWorker(index: number): void;
-  close(): Promise<void>;
+  /**
+   * Stops accepting; each worker lets the responses it is still writing finish for up to `graceMs`
+   * (default 0), then closes its connections and ends. Idempotent.
+   */
+  close(graceMs?: number): Promise<void>;
   /** Workers started to replace one that died, since start. */
   readonly replaced: number;
   /** Workers serving now. */
@@ -89,6 +93,7 @@ class WorkerPool implements RestPool {
   readonly #perWorker: number;
   readonly #port = new Int32Array(new SharedArrayBuffer(4));
   #closing = false;
+  #closed: Promise<void> | undefined;
   #replaced = 0;
   #backoff = FIRST_BACKOFF_MS;
   #listenSocket: us_listen_socket | null = null;
@@ -208,14 +213,19 @@ class WorkerPool implements RestPool {
     for (const s of this.#slots.values()) s.worker.postMessage({ type: 'drain' } satisfies ToWorker);
   }
 
-  async close(): Promise<void> {
+  close(graceMs = 0): Promise<void> {
+    this.#closed ??= this.#close(graceMs);
+    return this.#closed;
+  }
+
+  async #close(graceMs: number): Promise<void> {
     this.#closing = true;
     if (this.#listenSocket !== null) {
       uws.us_listen_socket_close(this.#listenSocket);
       this.#listenSocket = null;
     }
     for (const s of this.#slots.values()) this.#detach(s);
-    await Promise.all([...this.#slots.values()].map((s) => closeWorker(s.worker)));
+    await Promise.all([...this.#slots.values()].map((s) => closeWorker(s.worker, graceMs)));
     this.#acceptor.close();
   }
 }
@@ -239,14 +249,14 @@ function followOne(worker: Worker, years: readonly YearImage[]): Promise<void> {
   });
 }
 
-/** Asks a worker to close its app and end; resolves when it did (or after CLOSE_WAIT_MS). */
-function closeWorker(worker: Worker): Promise<void> {
+/** Asks a worker to close its app and end; resolves when it did (or CLOSE_WAIT_MS after its grace). */
+function closeWorker(worker: Worker, graceMs = 0): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, CLOSE_WAIT_MS);
+    const timer = setTimeout(resolve, graceMs + CLOSE_WAIT_MS);
     worker.once('exit', () => {
       clearTimeout(timer);
       resolve();
     });
-    worker.postMessage({ type: 'close' } satisfies ToWorker);
+    worker.postMessage({ type: 'close', graceMs } satisfies ToWorker);
   });
 }

@@ -46,8 +46,8 @@ export type ToWorker =
   | { readonly type: 'follow'; readonly years: readonly YearImage[] }
   /** Fail readiness; keep serving. */
   | { readonly type: 'drain' }
-  /** Close the app and end the thread. */
-  | { readonly type: 'close' }
+  /** Stop, let responses being written finish for up to `graceMs` (default 0), close the app and end the thread. */
+  | { readonly type: 'close'; readonly graceMs?: number }
   /** Fault injection (tests, drills): raise an unexpected error in the worker, as a bug would. */
   | { readonly type: 'fail' };
 

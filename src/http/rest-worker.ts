@@ -62,10 +62,10 @@ const server = createRestServer({
 });
 
 let closing = false;
-async function shutdown(code: number): Promise<void> {
+async function shutdown(code: number, graceMs = 0): Promise<void> {
   if (closing) return;
   closing = true;
-  await server.close();
+  await server.close(graceMs);
   live.close();
   await quota.close();
   await backend.close();
@@ -79,7 +79,7 @@ port.on('message', (m: ToWorker) => {
     live.follow(m.years);
     post({ type: 'followed' });
   } else if (m.type === 'drain') server.drain();
-  else if (m.type === 'close') void shutdown(0);
+  else if (m.type === 'close') void shutdown(0, m.graceMs);
   else if (m.type === 'fail')
     setImmediate(() => {
       // Deliberately a plain uncaught Error: the drill stands for a bug, which is what kills a worker.

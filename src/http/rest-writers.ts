@@ -80,6 +80,8 @@ const B = {
   any: Buffer.from('*'),
   exposeHeaders: Buffer.from('access-control-expose-headers'),
   exposed: Buffer.from(EXPOSED),
+  connection: Buffer.from('connection'),
+  close: Buffer.from('close'),
   ok: Buffer.from(STATUS_LINE_OK),
   notModified: Buffer.from(STATUS_LINE_NOT_MODIFIED),
 } as const;
@@ -92,8 +94,15 @@ function writeHead(res: HttpResponse, status: string | Buffer, requestId: string
   res.writeHeader(B.exposeHeaders, B.exposed);
 }
 
-/** Inside a cork, after the headers: the body, or none for a 304 and for HEAD (its length instead). */
+/**
+ * Inside a cork, after the headers: the body, or none for a 304 and for HEAD (its length instead).
+ * `close` (draining) asks the client to close the connection after this response. It is only a
+ * header: uWS's own close-after-end would buffer the body where a shutdown cannot see whether it was
+ * sent, and a connection the client keeps anyway is closed once nothing is being written
+ * (src/http/server.ts).
+ */
 function writeBody(res: HttpResponse, status: number, head: boolean, body: string | Buffer, close: boolean): void {
+  if (close) res.writeHeader(B.connection, B.close);
   // endWithoutBody takes no arguments here: an undefined length reaches the native side as 2^63.
   if (status === 304) {
     res.endWithoutBody();
@@ -101,7 +110,7 @@ function writeBody(res: HttpResponse, status: number, head: boolean, body: strin
     res.writeHeader('content-length', String(Buffer.byteLength(body)));
     res.endWithoutBody();
   } else {
-    endWithBody(res, toBytes(body), close);
+    endWithBody(res, toBytes(body));
   }
 }
 

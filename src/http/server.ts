@@ -23,11 +23,15 @@ import { registerDocuments } from './rest-documents.ts';
 import { RestFront, type ServerConfig } from './rest-front.ts';
 import { buildRoutes, OperationPipeline } from './rest-pipeline.ts';
 import type { CachedResponse } from './rest-writers.ts';
+import { pendingResponses } from './response-writer.ts';
 import { listenExclusive, uws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.ts';
 
 export type { ServerConfig } from './rest-front.ts';
 
 export const DEFAULT_REST_MAX_CONNECTIONS = 10_000;
+
+/** How often a closing server looks whether the responses still being written are done. */
+const PENDING_POLL_MS = 10;
 
 export const DEFAULT_RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 
@@ -42,10 +46,13 @@ export interface RestServer {
    * (src/http/rest-pool.ts); a server used this way does not listen itself.
    */
   appDescriptor(): unknown;
-  /** Fails readiness (/readyz 503) and closes connections after each response; still serving. */
+  /** Fails readiness (/readyz 503) and answers with `Connection: close`; still accepting and serving. */
   drain(): void;
-  /** Stops accepting, fails readiness, answers in-flight requests with `Connection: close`, then closes. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting and fails readiness; responses still being written get up to `graceMs` to finish
+   * (answers meanwhile carry `Connection: close`), then every connection is closed. Idempotent.
+   */
+  close(graceMs?: number): Promise<void>;
   /** What the response cache holds: canonical requests and the bytes counted for them. */
   responseCacheStats(): { readonly entries: number; readonly bytes: number };
   /** The same for the search cache. */
@@ -139,6 +146,7 @@ export function createRestServer(config: ServerConfig): RestServer {
   // Search requests are many and skewed (a few ZIPs and ages take most of them): least recently used goes first.
   const searchCache = new ResponseCache<CachedResponse>(config.searchCacheBytes ?? DEFAULT_SEARCH_CACHE_BYTES, { lru: true });
   let listenSocket: us_listen_socket | null = null;
+  let closing: Promise<void> | undefined;
   let listeningPort = 0;
   const name = config.name ?? 'rest';
   const perAddressMax = config.maxConnectionsPerAddress ?? DEFAULT_REST_MAX_CONNECTIONS_PER_ADDRESS;
@@ -183,17 +191,22 @@ export function createRestServer(config: ServerConfig): RestServer {
     drain() {
       front.draining = true;
     },
-    async close() {
-      front.draining = true;
-      if (listenSocket !== null) {
-        uws.us_listen_socket_close(listenSocket);
-        listenSocket = null;
-      }
-      // Handlers are synchronous: once the listen socket is closed, what can still be in flight is the
-      // rest of a large body to a slow reader, which had the drain period (services.ts) to finish.
-      // Give keep-alive clients one turn, then close everything.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      app.close();
+    close(graceMs = 0) {
+      closing ??= (async () => {
+        front.draining = true;
+        if (listenSocket !== null) {
+          uws.us_listen_socket_close(listenSocket);
+          listenSocket = null;
+        }
+        // Handlers are synchronous: what can still be in flight is the rest of a body to a slow reader.
+        // Idle keep-alive connections have nothing to lose; a request that was read is answered within
+        // this turn, so one turn passes before anything is closed.
+        const deadline = performance.now() + graceMs;
+        do await new Promise<void>((resolve) => setTimeout(resolve, PENDING_POLL_MS));
+        while (pendingResponses() > 0 && performance.now() < deadline);
+        app.close();
+      })();
+      return closing;
     },
   };
 }

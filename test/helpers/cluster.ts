@@ -46,8 +46,8 @@ export interface TestCluster {
   createKey(tier: 'free' | 'pro' | 'enterprise'): string;
   /** SIGKILL of instance i. */
   kill(i: number): Promise<void>;
-  /** SIGTERM of instance i (drain), then a fresh start. */
-  restart(i: number): Promise<void>;
+  /** SIGTERM of instance i (drain), then a fresh start; how long it took to exit and its exit code. */
+  restart(i: number): Promise<{ readonly exitMs: number; readonly code: number | null }>;
   /** Resolves once HAProxy sees both (or `count`) REST servers UP. */
   waitUp(count?: number): Promise<void>;
   close(): Promise<void>;
@@ -89,7 +89,8 @@ export async function startCluster(extraEnv: Readonly<Record<string, string>> = 
       HPD_MCP_URL: lbUrls.mcp,
       HPD_AUTH_URL: lbUrls.auth,
       HPD_WORKERS: '1',
-      HPD_DRAIN_SECONDS: '1',
+      // Half of it is the notice (HPD_DRAIN_NOTICE_SECONDS): 1 s, more than HAProxy's ~0.8 s to mark an instance down.
+      HPD_DRAIN_SECONDS: '2',
       // HAProxy reaches the instances from loopback and names each client in a PROXY header.
       HPD_TRUSTED_PROXIES: '127.0.0.1',
       ...extraEnv,
@@ -106,16 +107,37 @@ export async function startCluster(extraEnv: Readonly<Record<string, string>> = 
       serve: null,
     };
   }) as [ClusterInstance, ClusterInstance];
-  for (const inst of instances) inst.serve = await spawnServe(inst.env);
-  const lb = await startHaproxy(
-    instances.map((inst) => ({
-      host: '127.0.0.1',
-      restPort: Number(inst.env.HPD_PORT),
-      mcpPort: Number(inst.env.HPD_MCP_PORT),
-      authPort: Number(inst.env.HPD_AUTH_PORT),
-    })),
-    { ports: { rest: lbRest!, mcp: lbMcp!, auth: lbAuth! }, env: opts.lbEnv },
-  );
+  const stop = async (inst: ClusterInstance, signal: NodeJS.Signals): Promise<{ exitMs: number; code: number | null }> => {
+    const s = inst.serve;
+    inst.serve = null;
+    if (s === null || s.child.exitCode !== null) return { exitMs: 0, code: s?.child.exitCode ?? null };
+    const t0 = performance.now();
+    s.child.kill(signal);
+    const code = await s.exited;
+    return { exitMs: performance.now() - t0, code };
+  };
+  const stopAll = async (): Promise<void> => {
+    for (const inst of instances) await stop(inst, 'SIGKILL');
+    await closeRedis();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  let lb: TestHaproxy;
+  try {
+    for (const inst of instances) inst.serve = await spawnServe(inst.env);
+    lb = await startHaproxy(
+      instances.map((inst) => ({
+        host: '127.0.0.1',
+        restPort: Number(inst.env.HPD_PORT),
+        mcpPort: Number(inst.env.HPD_MCP_PORT),
+        authPort: Number(inst.env.HPD_AUTH_PORT),
+      })),
+      { ports: { rest: lbRest!, mcp: lbMcp!, auth: lbAuth! }, env: opts.lbEnv },
+    );
+  } catch (err) {
+    // Instances left running would keep the test process alive after the failure.
+    await stopAll();
+    throw err;
+  }
   const waitUp = async (count = 2): Promise<void> => {
     const deadline = Date.now() + 15_000;
     for (;;) {
@@ -129,19 +151,11 @@ export async function startCluster(extraEnv: Readonly<Record<string, string>> = 
     const r = spawnSync(process.execPath, [HPD, ...args], { env: instances[i]!.env, encoding: 'utf8' });
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
   };
-  const stop = async (inst: ClusterInstance, signal: NodeJS.Signals): Promise<void> => {
-    const s = inst.serve;
-    inst.serve = null;
-    if (s === null || s.child.exitCode !== null) return;
-    s.child.kill(signal);
-    await s.exited;
-  };
   try {
     await waitUp();
   } catch (err) {
     await lb.stop();
-    for (const inst of instances) await stop(inst, 'SIGKILL');
-    await closeRedis();
+    await stopAll();
     throw err;
   }
   return {
@@ -157,17 +171,18 @@ export async function startCluster(extraEnv: Readonly<Record<string, string>> = 
       if (r.status !== 0) throw new Error(`hpd keys create failed: ${r.stderr}`);
       return r.stdout.trim();
     },
-    kill: (i) => stop(instances[i]!, 'SIGKILL'),
+    async kill(i) {
+      await stop(instances[i]!, 'SIGKILL');
+    },
     async restart(i) {
-      await stop(instances[i]!, 'SIGTERM');
+      const stopped = await stop(instances[i]!, 'SIGTERM');
       instances[i]!.serve = await spawnServe(instances[i]!.env);
+      return stopped;
     },
     waitUp,
     async close() {
       await lb.stop();
-      for (const inst of instances) await stop(inst, 'SIGKILL');
-      await closeRedis();
-      rmSync(dir, { recursive: true, force: true });
+      await stopAll();
     },
   };
 }

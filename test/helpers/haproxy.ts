@@ -68,8 +68,6 @@ export function haproxyEnv(
     HPD_LB_MCP_PORT: String(ports.mcp),
     HPD_LB_AUTH_PORT: String(ports.auth),
     HPD_LB_LOG: 'stdout',
-    // The production default (20000) needs ~40000 descriptors, which only root may raise the limit to.
-    HPD_LB_MAXCONN: '2000',
     ...extra,
   };
   backends.forEach((b, i) => {

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { endWithBody } from '../../src/http/response-writer.ts';
+import { endWithBody, pendingResponses } from '../../src/http/response-writer.ts';
 import type { HttpResponse } from '../../src/http/uws.ts';
 
 class ThrottledResponse {
@@ -26,6 +26,11 @@ class ThrottledResponse {
     this.done = this.offset === total;
     return [n === chunk.byteLength, this.done];
   }
+  aborted: (() => void) | null = null;
+  onAborted(handler: () => void): this {
+    this.aborted = handler;
+    return this;
+  }
   onWritable(handler: (offset: number) => boolean): this {
     this.writable = handler;
     return this;
@@ -45,7 +50,7 @@ class ThrottledResponse {
 test('a body larger than the socket takes arrives whole, in order, over writable events', () => {
   const body = Buffer.from(Array.from({ length: 100_000 }, (_, i) => i % 251));
   const res = new ThrottledResponse(16_384);
-  endWithBody(res as unknown as HttpResponse, body, false);
+  endWithBody(res as unknown as HttpResponse, body);
   assert.equal(res.done, false);
   let events = 0;
   while (!res.done && events < 100) {
@@ -59,13 +64,22 @@ test('a body larger than the socket takes arrives whole, in order, over writable
 
 test('a body the socket takes at once needs no writable handler', () => {
   const res = new ThrottledResponse(1 << 20);
-  endWithBody(res as unknown as HttpResponse, Buffer.from('{"ok":true}'), false);
+  endWithBody(res as unknown as HttpResponse, Buffer.from('{"ok":true}'));
   assert.equal(res.done, true);
   assert.equal(res.writable, null);
 });
 
-test('a draining server ends with Connection: close through end()', () => {
-  const res = new ThrottledResponse(4);
-  endWithBody(res as unknown as HttpResponse, Buffer.from('{"ok":true}'), true);
-  assert.equal(res.ended, 'end');
+test('a body still being written counts as pending until it is sent whole or its client goes away', () => {
+  const body = Buffer.alloc(50_000, 7);
+  const before = pendingResponses();
+  const sent = new ThrottledResponse(16_384);
+  const dropped = new ThrottledResponse(16_384);
+  endWithBody(sent as unknown as HttpResponse, body);
+  endWithBody(dropped as unknown as HttpResponse, body);
+  assert.equal(pendingResponses(), before + 2);
+  while (!sent.done) sent.drain();
+  assert.equal(pendingResponses(), before + 1);
+  dropped.aborted!();
+  dropped.aborted!();
+  assert.equal(pendingResponses(), before);
 });
