@@ -2,22 +2,36 @@
  * What deploy/haproxy.cfg replays when a server closes the connection without answering (an instance
  * killed with requests in flight): GET and HEAD are sent again, to the other server (retries 2,
  * redispatch); OAuth and MCP POSTs never are, because the server may have acted on them. The servers
- * here are raw TCP listeners that pass HAProxy's /readyz check and close every other request's
- * connection without a byte of answer, so each arrival is counted exactly.
+ * here are raw TCP listeners that read HAProxy's PROXY header, pass its /readyz check and close every
+ * other request's connection without a byte of answer, so each arrival is counted exactly.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { parseProxyHeader } from '../../src/http/proxy-protocol.ts';
 import { startHaproxy } from '../helpers/haproxy.ts';
 
 /** A server that answers /readyz and drops everything else unanswered; `seen` lists what was dropped. */
 async function droppingServer(seen: string[]): Promise<{ server: Server; port: number }> {
   const server = createServer((socket: Socket) => {
     let buffered = Buffer.alloc(0);
+    // HAProxy opens each connection with a PROXY protocol v2 header (send-proxy-v2), as hpd expects it.
+    let headerRead = false;
     socket.on('error', () => {});
     socket.on('data', (d: Buffer) => {
       buffered = Buffer.concat([buffered, d]);
+      if (!headerRead) {
+        const header = parseProxyHeader(buffered);
+        if (header.kind === 'incomplete') return;
+        if (header.kind === 'invalid') {
+          seen.push(`malformed PROXY header: ${header.reason}`);
+          socket.destroy();
+          return;
+        }
+        if (header.kind !== 'absent') buffered = buffered.subarray(header.length);
+        headerRead = true;
+      }
       for (;;) {
         const end = buffered.indexOf('\r\n\r\n');
         if (end < 0) return;
