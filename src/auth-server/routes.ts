@@ -11,22 +11,33 @@ import { PAGE_HEADERS, renderErrorPage } from './pages.ts';
 import { errorPageFor, ROUTES } from './provider-config.ts';
 import { clientAddress } from './client-address.ts';
 import type { RegistrationLimit } from './registration-limit.ts';
-import { sendUnavailablePage } from './unavailable.ts';
+import { sendUnavailable, sendUnavailablePage } from './unavailable.ts';
 import { isRedisUnavailable } from '../policy/redis-failure.ts';
+import type { StoreHealth } from '../policy/state-store.ts';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** What the provider answers from memory (metadata, public keys): served whatever the state store's health. */
+const STORAGE_FREE = /^\/(?:\.well-known\/|jwks$)/;
 
 export function createRoutes(
   provider: Provider,
   interactions: InteractionContext,
   registrations: RegistrationLimit,
   onError: (err: unknown) => void,
+  storeHealth: () => StoreHealth,
 ): RequestHandler {
   const koa = provider.callback();
   return (req, res) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const pathname = q === -1 ? url : url.slice(0, q);
+    // Not only unreachable: an emptied Redis answers, and a sign-up, client or grant written into it now
+    // would be lost again by the restore the operator is about to make (or would resurrect as garbage).
+    if (storeHealth() !== 'ok' && !STORAGE_FREE.test(pathname)) {
+      sendUnavailable(req, res);
+      return;
+    }
     const m = INTERACTION_PATH.exec(pathname);
     if (m !== null) {
       void handleInteraction(req, res, m[1], m[2] as InteractionAction | undefined, interactions);

@@ -244,7 +244,7 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
       throttle: redis === undefined ? new LoginThrottle(clock) : new RedisLoginThrottle(redis, { clock, onError }),
       onError,
     };
-    handler = createRoutes(provider, interactions, createRegistrationLimit(clock), onError);
+    handler = createRoutes(provider, interactions, createRegistrationLimit(clock), onError, () => store.health());
 
     if (redis === undefined) {
       sweepTimer = setInterval(() => {

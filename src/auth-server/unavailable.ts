@@ -8,7 +8,7 @@
  * listener marks the request when the cause is Redis, and the middleware rewrites the answer after
  * the provider has written it (its error handlers run inside the route, below this middleware).
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KoaContext } from 'oidc-provider';
 import { isRedisUnavailable } from '../policy/redis-failure.ts';
 import { PAGE_HEADERS, renderErrorPage } from './pages.ts';
@@ -30,6 +30,11 @@ export function markIfRedisUnavailable(ctx: unknown, err: unknown): boolean {
   return true;
 }
 
+/** The OAuth error body of a 503, for clients that asked for JSON (or nothing in particular). */
+function unavailableJson(): string {
+  return JSON.stringify({ error: 'temporarily_unavailable', error_description: DESCRIPTION });
+}
+
 /** Provider middleware: rewrites a marked request's answer (a page, a JSON error or a redirect) into 503. */
 export async function unavailableMiddleware(ctx: KoaContext, next: () => Promise<void>): Promise<void> {
   await next();
@@ -44,7 +49,7 @@ export async function unavailableMiddleware(ctx: KoaContext, next: () => Promise
     ctx.body = renderErrorPage({ ...PAGE, code: 'temporarily_unavailable' });
   } else {
     ctx.type = 'json';
-    ctx.body = { error: 'temporarily_unavailable', error_description: DESCRIPTION };
+    ctx.body = unavailableJson();
   }
 }
 
@@ -57,4 +62,24 @@ export function sendUnavailablePage(res: ServerResponse): void {
     'content-length': String(Buffer.byteLength(html)),
   });
   res.end(html);
+}
+
+/**
+ * The 503 for a request refused before the provider sees it: a page for a browser (its Accept names
+ * HTML), the OAuth JSON error otherwise, as the middleware answers. The request body is drained unread.
+ */
+export function sendUnavailable(req: IncomingMessage, res: ServerResponse): void {
+  req.resume();
+  if ((req.headers.accept ?? '').includes('text/html')) {
+    sendUnavailablePage(res);
+    return;
+  }
+  const body = unavailableJson();
+  res.writeHead(503, {
+    'content-type': 'application/json; charset=utf-8',
+    'retry-after': String(UNAVAILABLE_RETRY_AFTER_S),
+    'cache-control': 'no-store',
+    'content-length': String(Buffer.byteLength(body)),
+  });
+  res.end(body);
 }

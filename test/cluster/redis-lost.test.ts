@@ -114,6 +114,19 @@ describe('Redis loses its data under a two-instance cluster behind HAProxy', { t
     assert.equal(unknown.headers.get('retry-after'), '5');
     assert.equal(unknown.headers.get('content-type'), 'application/problem+json');
     assert.equal((JSON.parse(unknown.body) as { status: number }).status, 503);
+    // The authorization server writes nothing into the emptied Redis: a restore would drop it again.
+    for (let i = 0; i < 2; i++) {
+      const reg = await fetch(`${c.lb.authUrl}/reg`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', connection: 'close' },
+        body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:9/callback'], token_endpoint_auth_method: 'none' }),
+      });
+      assert.equal(reg.status, 503);
+      assert.equal(reg.headers.get('retry-after'), '5');
+      assert.equal(((await reg.json()) as { error: string }).error, 'temporarily_unavailable');
+    }
+    assert.equal((await fetch(`${c.lb.authUrl}/.well-known/oauth-authorization-server`)).status, 200, 'metadata needs no storage');
+    assert.deepEqual(await raw.keys('hpd:oauth:*'), [], 'no OAuth client written to the emptied Redis');
     for (const [i, inst] of c.instances.entries()) {
       const metrics = (await get(inst.metricsUrl)).body;
       assert.match(metrics, /^hpd_state_store_health\{state="lost"\} 1$/m);

@@ -20,6 +20,21 @@ export const MASTER_NAME = 'hpd';
 export const DOWN_AFTER_MS = 2000;
 const FAILOVER_TIMEOUT_MS = 10_000;
 
+/** A quiet, not yet connected client of one sentinel (its failures are the caller's to handle). */
+function sentinelClient(port: number, password: string | undefined, retryStrategy?: () => null): Redis {
+  const r = new Redis({
+    port,
+    host: '127.0.0.1',
+    password,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 500,
+    retryStrategy,
+  });
+  r.on('error', () => {});
+  return r;
+}
+
 export interface TestSentinelRedis {
   /** redis+sentinel://127.0.0.1:S1,127.0.0.1:S2,127.0.0.1:S3/hpd/0 */
   readonly url: string;
@@ -69,15 +84,7 @@ export async function startSentinelRedis(opts: SentinelRedisOptions = {}): Promi
     const ask = async <T>(run: (r: Redis) => Promise<T>): Promise<T> => {
       let last: unknown;
       for (const port of ports) {
-        const r = new Redis({
-          port,
-          host: '127.0.0.1',
-          password: opts.sentinelPassword,
-          lazyConnect: true,
-          maxRetriesPerRequest: 0,
-          connectTimeout: 500,
-        });
-        r.on('error', () => {});
+        const r = sentinelClient(port, opts.sentinelPassword);
         try {
           await r.connect();
           return await run(r);
@@ -153,16 +160,7 @@ async function startSentinel(dir: string, port: number, primaryPort: number, opt
   child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const r = new Redis({
-      port,
-      host: '127.0.0.1',
-      password: opts.sentinelPassword,
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 500,
-      retryStrategy: () => null,
-    });
-    r.on('error', () => {});
+    const r = sentinelClient(port, opts.sentinelPassword, () => null);
     try {
       await r.connect();
       await r.ping();
