@@ -72,6 +72,10 @@ describe('Redis loses its data under a two-instance cluster behind HAProxy', { t
       .split('\n')
       .filter((l) => pattern.test(l)).length;
 
+  /** /readyz is a REST worker's answer; the main thread, which writes the record, checks on its own beat. */
+  const untilRecorded = async (i: number, epoch: string): Promise<void> => {
+    for (let n = 0; n < 50 && readEpochRecord(recordOf(i))?.epoch !== epoch; n++) await sleep(100);
+  };
   /** The watcher compares the health once a second (HEALTH_WATCH_MS). */
   const untilLine = async (i: number, pattern: RegExp, count = 1): Promise<void> => {
     for (let n = 0; n < 50 && stderrLines(i, pattern) < count; n++) await sleep(100);
@@ -206,6 +210,7 @@ describe('Redis loses its data under a two-instance cluster behind HAProxy', { t
     const epoch = (await readRedisEpoch(raw))!;
     await untilReady([c.instances[1]], 'ready');
     assert.equal((await get(`${c.instances[1].restUrl}${YEARS}`, key)).status, 401, 'started over: the old keys are gone');
+    await untilRecorded(1, epoch.epoch);
     assert.deepEqual(readEpochRecord(recordOf(1)), epoch, 'the running instance recorded the new epoch');
     await c.restart(0);
     await c.waitUp();
@@ -231,6 +236,7 @@ describe('Redis loses its data under a two-instance cluster behind HAProxy', { t
     await c.restart(1);
     await c.waitUp();
     const epoch = (await readRedisEpoch(raw))!;
+    await untilRecorded(0, epoch.epoch);
     for (const i of [0, 1]) assert.deepEqual(readEpochRecord(recordOf(i)), epoch);
     for (let i = 0; i < 4; i++) assert.equal((await get(`${c.lb.restUrl}${YEARS}`, firstKey)).status, 200);
     const status = c.hpd(1, ['redis', 'status']);
