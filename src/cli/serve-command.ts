@@ -118,7 +118,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     allowedOrigins: c.allowedOrigins,
     mcpIdleMs: c.mcpIdleMs,
     version: PACKAGE_VERSION,
-    listenerLimits: { maxConnections: c.maxConnections },
+    listenerLimits: { maxConnections: c.maxConnections, maxConnectionsPerAddress: c.maxConnectionsPerAddress },
     restMaxConnections: c.restMaxConnections,
     restMaxConnectionsPerAddress: c.restMaxConnectionsPerAddress,
     trustedProxies: c.trustedProxies,

@@ -24,6 +24,7 @@ export interface ServeConfig {
   /** Set: an external issuer, and the embedded authorization server does not start. */
   readonly externalIssuer: string | undefined;
   readonly maxConnections: number;
+  readonly maxConnectionsPerAddress: number;
   readonly restMaxConnections: number;
   readonly restMaxConnectionsPerAddress: number;
   /** HPD_TRUSTED_PROXIES: addresses and CIDR blocks (src/http/trusted-proxies.ts). */
@@ -86,6 +87,7 @@ export function serveConfig(env: NodeJS.ProcessEnv = process.env, overrides: Ser
     authPort: v.authPort,
     externalIssuer: v.authIssuer,
     maxConnections: v.maxConnections,
+    maxConnectionsPerAddress: v.maxConnectionsPerAddress,
     restMaxConnections: v.restMaxConnections,
     restMaxConnectionsPerAddress: v.restMaxConnectionsPerAddress,
     trustedProxies: v.trustedProxies,

@@ -186,6 +186,16 @@ export const SETTINGS = {
     description: 'concurrent connections per MCP and authorization listener',
     scope: 'serve',
   }),
+  maxConnectionsPerAddress: setting<number>({
+    name: 'HPD_MAX_CONNECTIONS_PER_ADDRESS',
+    parse: p.integer(0, 1_000_000),
+    expected: 'a whole number of connections (0: no per-address limit)',
+    fallback: 100,
+    defaultText: '100',
+    description:
+      'connections one client address may hold on each MCP and authorization listener (the client a proxy in HPD_TRUSTED_PROXIES names, else the peer); more get a 429 problem and are closed, so one address cannot take the whole HPD_MAX_CONNECTIONS. Behind a load balancer not listed in HPD_TRUSTED_PROXIES every connection comes from its address: keep this above its per-instance maxconn, or 0',
+    scope: 'serve',
+  }),
   restMaxConnections: setting<number>({
     name: 'HPD_REST_MAX_CONNECTIONS',
     parse: p.integer(1, 1_000_000),

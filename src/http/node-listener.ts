@@ -15,6 +15,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createConnectionCap } from './connection-cap.ts';
+import { createAddressCount } from './node-address-count.ts';
 import { gateProxyHeaders } from './proxy-protocol.ts';
 import type { TrustedProxies } from './trusted-proxies.ts';
 import { InvariantError } from '../invariant.ts';
@@ -30,6 +31,11 @@ export interface ListenerLimits {
   readonly idleTimeoutMs: number;
   /** Concurrent connections; further ones are closed as soon as they are accepted. */
   readonly maxConnections: number;
+  /**
+   * Concurrent connections one client address may hold (the client a trusted proxy names, else the
+   * peer); further ones get a 429 problem and are closed. 0: no per-address limit.
+   */
+  readonly maxConnectionsPerAddress: number;
 }
 
 export const DEFAULT_LISTENER_LIMITS: ListenerLimits = Object.freeze({
@@ -38,6 +44,7 @@ export const DEFAULT_LISTENER_LIMITS: ListenerLimits = Object.freeze({
   keepAliveTimeoutMs: 5_000,
   idleTimeoutMs: 10_000,
   maxConnections: 1_000,
+  maxConnectionsPerAddress: 100,
 });
 
 /** How long a shutdown lets requests in flight finish before closing their connections. */
@@ -110,7 +117,13 @@ export function createNodeListener(
     endLingering(socket, rawProblemResponse(405, 'CONNECT is not supported: this is not a proxy.'));
   });
 
+  const perAddress = createAddressCount(name, limits.maxConnectionsPerAddress);
   server.on('connection', (socket: Socket) => {
+    // Registered before the PROXY header gate, so this runs once the header named the client.
+    if (!perAddress.admit(socket)) {
+      endLingering(socket, rawProblemResponse(429, `Too many connections from this address (limit ${limits.maxConnectionsPerAddress}).`));
+      return;
+    }
     inFlight.set(socket, 0);
     // Node's own socket timeout (server.timeout) would also cut long responses such as MCP's SSE
     // streams; this one runs only while no request is in progress (see 'request' below).
@@ -165,6 +178,7 @@ const STATUS_TITLES: Readonly<Record<number, string>> = {
   400: 'Bad Request',
   405: 'Method Not Allowed',
   408: 'Request Timeout',
+  429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',
 };
 
@@ -210,7 +224,8 @@ function endSocket(socket: Socket): void {
 
 function checkLimits(l: ListenerLimits): void {
   for (const [k, v] of Object.entries(l)) {
-    if (!Number.isSafeInteger(v) || v <= 0) throw new InvariantError(`listener limit ${k} must be a positive integer, got ${v}`);
+    const least = k === 'maxConnectionsPerAddress' ? 0 : 1;
+    if (!Number.isSafeInteger(v) || v < least) throw new InvariantError(`listener limit ${k} must be an integer ≥ ${least}, got ${v}`);
   }
   if (l.headersTimeoutMs > l.requestTimeoutMs)
     throw new InvariantError(`headersTimeoutMs (${l.headersTimeoutMs}) must not exceed requestTimeoutMs (${l.requestTimeoutMs})`);

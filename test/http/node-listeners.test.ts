@@ -12,7 +12,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createKey } from '../../src/policy/api-keys.ts';
 import { startTestServices, type TestServices } from '../helpers/services.ts';
 
-const LIMITS = { maxConnections: 200, idleTimeoutMs: 1000, headersTimeoutMs: 1000, requestTimeoutMs: 2000, keepAliveTimeoutMs: 1000 };
+const LIMITS = {
+  maxConnections: 200,
+  maxConnectionsPerAddress: 0,
+  idleTimeoutMs: 1000,
+  headersTimeoutMs: 1000,
+  requestTimeoutMs: 2000,
+  keepAliveTimeoutMs: 1000,
+};
 
 let svc: TestServices;
 let key: string;
