@@ -196,7 +196,9 @@ function clientErrorAnswer(code: string | undefined): [number, string] {
 function rawProblemResponse(status: number, detail: string): string {
   const title = STATUS_TITLES[status] ?? 'Error';
   const body = JSON.stringify({ type: 'about:blank', title, status, detail });
-  return `HTTP/1.1 ${status} ${title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+  // A refusal for too many connections passes as soon as one closes: say when to try again (RFC 6585).
+  const retry = status === 429 ? 'retry-after: 1\r\n' : '';
+  return `HTTP/1.1 ${status} ${title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${retry}connection: close\r\n\r\n${body}`;
 }
 
 /** How long a refused connection is read from (and discarded) after its answer, at most. */

@@ -97,6 +97,7 @@ for (const listener of ['MCP', 'authorization'] as const) {
       const refusals = flood.answers.filter((a) => a.startsWith('HTTP/1.1 429 '));
       assert.ok(refusals.length > 0, 'the flood is refused past its share');
       assert.match(refusals[0]!, /application\/problem\+json[\s\S]*Too many connections from this address \(limit 10\)/);
+      assert.match(refusals[0]!, /\r\nretry-after: 1\r\n/);
     } finally {
       flood.stop();
     }
