@@ -4,7 +4,7 @@
  * the slack (0 under 1,000), give back what they did not use, and count locally while Redis is down,
  * adding those counts when it is back.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { LeasedQuota } from '../../src/policy/leased-quota.ts';
 import { connectRedis, type RedisLink } from '../../src/policy/redis-link.ts';
@@ -30,11 +30,17 @@ async function holders(redis: TestRedis, n: number): Promise<{ quotas: LeasedQuo
   };
 }
 
-test('Free across 3 holders: 150 concurrent requests, exactly 100 succeed, spread over the holders', { timeout: 60_000 }, async (t) => {
+/** A new Redis and `n` lease holders on it, all stopped after the test. */
+async function holdersOnNewRedis(t: TestContext, n: number): Promise<{ redis: TestRedis; h: Awaited<ReturnType<typeof holders>> }> {
   const redis = await startTestRedis();
   t.after(() => redis.close());
-  const h = await holders(redis, 3);
+  const h = await holders(redis, n);
   t.after(() => h.close());
+  return { redis, h };
+}
+
+test('Free across 3 holders: 150 concurrent requests, exactly 100 succeed, spread over the holders', { timeout: 60_000 }, async (t) => {
+  const { redis, h } = await holdersOnNewRedis(t, 3);
   const results = await Promise.all(Array.from({ length: 150 }, (_, i) => Promise.resolve(h.quotas[i % 3]!.consume('usr_free', 'free'))));
   const allowed = results.filter((d) => d.allowed);
   assert.equal(allowed.length, 100);
@@ -53,10 +59,7 @@ test('Free across 3 holders: 150 concurrent requests, exactly 100 succeed, sprea
 test('Pro across 4 holders until refused: never above the limit, never refused below limit − 0.5 %; blocks mostly local', {
   timeout: 60_000,
 }, async (t) => {
-  const redis = await startTestRedis();
-  t.after(() => redis.close());
-  const h = await holders(redis, 4);
-  t.after(() => h.close());
+  const { redis, h } = await holdersOnNewRedis(t, 4);
   const limit = LIMITS.pro;
   const slack = limit * 0.005;
   let allowed = 0;
@@ -84,10 +87,7 @@ test('Pro across 4 holders until refused: never above the limit, never refused b
 });
 
 test('closing gives back the unused lease: the counter then holds only what was used', { timeout: 60_000 }, async (t) => {
-  const redis = await startTestRedis();
-  t.after(() => redis.close());
-  const h = await holders(redis, 2);
-  t.after(() => h.close());
+  const { redis, h } = await holdersOnNewRedis(t, 2);
   for (let i = 0; i < 3; i++) assert.equal((await h.quotas[0]!.consume('usr_e', 'enterprise')).allowed, true);
   const leased = Number(await h.links[0]!.client.hget(quotaKey(today()), 'usr_e'));
   assert.ok(leased > 3, `a block was leased (${leased})`);
@@ -96,10 +96,7 @@ test('closing gives back the unused lease: the counter then holds only what was 
 });
 
 test('Redis down: requests counted locally from the last count, added to Redis when it is back', { timeout: 60_000 }, async (t) => {
-  const redis = await startTestRedis();
-  t.after(() => redis.close());
-  const h = await holders(redis, 1);
-  t.after(() => h.close());
+  const { redis, h } = await holdersOnNewRedis(t, 1);
   const q = h.quotas[0]!;
   for (let i = 0; i < 40; i++) assert.equal((await q.consume('usr_f', 'free')).allowed, true);
   await redis.stop();
@@ -121,10 +118,7 @@ test('Redis down: requests counted locally from the last count, added to Redis w
 test('Redis down with 4 holders: together they let through at most what was left (+ the slack), not 4 times it; all of it reaches Redis after', {
   timeout: 60_000,
 }, async (t) => {
-  const redis = await startTestRedis();
-  t.after(() => redis.close());
-  const h = await holders(redis, 4);
-  t.after(() => h.close());
+  const { redis, h } = await holdersOnNewRedis(t, 4);
   const limit = LIMITS.enterprise;
   const seeded = limit - 10_000;
   await h.links[0]!.client.hset(quotaKey(today()), 'usr_e', seeded);
@@ -189,10 +183,7 @@ test('a primary demoted to a replica (READONLY): requests counted locally, added
 test('a holder that served a user a while ago learns the day count from its heartbeat: its offline share follows what others used since', {
   timeout: 60_000,
 }, async (t) => {
-  const redis = await startTestRedis();
-  t.after(() => redis.close());
-  const h = await holders(redis, 2);
-  t.after(() => h.close());
+  const { redis, h } = await holdersOnNewRedis(t, 2);
   const [a, b] = h.quotas as [LeasedQuota, LeasedQuota];
   const limit = LIMITS.enterprise;
   await h.links[0]!.client.hset(quotaKey(today()), 'usr_h', limit - 10_000);
