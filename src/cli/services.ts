@@ -420,7 +420,7 @@ async function startMetrics(c: ServicesConfig, parts: ServiceParts, pool: RestPo
     store: parts.store,
   });
   parts.opened.push(async () => exposition.close());
-  const m = await startMetricsServer(exposition, c.metricsPort ?? 0, c.metricsHost ?? '127.0.0.1');
+  const m = await startMetricsServer(exposition, c.metricsPort ?? 0, c.metricsHost ?? '127.0.0.1', c.listenerLimits);
   parts.opened.push(() => m.close());
   return m;
 }

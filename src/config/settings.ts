@@ -183,7 +183,7 @@ export const SETTINGS = {
     expected: 'a positive integer (connections)',
     fallback: 1000,
     defaultText: '1000',
-    description: 'concurrent connections per MCP and authorization listener',
+    description: 'concurrent connections per MCP, authorization and metrics listener',
     scope: 'serve',
   }),
   maxConnectionsPerAddress: setting<number>({
@@ -193,7 +193,7 @@ export const SETTINGS = {
     fallback: 100,
     defaultText: '100',
     description:
-      'connections one client address may hold on each MCP and authorization listener (the client a proxy in HPD_TRUSTED_PROXIES names, else the peer); more get a 429 problem and are closed, so one address cannot take the whole HPD_MAX_CONNECTIONS. Behind a load balancer not listed in HPD_TRUSTED_PROXIES every connection comes from its address: keep this above its per-instance maxconn, or 0',
+      'connections one client address may hold on each MCP, authorization and metrics listener (the client a proxy in HPD_TRUSTED_PROXIES names, else the peer); more get a 429 problem and are closed, so one address cannot take the whole HPD_MAX_CONNECTIONS. Behind a load balancer not listed in HPD_TRUSTED_PROXIES every connection comes from its address: keep this above its per-instance maxconn, or 0',
     scope: 'serve',
   }),
   restMaxConnections: setting<number>({

@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { toListenError } from '../http/listen-error.ts';
-import { createNodeListener } from '../http/node-listener.ts';
+import { createNodeListener, type ListenerLimits } from '../http/node-listener.ts';
 import { requestPath } from '../http/request-target.ts';
 import type { MetricsExposition } from './metrics-exposition.ts';
 import { PROMETHEUS_CONTENT_TYPE } from './prometheus-text.ts';
@@ -19,24 +19,37 @@ function problem(status: number, title: string, detail: string): string {
   return JSON.stringify({ type: 'about:blank', title, status, detail });
 }
 
-export async function startMetricsServer(exposition: MetricsExposition, port: number, host: string): Promise<MetricsServer> {
-  const listener = createNodeListener('metrics', (req, res) => {
-    const path = requestPath(req.url ?? '/');
-    const answer = (status: number, type: string, body: string, headers: Record<string, string> = {}): void => {
-      res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...headers });
-      res.end(req.method === 'HEAD' ? undefined : body);
-    };
-    if (path !== '/metrics')
-      return answer(404, 'application/problem+json', problem(404, 'Not Found', 'This listener serves /metrics only.'));
-    if (req.method !== 'GET' && req.method !== 'HEAD')
-      return answer(
-        405,
-        'application/problem+json',
-        problem(405, 'Method Not Allowed', `Method ${req.method} is not allowed. Allowed: GET, HEAD.`),
-        { allow: 'GET, HEAD' },
-      );
-    answer(200, PROMETHEUS_CONTENT_TYPE, exposition.render());
-  });
+/**
+ * `limits` are the same as the other node:http listeners': a scraper needs one connection, and one
+ * address holding many must not keep the others' scrapes out when the port is exposed.
+ */
+export async function startMetricsServer(
+  exposition: MetricsExposition,
+  port: number,
+  host: string,
+  limits?: Partial<ListenerLimits>,
+): Promise<MetricsServer> {
+  const listener = createNodeListener(
+    'metrics',
+    (req, res) => {
+      const path = requestPath(req.url ?? '/');
+      const answer = (status: number, type: string, body: string, headers: Record<string, string> = {}): void => {
+        res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...headers });
+        res.end(req.method === 'HEAD' ? undefined : body);
+      };
+      if (path !== '/metrics')
+        return answer(404, 'application/problem+json', problem(404, 'Not Found', 'This listener serves /metrics only.'));
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        return answer(
+          405,
+          'application/problem+json',
+          problem(405, 'Method Not Allowed', `Method ${req.method} is not allowed. Allowed: GET, HEAD.`),
+          { allow: 'GET, HEAD' },
+        );
+      answer(200, PROMETHEUS_CONTENT_TYPE, exposition.render());
+    },
+    limits,
+  );
   await new Promise<void>((resolve, reject) => {
     listener.server.once('error', (err) => reject(toListenError('metrics', host, port, err)));
     listener.server.listen(port, host, () => resolve());

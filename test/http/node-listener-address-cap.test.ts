@@ -1,5 +1,5 @@
 /**
- * The per-address connection cap of the node:http listeners (MCP, authorization server) on the whole
+ * The per-address connection cap of the node:http listeners (MCP, authorization server, metrics) on the whole
  * service: one address holding slow connections, reopened as they close, up to the listener's global
  * cap takes only its own share; another address's requests are all answered.
  */
@@ -23,7 +23,7 @@ const VICTIM = '127.0.0.3';
 let svc: TestServices;
 
 before(async () => {
-  svc = await startTestServices({ listenerLimits: LIMITS });
+  svc = await startTestServices({ listenerLimits: LIMITS, metricsPort: 0 });
 });
 after(() => svc?.close());
 
@@ -76,13 +76,18 @@ function slowFlood(port: number, localAddress: string, n: number): { open(): num
   };
 }
 
-for (const listener of ['MCP', 'authorization'] as const) {
+/** Where each listener is probed, the method, and the status a well-formed probe gets. */
+function probe(listener: 'MCP' | 'authorization' | 'metrics'): { url: string; method: string; expected: number } {
+  if (listener === 'MCP') return { url: svc.mcpUrl, method: 'POST', expected: 401 };
+  if (listener === 'authorization') return { url: `${svc.authUrl}/.well-known/oauth-authorization-server`, method: 'GET', expected: 200 };
+  return { url: `http://127.0.0.1:${svc.services.metricsPort}/metrics`, method: 'GET', expected: 200 };
+}
+
+for (const listener of ['MCP', 'authorization', 'metrics'] as const) {
   test(`${listener} listener: an address flooding it with slow connections holds at most its share; another address gets every answer`, {
     timeout: 60_000,
   }, async () => {
-    const url = listener === 'MCP' ? svc.mcpUrl : `${svc.authUrl}/.well-known/oauth-authorization-server`;
-    const method = listener === 'MCP' ? 'POST' : 'GET';
-    const expected = listener === 'MCP' ? 401 : 200;
+    const { url, method, expected } = probe(listener);
     const flood = slowFlood(Number(new URL(url).port), ATTACKER, LIMITS.maxConnections + 20);
     try {
       await sleep(1000);
