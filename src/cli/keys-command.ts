@@ -6,7 +6,7 @@
  * exactly the key; everything meant for the operator (key id, owner, tier changes) goes to stderr.
  * The plaintext is never stored and never shown again.
  */
-import { createKey, KEY_PATTERN, listKeys, MAX_LABEL_LENGTH, revokeKey, UnknownKeyError } from '../policy/api-keys.ts';
+import { createKey, KEY_PATTERN, listKeys, MAX_LABEL_LENGTH, purgeRevokedKeys, revokeKey, UnknownKeyError } from '../policy/api-keys.ts';
 import { openStateBackend } from '../policy/state-backend.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import { USER_ID_PATTERN } from '../policy/state-store.ts';
@@ -26,6 +26,10 @@ Commands:
   list [--json]   one line per key, tab-separated: id, user, label, created, last used, revoked
                   ("-" when empty). Never shows keys or hashes
   revoke KEY_ID   revoke a key (KEY_ID as shown by list, key_...); effective immediately
+  purge --revoked-before DATE
+                  delete the records of keys revoked before DATE (YYYY-MM-DD, UTC midnight, or
+                  an ISO 8601 time); revoked keys are otherwise listed forever. Keys in use are
+                  never touched. Prints the purged ids on stdout
 
 State: $HPD_STATE_DIR, default var/ in the repository.`;
 
@@ -79,7 +83,8 @@ export async function keysCommand(argv: readonly string[]): Promise<number> {
   if (sub === 'create') return create(rest);
   if (sub === 'list') return list(rest);
   if (sub === 'revoke') return revoke(rest);
-  throw unknownSubcommand('keys', sub, ['create', 'list', 'revoke']);
+  if (sub === 'purge') return purge(rest);
+  throw unknownSubcommand('keys', sub, ['create', 'list', 'revoke', 'purge']);
 }
 
 async function create(args: readonly string[]): Promise<number> {
@@ -148,5 +153,26 @@ async function revoke(args: readonly string[]): Promise<number> {
   const at = new Date(now).toISOString();
   if (rec.revoked_at !== at) process.stderr.write(`key ${rec.id} was already revoked at ${rec.revoked_at}\n`);
   else process.stderr.write(`revoked key ${rec.id} of user ${rec.user_id}\n`);
+  return 0;
+}
+
+/** A --revoked-before value: a date (UTC midnight) or a full ISO 8601 time with its offset. */
+function parseCutoff(text: string | undefined): number {
+  if (text === undefined) throw new UsageError('keys purge needs --revoked-before DATE (YYYY-MM-DD or an ISO 8601 time)');
+  const shaped = /^\d{4}-\d{2}-\d{2}$/.test(text) || /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(text);
+  const at = shaped ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(at))
+    throw new UsageError(`--revoked-before "${text}" is not a date (YYYY-MM-DD or an ISO 8601 time such as 2026-01-31T12:00:00Z)`);
+  if (at > Date.now()) throw new UsageError(`--revoked-before ${text} is in the future`);
+  return at;
+}
+
+async function purge(args: readonly string[]): Promise<number> {
+  const { values, positionals } = parse('purge', args, { 'revoked-before': { type: 'string' } });
+  noPositionals('keys purge', positionals);
+  const before = parseCutoff(values['revoked-before'] as string | undefined);
+  const gone = await withStore((store) => purgeRevokedKeys(store, before));
+  for (const k of gone) process.stdout.write(`${k.id}\n`);
+  process.stderr.write(`purged ${gone.length} key${gone.length === 1 ? '' : 's'} revoked before ${new Date(before).toISOString()}\n`);
   return 0;
 }

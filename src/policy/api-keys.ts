@@ -162,6 +162,26 @@ export async function revokeKey(store: StateStore, keyId: string, now: number): 
   return rec;
 }
 
+/**
+ * Deletes the records of keys revoked before `before` (ms since the epoch), which are otherwise kept
+ * for `hpd keys list` as long as the store lives; a key not revoked, or revoked since, is never touched
+ * (checked again at the deletion, so a key revoked meanwhile by another process is judged as it is
+ * then). Freed pages are reused by later writes; a compacted file comes from `hpd state backup`.
+ * Resolves to the records deleted.
+ *
+ * @example const gone = await purgeRevokedKeys(store, Date.parse('2026-01-01'));
+ */
+export async function purgeRevokedKeys(store: StateStore, before: number): Promise<ApiKeyRecord[]> {
+  const cutoff = iso(before);
+  const old = (k: ApiKeyRecord): boolean => k.revoked_at !== null && k.revoked_at < cutoff;
+  const gone: ApiKeyRecord[] = [];
+  for (const k of store.listKeys().filter(old)) {
+    const removed = await store.removeKey(k.id, old);
+    if (removed !== undefined) gone.push(removed);
+  }
+  return gone;
+}
+
 /** Every key, revoked ones included, oldest first (ties by id, so the order is stable). */
 export function listKeys(store: StateStore): ApiKeyRecord[] {
   return store

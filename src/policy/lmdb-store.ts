@@ -147,6 +147,17 @@ class LmdbStateStore implements StateStore {
     });
   }
 
+  async removeKey(id: string, when: (current: ApiKeyRecord) => boolean): Promise<ApiKeyRecord | undefined> {
+    return this.#write(() => {
+      const current = this.#keys.get(id);
+      if (current === undefined || !when(current)) return undefined;
+      this.#keys.remove(id);
+      this.#keysByHash.remove(current.hash);
+      this.#bump();
+      return current;
+    });
+  }
+
   listKeys(): ApiKeyRecord[] {
     return Array.from(this.#keys.getRange(), (entry) => entry.value);
   }

@@ -79,6 +79,20 @@ end
 return tonumber(redis.call('GET', KEYS[3]) or '0')
 `;
 
+/**
+ * KEYS: keys, keys-by-hash, generation. ARGV: id, expected JSON, channel. Deletes the key and its hash
+ * entry if the record is still `expected`; returns the generation after, or -1 when it changed since read.
+ */
+const REMOVE_KEY = `
+local previous = redis.call('HGET', KEYS[1], ARGV[1])
+if previous ~= ARGV[2] then return -1 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], cjson.decode(previous).hash)
+local g = redis.call('INCR', KEYS[3])
+redis.call('PUBLISH', ARGV[3], cjson.encode({ g = g, key = ARGV[1] }))
+return g
+`;
+
 /** KEYS: users, generation. ARGV: id, new JSON, expected JSON ('' = any, '-' = must not exist), bump, channel. */
 const PUT_USER = `
 local previous = redis.call('HGET', KEYS[1], ARGV[1])
@@ -382,6 +396,20 @@ class RedisStateStore implements StateStore {
           ) as Promise<number>,
       };
     });
+  }
+
+  async removeKey(id: string, when: (current: ApiKeyRecord) => boolean): Promise<ApiKeyRecord | undefined> {
+    for (let i = 0; i < MAX_CAS_TRIES; i++) {
+      const json = await this.#redis.hget(KEYS, id);
+      if (json === null) return undefined;
+      const current = JSON.parse(json) as ApiKeyRecord;
+      if (!when(current)) return undefined;
+      const g = (await this.#redis.eval(REMOVE_KEY, 3, KEYS, KEYS_BY_HASH, GENERATION, id, json, CHANGES_CHANNEL)) as number;
+      if (g < 0) continue;
+      await this.#caughtUp(g, { key: id });
+      return current;
+    }
+    throw new StateError(`key ${id} kept changing while it was removed`);
   }
 
   listKeys(): ApiKeyRecord[] {

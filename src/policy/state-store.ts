@@ -81,6 +81,12 @@ export interface StateStore {
    * that a CLI committed in between.
    */
   updateKey(id: string, update: (current: ApiKeyRecord) => ApiKeyRecord | undefined): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Deletes a key record and its hash index entry in one step, if `when` holds for the latest committed
+   * record (same rules as updateKey's `update`). Resolves to the deleted record, or undefined when no
+   * key has this id or `when` said no.
+   */
+  removeKey(id: string, when: (current: ApiKeyRecord) => boolean): Promise<ApiKeyRecord | undefined>;
   /** Every key, revoked ones included, in no particular order. */
   listKeys(): ApiKeyRecord[];
   getUser(id: string): UserRecord | undefined;

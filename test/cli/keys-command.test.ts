@@ -6,11 +6,11 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { hashKey } from '../../src/policy/api-keys.ts';
+import { createKey, hashKey, revokeKey } from '../../src/policy/api-keys.ts';
 import { authenticate } from '../../src/policy/authenticate.ts';
 import { openLmdbStateStore } from '../../src/policy/lmdb-store.ts';
 import type { StateStore } from '../../src/policy/state-store.ts';
@@ -162,6 +162,57 @@ test('users set-tier changes the tier authenticate returns for an already open s
       ['acct-8', 'pro'],
     ],
   );
+});
+
+test('keys purge deletes only keys revoked before the date, frees their pages for reuse, and refuses a bad date', {
+  timeout: 120_000,
+}, async (t) => {
+  const h = harness(t);
+  const store = h.store();
+  // One owner: keys come and go, their user stays (a new user per key would grow the file by itself).
+  const OWNER = 'usr_purge';
+  const past = Date.parse('2026-01-01T00:00:00Z');
+  const created = await Promise.all(Array.from({ length: 400 }, () => createKey(store, { tier: 'free', userId: OWNER, now: past })));
+  for (const k of created.slice(0, 300)) await revokeKey(store, k.record.id, past + 3_600_000);
+  const live = created.at(-1)!;
+  const file = join(h.stateDir, 'state.mdb');
+
+  for (const bad of ['yesterday', '2026-13-01', '2999-01-01']) {
+    const r = await h.hpd('keys', 'purge', '--revoked-before', bad);
+    assert.equal(r.code, 2, bad);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  }
+  const none = await h.hpd('keys', 'purge', '--revoked-before', '2026-01-01');
+  assert.equal(none.code, 0, none.stderr);
+  assert.equal(none.stdout, '');
+  assert.match(none.stderr, /^purged 0 keys revoked before 2026-01-01T00:00:00.000Z\n$/);
+
+  const r = await h.hpd('keys', 'purge', '--revoked-before', '2026-01-02');
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(
+    r.stdout.trim().split('\n').sort(),
+    created
+      .slice(0, 300)
+      .map((k) => k.record.id)
+      .sort(),
+  );
+  assert.deepEqual(
+    store
+      .listKeys()
+      .map((k) => k.id)
+      .sort(),
+    created
+      .slice(300)
+      .map((k) => k.record.id)
+      .sort(),
+  );
+  assert.equal(store.getKeyByHash(hashKey(created[0]!.plaintext)), undefined);
+  assert.equal(authenticate(`Bearer ${live.plaintext}`, store, Date.now()).ok, true);
+
+  // The pages the purge freed take as many new keys again without growing the file.
+  const size = statSync(file).size;
+  for (let i = 0; i < 300; i++) await createKey(store, { tier: 'free', userId: OWNER, now: Date.now() });
+  assert.equal(statSync(file).size, size, 'new keys reuse the freed pages');
 });
 
 test('hpd --help lists keys and users; hpd keys --help exits 0', async (t) => {

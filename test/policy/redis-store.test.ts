@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createKey, hashKey, revokeKey } from '../../src/policy/api-keys.ts';
+import { createKey, hashKey, purgeRevokedKeys, revokeKey } from '../../src/policy/api-keys.ts';
 import { authenticate } from '../../src/policy/authenticate.ts';
 import { connectRedis, type RedisLink } from '../../src/policy/redis-link.ts';
 import { openRedisStateStore } from '../../src/policy/redis-store.ts';
@@ -64,6 +64,42 @@ test('a key created and revoked through one instance is seen by the other at onc
   const revokedIn = await until('revocation visible in a', () => authenticate(header, s.a, Date.now()).ok === false);
   assert.ok(revokedIn < 1000, `revoked after ${revokedIn} ms`);
   assert.ok(s.a.generation() > genBefore);
+});
+
+test('purging revoked keys through one instance deletes them and their hash entries everywhere; keys in use stay', {
+  timeout: 60_000,
+}, async (t) => {
+  const redis = await startTestRedis();
+  t.after(() => redis.close());
+  const s = await twoStores(redis);
+  t.after(() => s.close());
+
+  const t0 = Date.parse('2026-03-01T00:00:00Z');
+  const old = await createKey(s.a, { tier: 'free', now: t0 });
+  const recent = await createKey(s.a, { tier: 'free', now: t0 });
+  const live = await createKey(s.a, { tier: 'free', now: t0 });
+  await revokeKey(s.a, old.record.id, t0 + 1000);
+  await revokeKey(s.a, recent.record.id, t0 + 10 * 86_400_000);
+  await until('b has all three', () => s.b.listKeys().length === 3);
+
+  const gone = await purgeRevokedKeys(s.b, t0 + 86_400_000);
+  assert.deepEqual(
+    gone.map((k) => k.id),
+    [old.record.id],
+  );
+  await until('the purge reaches a', () => s.a.getKey(old.record.id) === undefined);
+  assert.equal(s.a.getKeyByHash(hashKey(old.plaintext)), undefined);
+  assert.equal(await s.links[0]!.client.hexists('hpd:keys-by-hash', hashKey(old.plaintext)), 0);
+  assert.equal(await s.links[0]!.client.hexists('hpd:keys', old.record.id), 0);
+  assert.deepEqual(
+    s.a
+      .listKeys()
+      .map((k) => k.id)
+      .sort(),
+    [live.record.id, recent.record.id].sort(),
+  );
+  assert.equal(authenticate(`Bearer ${live.plaintext}`, s.a, Date.now()).ok, true);
+  assert.equal(authenticate(`Bearer ${old.plaintext}`, s.a, Date.now()).ok, false);
 });
 
 test('updates are compare-and-set: a last-use touch racing a revocation never undoes it', { timeout: 60_000 }, async (t) => {
