@@ -1,6 +1,6 @@
 /**
  * @module The documentation derived from settings.ts: the environment part of `hpd serve --help` and
- * the README table between its markers (rewritten by `npm run docs:config`).
+ * the configuration table of docs/configuration.md between its markers (rewritten by `npm run docs:config`).
  */
 import { BENCH_VARIABLES, SETTING_KEYS, SETTINGS, type Setting } from './settings.ts';
 import { InvariantError } from '../invariant.ts';
@@ -38,7 +38,10 @@ export function environmentUsage(): string {
 
 const cell = (text: string): string => text.replaceAll('|', '\\|');
 
-/** The README table, markers included. */
+/** The page of the documentation that holds the configuration table, from the repository's root. */
+export const CONFIG_DOC = 'docs/configuration.md';
+
+/** The configuration table, markers included. */
 export function markdownTable(): string {
   const rows = all().map(
     (s) =>
@@ -58,10 +61,10 @@ export function markdownTable(): string {
   ].join('\n');
 }
 
-/** `readme` with the text between the markers replaced; throws when the markers are missing. */
-export function withTable(readme: string): string {
-  const start = readme.indexOf(TABLE_START);
-  const end = readme.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new InvariantError(`README.md has no ${TABLE_START} … ${TABLE_END} block`);
-  return readme.slice(0, start) + markdownTable() + readme.slice(end + TABLE_END.length);
+/** `page` with the text between the markers replaced; throws when the markers are missing. */
+export function withTable(page: string): string {
+  const start = page.indexOf(TABLE_START);
+  const end = page.indexOf(TABLE_END);
+  if (start < 0 || end < start) throw new InvariantError(`${CONFIG_DOC} has no ${TABLE_START} … ${TABLE_END} block`);
+  return page.slice(0, start) + markdownTable() + page.slice(end + TABLE_END.length);
 }

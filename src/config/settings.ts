@@ -1,8 +1,8 @@
 /**
  * @module Every HPD_* environment variable, declared once: name, default, parser, description. The
- * typed configuration (serve-config.ts), `hpd serve --help`, `hpd config` and the README table
+ * typed configuration (serve-config.ts), `hpd serve --help`, `hpd config` and the configuration table
  * (settings-docs.ts) are all derived from this list, so a variable cannot be documented and read
- * differently, and a test fails when the README is out of date.
+ * differently, and a test fails when docs/configuration.md is out of date.
  *
  * An empty value counts as unset, as `HPD_DATA_DIR=` always did: `env -u` is awkward in unit files and
  * compose files, an empty assignment is not.
@@ -36,7 +36,7 @@ export interface Setting<T> {
   readonly expected: string;
   /** The value when unset; undefined for the derived defaults of serve-config.ts. */
   readonly fallback: T;
-  /** The default as documented (README, usage text). */
+  /** The default as documented (docs/configuration.md, usage text). */
   readonly defaultText: string;
   readonly description: string;
   readonly scope: SettingScope;

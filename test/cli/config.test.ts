@@ -1,6 +1,6 @@
 /**
  * The HPD_* settings as an operator meets them: declared once in src/config/settings.ts, documented
- * identically in `hpd serve --help` and the README table, validated before `hpd serve` starts (one line
+ * identically in `hpd serve --help` and the configuration table (docs/configuration.md), validated before `hpd serve` starts (one line
  * naming the variable, exit 2), a mistyped HPD_DATA_DIR refused instead of built into, and `hpd config`
  * showing the effective values with secrets masked. The CLI runs as a real child process.
  */
@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveConfig } from '../../src/config/serve-config.ts';
-import { environmentUsage, markdownTable, TABLE_END, TABLE_START } from '../../src/config/settings-docs.ts';
+import { CONFIG_DOC, environmentUsage, markdownTable, TABLE_END, TABLE_START } from '../../src/config/settings-docs.ts';
 import { BENCH_VARIABLES, readSetting, REPO_ROOT, SETTING_KEYS, SETTINGS } from '../../src/config/settings.ts';
 import { DEFAULT_DRAIN_MS, DEFAULT_LISTENER_LIMITS } from '../../src/http/node-listener.ts';
 import { DEFAULT_REST_MAX_CONNECTIONS, DEFAULT_RESPONSE_CACHE_BYTES, DEFAULT_SEARCH_CACHE_BYTES } from '../../src/http/server.ts';
@@ -30,12 +30,12 @@ function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 const ownLines = (r: HpdRun): string[] => r.stderr.split('\n').filter((l) => l.startsWith('hpd:'));
 const show = (r: HpdRun): string => `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
 
-test('the README table, hpd serve --help and settings.ts agree', async () => {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-  const block = readme.slice(readme.indexOf(TABLE_START), readme.indexOf(TABLE_END) + TABLE_END.length);
-  assert.ok(readme.includes(TABLE_START) && readme.includes(TABLE_END), 'README.md has the table markers');
-  assert.equal(block, markdownTable(), 'README.md is out of date: run npm run docs:config');
-  for (const name of NAMES) assert.equal(block.split(`| \`${name}\` |`).length, 2, `${name} has one row in the README table`);
+test('the configuration table, hpd serve --help and settings.ts agree', async () => {
+  const page = readFileSync(join(REPO_ROOT, CONFIG_DOC), 'utf8');
+  const block = page.slice(page.indexOf(TABLE_START), page.indexOf(TABLE_END) + TABLE_END.length);
+  assert.ok(page.includes(TABLE_START) && page.includes(TABLE_END), `${CONFIG_DOC} has the table markers`);
+  assert.equal(block, markdownTable(), `${CONFIG_DOC} is out of date: run npm run docs:config`);
+  for (const name of NAMES) assert.equal(block.split(`| \`${name}\` |`).length, 2, `${name} has one row in the configuration table`);
 
   const help = await runHpd(['serve', '--help'], { env: cleanEnv(), cwd: REPO_ROOT });
   assert.equal(help.code, 0, show(help));

@@ -1,5 +1,5 @@
 /**
- * The README's layout section matches the tree: a newcomer reads it to find where a thing lives, so a
+ * The layout section of docs/architecture.md matches the tree: a newcomer reads it to find where a thing lives, so a
  * folder added without a line there, or a line left behind for a folder that moved, fails here.
  */
 import { spawnSync } from 'node:child_process';
@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const readme = readFileSync(join(root, 'docs', 'architecture.md'), 'utf8');
 
 /** The layout block: the first fenced block under "## Layout", as entry → its description. */
 function layoutEntries(): Map<string, string> {
   const at = readme.indexOf('\n## Layout');
-  assert.ok(at >= 0, 'README has no "## Layout" section');
+  assert.ok(at >= 0, 'docs/architecture.md has no "## Layout" section');
   const block = /```\n([\s\S]*?)```/.exec(readme.slice(at))?.[1];
   assert.ok(block !== undefined, 'the layout section has no fenced block');
   const entries = new Map<string, string>();
@@ -33,7 +33,7 @@ function layoutEntries(): Map<string, string> {
 }
 
 /**
- * Folders of the repository under `path`: what git tracks, not what the README's own commands leave in
+ * Folders of the repository under `path`: what git tracks, not what the documented commands leave in
  * the tree (`npm start` creates var/ and data/builds/, `npm test` data/cache/), which .gitignore keeps out.
  */
 const dirs = (path: string): string[] => {
@@ -52,8 +52,7 @@ const dirs = (path: string): string[] => {
 };
 
 test('every folder of the layout block exists', () => {
-  for (const entry of layoutEntries().keys())
-    assert.ok(existsSync(join(root, entry)), `README layout names ${entry}, which does not exist`);
+  for (const entry of layoutEntries().keys()) assert.ok(existsSync(join(root, entry)), `the layout names ${entry}, which does not exist`);
 });
 
 test('every top-level folder and every layer under src/ has a line', () => {
@@ -61,14 +60,14 @@ test('every top-level folder and every layer under src/ has a line', () => {
   for (const d of dirs('.'))
     assert.ok(
       [...entries.keys()].some((e) => e.startsWith(`${d}/`)),
-      `${d}/ is missing from the README layout`,
+      `${d}/ is missing from the layout of docs/architecture.md`,
     );
-  for (const d of dirs('src')) assert.ok(entries.has(`src/${d}/`), `src/${d}/ is missing from the README layout`);
+  for (const d of dirs('src')) assert.ok(entries.has(`src/${d}/`), `src/${d}/ is missing from the layout of docs/architecture.md`);
 });
 
 test("the compiler's line names each of its folders, and the files it names exist", () => {
   const text = layoutEntries().get('build/');
-  assert.ok(text !== undefined, 'build/ is missing from the README layout');
+  assert.ok(text !== undefined, 'build/ is missing from the layout of docs/architecture.md');
   for (const d of dirs('build')) assert.match(text, new RegExp(`(^|[\\s(,])${d}/`), `build/${d}/ is not described on the build/ line`);
   for (const [, file] of text.matchAll(/([a-z][a-z0-9-]*\.ts)/g)) {
     const found = existsSync(join(root, 'build', file!)) || dirs('build').some((d) => existsSync(join(root, 'build', d, file!)));

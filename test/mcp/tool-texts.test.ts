@@ -198,9 +198,9 @@ describe('tool results through a real MCP server', () => {
     }
   });
 
-  test('the README describes the result content as it is', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const mcp = readme.slice(readme.indexOf('## The MCP server'), readme.indexOf('Credentials:', readme.indexOf('## The MCP server')));
+  test('docs/mcp.md describes the result content as it is', () => {
+    const page = readFileSync(new URL('../../docs/mcp.md', import.meta.url), 'utf8');
+    const mcp = page.slice(0, page.indexOf('Credentials:'));
     assert.match(mcp.replace(/\s+/g, ' '), /one-line text summary followed by the same JSON as text/);
   });
 });
