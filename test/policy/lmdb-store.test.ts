@@ -1,6 +1,6 @@
 /**
- * The embedded state store: records round-trip, the hash index, counters by day with pruning,
- * persistence across reopen, and — the reason LMDB was chosen — writes from ANOTHER process (the CLI)
+ * The embedded state store beyond the contract every store keeps (state-store-contract.test.ts):
+ * the file it creates, counters by day with pruning, persistence across reopen, and — the reason LMDB was chosen — writes from ANOTHER process (the CLI)
  * seen by a store that stays open in this process (the server), on its next read.
  */
 import { test } from 'node:test';
@@ -9,10 +9,10 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createKey, hashKey } from '../../src/policy/api-keys.ts';
+import { createKey } from '../../src/policy/api-keys.ts';
 import { cleanup, tempDir } from '../helpers/test-cleanup.ts';
 import { openLmdbStateStore, STATE_FILE } from '../../src/policy/lmdb-store.ts';
-import type { ApiKeyRecord, StateStore } from '../../src/policy/state-store.ts';
+import type { StateStore } from '../../src/policy/state-store.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NOW = Date.parse('2026-11-20T12:00:00.000Z');
@@ -30,20 +30,6 @@ function openStore(defer: (fn: () => unknown) => void, dir: string): StateStore 
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-}
-
-function keyRecord(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
-  return {
-    id: 'key_0123456789abcdef',
-    hash: hashKey(`hpd_${'1'.repeat(40)}`),
-    user_id: 'usr_a',
-    label: null,
-    tier_at_creation: 'free',
-    created_at: '2026-11-20T12:00:00.000Z',
-    last_used_at: null,
-    revoked_at: null,
-    ...overrides,
-  };
 }
 
 /** Runs an ES module snippet in a fresh Node process (through our TypeScript hooks) with lmdb-store.ts as `store` and api-keys.ts as `keys`. */
@@ -76,62 +62,6 @@ test('creates the directory and one state.mdb file (noSubdir)', async (t) => {
   await store.putUser({ id: 'usr_a', tier: 'free', created_at: 'x', updated_at: 'x' });
   await store.close();
   assert.ok(existsSync(join(dir, STATE_FILE)));
-});
-
-test('keys round-trip by id and by hash; unknown ones are undefined', async (t) => {
-  const defer = cleanup(t);
-  const store = openStore(defer, tempDir(defer, 'hpd-state-'));
-  const rec = keyRecord({ label: 'ci' });
-  await store.putKey(rec);
-  assert.deepEqual(store.getKey(rec.id), rec);
-  assert.deepEqual(store.getKeyByHash(rec.hash), rec);
-  assert.equal(store.getKey('key_ffffffffffffffff'), undefined);
-  assert.equal(store.getKeyByHash(hashKey('hpd_nothing')), undefined);
-  assert.deepEqual(store.listKeys(), [rec]);
-});
-
-test('re-putting a key with another hash drops the old hash from the index', async (t) => {
-  const defer = cleanup(t);
-  const store = openStore(defer, tempDir(defer, 'hpd-state-'));
-  const rec = keyRecord();
-  await store.putKey(rec);
-  const newHash = hashKey(`hpd_${'2'.repeat(40)}`);
-  await store.putKey({ ...rec, hash: newHash });
-  assert.equal(store.getKeyByHash(rec.hash), undefined);
-  assert.equal(store.getKeyByHash(newHash)?.id, rec.id);
-});
-
-test('updateKey is a read-modify-write: undefined for unknown ids, unchanged when the update declines', async (t) => {
-  const defer = cleanup(t);
-  const store = openStore(defer, tempDir(defer, 'hpd-state-'));
-  const rec = keyRecord();
-  await store.putKey(rec);
-  assert.equal(await store.updateKey('key_ffffffffffffffff', (k) => k), undefined);
-  assert.deepEqual(await store.updateKey(rec.id, () => undefined), rec);
-  const updated = await store.updateKey(rec.id, (k) => ({ ...k, label: 'renamed' }));
-  assert.equal(updated?.label, 'renamed');
-  assert.equal(store.getKey(rec.id)?.label, 'renamed');
-  await assert.rejects(
-    store.updateKey(rec.id, (k) => ({ ...k, hash: 'other' })),
-    /must not change/,
-  );
-});
-
-test('users round-trip, updateUser inserts and updates', async (t) => {
-  const defer = cleanup(t);
-  const store = openStore(defer, tempDir(defer, 'hpd-state-'));
-  const created = await store.updateUser('usr_b', (u) => u ?? { id: 'usr_b', tier: 'pro', created_at: 'a', updated_at: 'a' });
-  assert.equal(created?.tier, 'pro');
-  await store.putUser({ id: 'usr_a', tier: 'free', created_at: 'b', updated_at: 'b', email: 'a@example.com' });
-  assert.equal(store.getUser('usr_a')?.email, 'a@example.com');
-  assert.equal(store.getUser('usr_c'), undefined);
-  assert.deepEqual(
-    store
-      .listUsers()
-      .map((u) => u.id)
-      .sort(),
-    ['usr_a', 'usr_b'],
-  );
 });
 
 test('counters are per day, saves merge per user, and days older than yesterday are pruned', async (t) => {
