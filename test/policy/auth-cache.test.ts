@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { eventually } from '../helpers/eventually.ts';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -73,12 +74,21 @@ test('cached credentials still record their last use, once a minute', async (t) 
   });
   const t0 = Date.parse('2026-11-20T12:00:00Z');
   const { plaintext, record } = await createKey(store, { tier: 'free', userId: 'usr_used', now: t0 });
-  const cache = new AuthCache(store);
+  // Counts finished writes: a use is recorded by a write nobody awaits, and one still in flight
+  // absorbs the next (at most one per key at a time).
+  let written = 0;
+  const counted = new Proxy(store, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop);
+      if (prop !== 'updateKey' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+      return (...args: Parameters<typeof store.updateKey>) => store.updateKey(...args).finally(() => written++);
+    },
+  });
+  const cache = new AuthCache(counted);
   cache.authenticate(`Bearer ${plaintext}`, t0);
-  await new Promise((r) => setTimeout(r, 50));
-  const firstUse = store.getKey(record.id)!.last_used_at;
-  assert.equal(firstUse, new Date(t0).toISOString());
+  await eventually('the first use written', () => written === 1);
+  assert.equal(store.getKey(record.id)!.last_used_at, new Date(t0).toISOString());
   cache.authenticate(`Bearer ${plaintext}`, t0 + 61_000);
-  await new Promise((r) => setTimeout(r, 50));
+  await eventually('a use a minute later written', () => written === 2);
   assert.equal(store.getKey(record.id)!.last_used_at, new Date(t0 + 61_000).toISOString());
 });

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from '../helpers/eventually.ts';
 import { cleanup, tempDir } from '../helpers/test-cleanup.ts';
 import { openLmdbStateStore } from '../../src/policy/lmdb-store.ts';
 import { DailyQuota, DEFAULT_FLUSH_DELAY_MS } from '../../src/policy/quota.ts';
@@ -40,10 +40,8 @@ function openStore(defer: (fn: () => unknown) => void, dir: string): StateStore 
   return withOverrides(store, { close });
 }
 
-/** Polls `condition` until it holds or `ms` pass (generous: the suite may run on a loaded machine). */
-async function until(condition: () => boolean, ms = 2000): Promise<void> {
-  for (const deadline = Date.now() + ms; !condition() && Date.now() < deadline; ) await sleep(5);
-}
+/** Lets the promise jobs a fired timer started run (setImmediate is not among the mocked timers). */
+const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** A settable clock. */
 function clockAt(iso: string): { now: () => number; set: (iso: string) => void } {
@@ -158,11 +156,11 @@ test('a change is saved without flush within the delay: a second store on the sa
   const day = new Date(clock.now()).toISOString().slice(0, 10);
   const other = openStore(defer, dir);
   assert.equal(other.loadCounters(day).get('usr_a'), undefined, 'not saved synchronously');
-  await until(() => other.loadCounters(day).get('usr_a') !== undefined);
+  await eventually('the count saved', () => other.loadCounters(day).get('usr_a') !== undefined);
   assert.equal(other.loadCounters(day).get('usr_a'), 1);
 });
 
-test('with the default delay (50 ms) a change is saved within 150 ms of real time', async (t) => {
+test('with the default delay a change is saved within 150 ms of real time', async (t) => {
   const defer = cleanup(t);
   assert.ok(DEFAULT_FLUSH_DELAY_MS <= 100, `a crash loses at most 100 ms of counts (delay ${DEFAULT_FLUSH_DELAY_MS} ms)`);
   const dir = tempDir(defer, 'hpd-quota-');
@@ -170,11 +168,10 @@ test('with the default delay (50 ms) a change is saved within 150 ms of real tim
   const quota = DailyQuota.open(store, LIMITS);
   defer(() => quota.close());
   const day = new Date().toISOString().slice(0, 10);
-  quota.consume('usr_a', 'free');
-  quota.consume('usr_a', 'free');
-  await sleep(150);
   const other = openStore(defer, dir);
-  assert.equal(other.loadCounters(day).get('usr_a'), 2);
+  quota.consume('usr_a', 'free');
+  quota.consume('usr_a', 'free');
+  await eventually('both requests counted in the store', () => other.loadCounters(day).get('usr_a') === 2, 150);
 });
 
 test('the save timer runs only while there are unsaved changes, batching a burst into one save', async (t) => {
@@ -187,14 +184,21 @@ test('the save timer runs only while there are unsaved changes, batching a burst
       return real.saveCounters(day, entries);
     },
   });
+  // The save timer's own clock, moved by hand: "no save" needs no waiting, and nothing depends on the machine's speed.
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   const quota = DailyQuota.open(store, LIMITS, clockAt('2026-11-20T10:00:00.000Z').now, { flushDelayMs: 20 });
   defer(() => quota.close());
-  await sleep(80);
+  t.mock.timers.tick(80);
+  await settle();
   assert.equal(saves.length, 0, 'no change, no save');
   quota.consume('usr_a', 'free');
   quota.consume('usr_b', 'pro');
   quota.consume('usr_a', 'free');
-  await until(() => saves.length > 0);
+  t.mock.timers.tick(19);
+  await settle();
+  assert.equal(saves.length, 0, 'a burst waits for the delay');
+  t.mock.timers.tick(1);
+  await settle();
   assert.deepEqual(saves, [
     [
       '2026-11-20',
@@ -204,7 +208,8 @@ test('the save timer runs only while there are unsaved changes, batching a burst
       ]),
     ],
   ]);
-  await sleep(100);
+  t.mock.timers.tick(100);
+  await settle();
   assert.equal(saves.length, 1, 'idle again: no periodic saves');
   quota.consume('usr_a', 'free');
   await quota.close();
@@ -225,10 +230,10 @@ test('a failed background save is reported and retried with the latest counts', 
   });
   defer(() => quota.close());
   quota.consume('usr_a', 'free');
-  await until(() => errors.length > 0);
+  await eventually('the failure reported', () => errors.length > 0);
   assert.match(String(errors[0]), /disk full/);
   quota.consume('usr_a', 'free');
-  await until(() => real.loadCounters('2026-11-20').get('usr_a') === 2);
+  await eventually('the retry saved the latest count', () => real.loadCounters('2026-11-20').get('usr_a') === 2);
   assert.equal(real.loadCounters('2026-11-20').get('usr_a'), 2);
   assert.equal(errors.length, 1);
 });

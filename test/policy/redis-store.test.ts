@@ -12,15 +12,7 @@ import { connectRedis, type RedisLink } from '../../src/policy/redis-link.ts';
 import { openRedisStateStore } from '../../src/policy/redis-store.ts';
 import type { StateStore } from '../../src/policy/state-store.ts';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.ts';
-
-const until = async (what: string, ok: () => boolean, ms = 2000): Promise<number> => {
-  const start = Date.now();
-  while (!ok()) {
-    if (Date.now() - start > ms) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return Date.now() - start;
-};
+import { eventually } from '../helpers/eventually.ts';
 
 async function twoStores(
   redis: TestRedis,
@@ -51,7 +43,7 @@ test('a key created and revoked through one instance is seen by the other at onc
 
   const created = await createKey(s.a, { tier: 'free', now: Date.now(), label: 'cluster' });
   const header = `Bearer ${created.plaintext}`;
-  const seenIn = await until('key visible in b', () => s.b.getKeyByHash(hashKey(created.plaintext)) !== undefined);
+  const seenIn = await eventually('key visible in b', () => s.b.getKeyByHash(hashKey(created.plaintext)) !== undefined);
   assert.ok(seenIn < 1000, `visible after ${seenIn} ms`);
   assert.equal(authenticate(header, s.b, Date.now()).ok, true);
   // Nothing in Redis holds the plaintext.
@@ -61,7 +53,7 @@ test('a key created and revoked through one instance is seen by the other at onc
 
   const genBefore = s.a.generation();
   await revokeKey(s.b, created.record.id, Date.now());
-  const revokedIn = await until('revocation visible in a', () => authenticate(header, s.a, Date.now()).ok === false);
+  const revokedIn = await eventually('revocation visible in a', () => authenticate(header, s.a, Date.now()).ok === false);
   assert.ok(revokedIn < 1000, `revoked after ${revokedIn} ms`);
   assert.ok(s.a.generation() > genBefore);
 });
@@ -80,14 +72,14 @@ test('purging revoked keys through one instance deletes them and their hash entr
   const live = await createKey(s.a, { tier: 'free', now: t0 });
   await revokeKey(s.a, old.record.id, t0 + 1000);
   await revokeKey(s.a, recent.record.id, t0 + 10 * 86_400_000);
-  await until('b has all three', () => s.b.listKeys().length === 3);
+  await eventually('b has all three', () => s.b.listKeys().length === 3);
 
   const gone = await purgeRevokedKeys(s.b, t0 + 86_400_000);
   assert.deepEqual(
     gone.map((k) => k.id),
     [old.record.id],
   );
-  await until('the purge reaches a', () => s.a.getKey(old.record.id) === undefined);
+  await eventually('the purge reaches a', () => s.a.getKey(old.record.id) === undefined);
   assert.equal(s.a.getKeyByHash(hashKey(old.plaintext)), undefined);
   assert.equal(await s.links[0]!.client.hexists('hpd:keys-by-hash', hashKey(old.plaintext)), 0);
   assert.equal(await s.links[0]!.client.hexists('hpd:keys', old.record.id), 0);
@@ -129,21 +121,21 @@ test('Redis unreachable: known keys served within the grace, unknown ones degrad
   const s = await twoStores(redis, 1500);
   t.after(() => s.close());
   const known = await createKey(s.a, { tier: 'pro', now: Date.now() });
-  await until('known in b', () => s.b.getKeyByHash(hashKey(known.plaintext)) !== undefined);
+  await eventually('known in b', () => s.b.getKeyByHash(hashKey(known.plaintext)) !== undefined);
   assert.equal(s.b.health(), 'ok');
 
   await redis.stop();
-  await until('b degraded', () => s.b.health() === 'degraded');
+  await eventually('b degraded', () => s.b.health() === 'degraded');
   assert.equal(authenticate(`Bearer ${known.plaintext}`, s.b, Date.now()).ok, true, 'known key still served');
   const unknown = authenticate(`Bearer hpd_${'a'.repeat(40)}`, s.b, Date.now());
   assert.deepEqual(unknown, { ok: false, reason: 'unavailable' });
-  await until('b unavailable after the grace', () => s.b.health() === 'unavailable', 4000);
+  await eventually('b unavailable after the grace', () => s.b.health() === 'unavailable', 4000);
   assert.deepEqual(authenticate(`Bearer ${known.plaintext}`, s.b, Date.now()), { ok: false, reason: 'unavailable' });
 
   await redis.start();
-  await until('b ok again', () => s.b.health() === 'ok', 5000);
-  await until('a ok again', () => s.a.health() === 'ok', 5000);
+  await eventually('b ok again', () => s.b.health() === 'ok', 5000);
+  await eventually('a ok again', () => s.a.health() === 'ok', 5000);
   const later = await createKey(s.a, { tier: 'free', now: Date.now() });
-  await until('a key created after the outage reaches b', () => s.b.getKeyByHash(hashKey(later.plaintext)) !== undefined);
+  await eventually('a key created after the outage reaches b', () => s.b.getKeyByHash(hashKey(later.plaintext)) !== undefined);
   assert.equal(authenticate(`Bearer ${known.plaintext}`, s.b, Date.now()).ok, true);
 });

@@ -5,6 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { eventually } from '../helpers/eventually.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,8 +89,7 @@ test('the owner saves counts within ~50 ms; a restarted owner continues from the
   let now = NOON;
   const q = SharedDailyQuota.open(store, { ...DEFAULT_DAILY_LIMITS, free: 5 }, () => now);
   for (let i = 0; i < 3; i++) assert.ok(q.consume('user-a', 'free').allowed);
-  await new Promise((r) => setTimeout(r, 150));
-  assert.equal(store.loadCounters('2026-11-20').get('user-a'), 3, 'saved by the timer');
+  await eventually('saved by the timer', () => store.loadCounters('2026-11-20').get('user-a') === 3, 150);
   await q.close();
 
   const q2 = SharedDailyQuota.open(store, { ...DEFAULT_DAILY_LIMITS, free: 5 }, () => now);

@@ -14,6 +14,7 @@ import { openRedisStateStore } from '../../src/policy/redis-store.ts';
 import type { ApiKeyRecord, StateStore, UserRecord } from '../../src/policy/state-store.ts';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.ts';
 import { cleanup, tempDir } from '../helpers/test-cleanup.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 interface Opened {
   readonly store: StateStore;
@@ -46,15 +47,6 @@ const user = (overrides: Partial<UserRecord> = {}): UserRecord => ({
   updated_at: '2026-11-20T12:00:00.000Z',
   ...overrides,
 });
-
-/** Polls until `ok` holds, failing after `ms`. */
-async function within(ms: number, what: string, ok: () => boolean): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) assert.fail(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 function contract(name: string, backend: Backend): void {
   describe(`${name} state store`, () => {
@@ -168,11 +160,11 @@ function contract(name: string, backend: Backend): void {
       const other = await opened.other();
       const rec = keyRecord();
       await opened.store.putKey(rec);
-      await within(1000, 'the key', () => other.getKeyByHash(rec.hash)?.id === rec.id);
+      await eventually('the key', () => other.getKeyByHash(rec.hash)?.id === rec.id, 1000);
       await opened.store.updateKey(rec.id, (k) => ({ ...k, revoked_at: '2026-11-21T00:00:00.000Z' }));
-      await within(1000, 'the revocation', () => other.getKeyByHash(rec.hash)?.revoked_at === '2026-11-21T00:00:00.000Z');
+      await eventually('the revocation', () => other.getKeyByHash(rec.hash)?.revoked_at === '2026-11-21T00:00:00.000Z', 1000);
       await opened.store.removeKey(rec.id, () => true);
-      await within(1000, 'the removal', () => other.getKey(rec.id) === undefined && other.getKeyByHash(rec.hash) === undefined);
+      await eventually('the removal', () => other.getKey(rec.id) === undefined && other.getKeyByHash(rec.hash) === undefined, 1000);
     });
   });
 }
