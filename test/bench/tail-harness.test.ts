@@ -1,7 +1,8 @@
 /**
  * `npm run bench:tail -- --short` on the fixture build: both worker modes and the ceiling start with
  * every thread on one core, answer the same bytes, and every table comes out with figures read from a
- * real GC trace (bytes allocated per request > 0, scavenges counted). No performance thresholds. Also
+ * real GC trace (bytes allocated per request > 0, or said to be unmeasured when a run saw no collection;
+ * scavenges counted). No performance thresholds. Also
  * the GC trace reader and the sustained-rate search on their own.
  */
 import assert from 'node:assert/strict';
@@ -100,9 +101,16 @@ test('bench:tail --short runs both worker modes and the ceiling on the fixture b
   assert.match(stderr, /workers 1 sent the same bytes for each/);
   for (const w of ['search', 'detail', 'years', 'aptc']) {
     for (const server of ['workers 0', 'workers 1']) {
-      const row = new RegExp(`^\\| ${w} \\| ${server} \\| [\\d.k]+ \\| [\\d.]+× \\| (\\d+) \\| ([\\d.]+) \\|`, 'm').exec(stdout);
+      const row = new RegExp(`^\\| ${w} \\| ${server} \\| [\\d.k]+ \\| [\\d.]+× \\| (\\d+|not measured [^|]+) \\| ([\\d.]+) \\|`, 'm').exec(
+        stdout,
+      );
       assert.ok(row !== null, `${w} / ${server} row:\n${stdout}`);
-      assert.ok(Number(row[1]) > 0, `${w} / ${server}: bytes allocated per request read from the trace`);
+      // A 1 s run on a slow machine may see no collection: then the report must say so, not print 0.
+      const bytes = row[1]!;
+      assert.ok(
+        bytes.startsWith('not measured') || Number(bytes) > 0,
+        `${w} / ${server}: bytes allocated per request, or why not: ${bytes}`,
+      );
     }
   }
   assert.match(stdout, /\| workers 0: search p99 at 80 % ÷ ceiling \| [\d.]+ \|/);
