@@ -15,8 +15,8 @@
  *   registration, open, CORS-open), /jwks, /token/revocation; no userinfo endpoint (every access token
  *   is a JWT for the MCP audience; sub and email are in the ID token)
  * - access tokens: RS256 JWTs, header typ at+jwt, aud = the MCP resource, claims iss, sub (user id),
- *   client_id, scope, iat, exp, jti and `tier` (the user's tier when the token was minted); lifetime
- *   900 s by default
+ *   client_id, scope, iat, exp, jti and `gid` (the grant); lifetime 900 s by default; revocable one by
+ *   one at /token/revocation (access-token-revocation.ts)
  * - refresh tokens: only with offline_access, opaque, rotated on every use (a reused one revokes the
  *   whole grant, per OAuth 2.1), each valid 30 days from its issue
  * - redirect URIs: https, or http on a loopback host, or (native apps) a reverse-domain private-use
@@ -130,6 +130,8 @@ export interface AuthServer {
   readonly port: number;
   /** Whether a grant still stands (revoked grants are deleted): how the MCP endpoint refuses its tokens. */
   grantActive(grantId: string): Promise<boolean>;
+  /** Whether the access token `jti` was revoked at /token/revocation (access-token-revocation.ts). */
+  accessTokenRevoked(jti: string): Promise<boolean>;
   /**
    * Stops listening, closes connections with nothing in flight, lets requests in flight finish for up
    * to `graceMs` (default DEFAULT_DRAIN_MS), closes the rest and oauth.mdb (not the user store, nor a
@@ -219,7 +221,7 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
     const isMcpResource = (indicator: string): boolean => stripOneSlash(indicator) === stripOneSlash(mcpResource);
     const scopes = [...OAUTH_SCOPES];
     const trustProxy = opts.trustProxy === true;
-    const provider = await createProvider({
+    const { provider, accessTokens } = await createProvider({
       issuer,
       mcpResource,
       isMcpResource,
@@ -257,6 +259,7 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
     return {
       url: issuer,
       grantActive: async (grantId) => (await oauth.adapterFor('Grant').find(grantId)) !== undefined,
+      accessTokenRevoked: (jti) => accessTokens.isRevoked(jti),
       port,
       close(graceMs = DEFAULT_DRAIN_MS): Promise<void> {
         closing ??= (async () => {
