@@ -20,6 +20,19 @@ export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void
 /** What the provider answers from memory (metadata, public keys): served whatever the state store's health. */
 const STORAGE_FREE = /^\/(?:\.well-known\/|jwks$)/;
 
+/**
+ * Set on every answer before anything else writes it; pages replace them with PAGE_HEADERS' stricter
+ * set. The redirects matter most: the one to the client carries the code in its Location and the
+ * others an interaction id (which, with the cookie, is what a form post must name), and a policy on a
+ * redirect governs the Referer of the request it leads to. Nothing here is meant to be framed.
+ */
+const BASE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'content-security-policy': "frame-ancestors 'none'",
+});
+
 export function createRoutes(
   provider: Provider,
   interactions: InteractionContext,
@@ -32,6 +45,10 @@ export function createRoutes(
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const pathname = q === -1 ? url : url.slice(0, q);
+    for (const [name, value] of Object.entries(BASE_HEADERS)) res.setHeader(name, value);
+    // Everything but the public metadata and keys is per person or per request; the provider leaves
+    // some redirects (after a form post) and its 404 without a cache policy.
+    if (!STORAGE_FREE.test(pathname)) res.setHeader('cache-control', 'no-store');
     // Not only unreachable: an emptied Redis answers, and a sign-up, client or grant written into it now
     // would be lost again by the restore the operator is about to make (or would resurrect as garbage).
     if (storeHealth() !== 'ok' && !STORAGE_FREE.test(pathname)) {
