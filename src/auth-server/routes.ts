@@ -41,6 +41,19 @@ export function createRoutes(
   storeHealth: () => StoreHealth,
 ): RequestHandler {
   const koa = provider.callback();
+  const failed = (res: ServerResponse, err: unknown): void => {
+    onError(err);
+    if (!res.headersSent) {
+      const html = renderErrorPage(errorPageFor('server_error'));
+      res.writeHead(500, { ...PAGE_HEADERS, 'content-length': String(Buffer.byteLength(html)) }).end(html);
+    }
+  };
+  const provide = (req: IncomingMessage, res: ServerResponse): void => {
+    koa(req, res).catch((err: unknown) => {
+      if (isRedisUnavailable(err) && !res.headersSent) sendUnavailablePage(res);
+      else failed(res, err);
+    });
+  };
   return (req, res) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -61,32 +74,34 @@ export function createRoutes(
       return;
     }
     if (pathname === ROUTES.registration && registrationPreflight(req, res)) return;
-    if (pathname === ROUTES.registration && req.method === 'POST' && registrationRefused(req, res, registrations)) return;
     if (pathname === ROUTES.authorization && req.method === 'GET') {
       const rewritten = normalizeAuthorizationQuery(q === -1 ? '' : url.slice(q + 1));
       if (rewritten !== undefined) req.url = `${pathname}?${rewritten}`;
     }
-    koa(req, res).catch((err: unknown) => {
-      if (isRedisUnavailable(err) && !res.headersSent) {
-        sendUnavailablePage(res);
-        return;
-      }
-      onError(err);
-      if (!res.headersSent) {
-        const html = renderErrorPage(errorPageFor('server_error'));
-        res.writeHead(500, { ...PAGE_HEADERS, 'content-length': String(Buffer.byteLength(html)) }).end(html);
-      }
-    });
+    if (pathname === ROUTES.registration && req.method === 'POST') {
+      registrationAdmitted(req, res, registrations).then(
+        (admitted) => {
+          if (admitted) provide(req, res);
+        },
+        (err: unknown) => {
+          if (isRedisUnavailable(err) && !res.headersSent) sendUnavailable(req, res);
+          else failed(res, err);
+        },
+      );
+      return;
+    }
+    provide(req, res);
   };
 }
 
 /**
  * Registration is open to anyone but not unbounded: past the per-address or the server's limit a 429 (RFC 6585) with
- * Retry-After and an OAuth error body, as the provider's own errors are. True when refused.
+ * Retry-After and an OAuth error body, as the provider's own errors are. Resolves false when refused
+ * (answered here); a Redis failure rejects, and the caller's catch answers 503.
  */
-function registrationRefused(req: IncomingMessage, res: ServerResponse, limit: RegistrationLimit): boolean {
-  const refusal = limit.take(clientAddress(req) ?? 'unknown');
-  if (refusal === null) return false;
+async function registrationAdmitted(req: IncomingMessage, res: ServerResponse, limit: RegistrationLimit): Promise<boolean> {
+  const refusal = await limit.take(clientAddress(req) ?? 'unknown');
+  if (refusal === null) return true;
   const wait = refusal.wait;
   const whose = refusal.scope === 'address' ? 'from this address' : 'on this server';
   const body = JSON.stringify({
@@ -101,7 +116,7 @@ function registrationRefused(req: IncomingMessage, res: ServerResponse, limit: R
   });
   res.end(body);
   req.resume();
-  return true;
+  return false;
 }
 
 /**

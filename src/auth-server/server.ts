@@ -53,6 +53,7 @@ import type { InteractionContext } from './interactions.ts';
 import { OAUTH_FILE, openOAuthStore, type OAuthStore } from './lmdb-adapter.ts';
 import { expireUnusedClients } from './unused-clients.ts';
 import { createRegistrationLimit } from './registration-limit.ts';
+import { createRedisRegistrationLimit } from './redis-registration-limit.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { createProvider } from './provider-config.ts';
 import { openRedisOAuthStore } from './redis-adapter.ts';
@@ -246,7 +247,9 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
       throttle: redis === undefined ? new LoginThrottle(clock) : new RedisLoginThrottle(redis, { clock, onError }),
       onError,
     };
-    handler = createRoutes(provider, interactions, createRegistrationLimit(clock), onError, () => store.health());
+    // Shared with the other instances when they share a Redis: the server-wide limit is a total.
+    const registrations = redis === undefined ? createRegistrationLimit(clock) : createRedisRegistrationLimit(redis, { clock });
+    handler = createRoutes(provider, interactions, registrations, onError, () => store.health());
 
     if (redis === undefined) {
       sweepTimer = setInterval(() => {
