@@ -33,6 +33,13 @@ const BASE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-security-policy': "frame-ancestors 'none'",
 });
 
+/**
+ * With an https issuer (a TLS-terminating proxy in front), browsers are told to come back over https
+ * only, for a year: the log-in page must not be reachable by a downgrade to http. This host only, not
+ * its subdomains, which are the operator's to decide. Browsers ignore it over http.
+ */
+const HSTS = 'max-age=31536000';
+
 export function createRoutes(
   provider: Provider,
   interactions: InteractionContext,
@@ -41,6 +48,7 @@ export function createRoutes(
   storeHealth: () => StoreHealth,
 ): RequestHandler {
   const koa = provider.callback();
+  const https = provider.issuer.startsWith('https:');
   const failed = (res: ServerResponse, err: unknown): void => {
     onError(err);
     if (!res.headersSent) {
@@ -59,6 +67,7 @@ export function createRoutes(
     const q = url.indexOf('?');
     const pathname = q === -1 ? url : url.slice(0, q);
     for (const [name, value] of Object.entries(BASE_HEADERS)) res.setHeader(name, value);
+    if (https) res.setHeader('strict-transport-security', HSTS);
     // Everything but the public metadata and keys is per person or per request; the provider leaves
     // some redirects (after a form post) and its 404 without a cache policy.
     if (!STORAGE_FREE.test(pathname)) res.setHeader('cache-control', 'no-store');

@@ -2,7 +2,7 @@
  * What every answer of the authorization server tells the browser: no Referer (the redirect to the
  * client carries the code, the others an interaction id), no framing (clickjacking of the consent
  * page), no sniffing, and no caching of anything but the public metadata and keys. Walked through a
- * whole sign-up, a consent, an abort and the error answers.
+ * whole sign-up, a consent, an abort and the error answers. Behind TLS, no downgrade to http (HSTS).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -57,4 +57,18 @@ test('every answer, redirects and errors included, says Referrer-Policy: no-refe
   });
   assertGuarded('a token error', token);
   for (const path of ['/.well-known/oauth-authorization-server', '/jwks']) assertGuarded(path, await fetch(`${server.url}${path}`), true);
+});
+
+test('with an https issuer (behind a TLS-terminating proxy) every answer says Strict-Transport-Security; with http none does', async (t) => {
+  const secure = await startFixture(t, { issuer: 'https://auth.example', trustProxy: true });
+  const direct = `http://127.0.0.1:${secure.server.port}`;
+  for (const path of ['/.well-known/oauth-authorization-server', '/auth?client_id=nope&response_type=code', '/nowhere']) {
+    const res = await fetch(`${direct}${path}`, { headers: { 'x-forwarded-proto': 'https', host: 'auth.example' }, redirect: 'manual' });
+    await res.arrayBuffer();
+    assert.equal(res.headers.get('strict-transport-security'), 'max-age=31536000', path);
+  }
+  const plain = await startFixture(t);
+  const res = await fetch(`${plain.server.url}/.well-known/oauth-authorization-server`);
+  await res.arrayBuffer();
+  assert.equal(res.headers.get('strict-transport-security'), null);
 });
