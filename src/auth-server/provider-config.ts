@@ -6,6 +6,7 @@
 import Provider, { errors, type ClientMetadata, type Configuration, type KoaContext } from 'oidc-provider';
 import { InvariantError } from '../invariant.ts';
 import type { StateStore } from '../policy/state-store.ts';
+import { createAccessTokenRevocation, markStructuredTokenRefusal, type AccessTokenRevocation } from './access-token-revocation.ts';
 import { ErrorRedirectGuard } from './error-redirects.ts';
 import type { OAuthStore } from './lmdb-adapter.ts';
 import { PAGE_HEADERS, renderErrorPage, renderRefusedRequestPage } from './pages.ts';
@@ -52,14 +53,19 @@ export interface ProviderSettings {
 }
 
 /**
- * The configured provider, its event handlers attached and its pre-registered clients checked.
+ * The configured provider, its event handlers attached and its pre-registered clients checked, and
+ * the revocation of its access tokens (access-token-revocation.ts).
  * @throws InvariantError naming the first pre-registered client the provider refuses.
  */
-export async function createProvider(s: ProviderSettings): Promise<Provider> {
+export async function createProvider(s: ProviderSettings): Promise<{ provider: Provider; accessTokens: AccessTokenRevocation }> {
   const errorRedirects = new ErrorRedirectGuard(s.clients.map((c) => c.client_id));
   const provider = new Provider(s.issuer, providerConfiguration(s, errorRedirects));
   provider.proxy = s.trustProxy;
+  const accessTokens = createAccessTokenRevocation({ issuer: s.issuer, signingKeys: s.secrets.signingKeys, oauth: s.oauth });
+  // Outermost, so that it can turn a failed revocation record into the 503 of a Redis outage.
   provider.use(unavailableMiddleware);
+  provider.use((ctx, next) => accessTokens.middleware(ctx, next));
+  provider.on('revocation.error', markStructuredTokenRefusal);
   // Redis unreachable or failing over: a 503 (unavailable.ts), and no stack trace per request (the
   // Redis link logs each change of state once).
   provider.on('server_error', (ctx: unknown, err: unknown) => {
@@ -79,7 +85,7 @@ export async function createProvider(s: ProviderSettings): Promise<Provider> {
     }
     if (reason !== null) throw new InvariantError(`pre-registered client "${client.client_id}" is invalid: ${reason}`);
   }
-  return provider;
+  return { provider, accessTokens };
 }
 
 function providerConfiguration(s: ProviderSettings, errorRedirects: ErrorRedirectGuard): Configuration {
@@ -113,14 +119,11 @@ function providerConfiguration(s: ProviderSettings, errorRedirects: ErrorRedirec
       },
     },
     cookies: { keys: secrets.cookieKeys },
-    extraTokenClaims: async (_ctx, token) => {
-      // Read at minting time, so `hpd users set-tier` shows in the next token (contract §8).
-      const user = token.accountId === undefined ? undefined : store.getUser(token.accountId);
-      // The grant the token was issued under (`gid`): the MCP endpoint refuses a token whose grant
-      // has been revoked (credentials.ts), instead of honouring it until it expires.
-      const grant = typeof token.grantId === 'string' ? { gid: token.grantId } : {};
-      return user === undefined ? grant : { tier: user.tier, ...grant };
-    },
+    // The grant the token was issued under (`gid`): the MCP endpoint refuses a token whose grant has
+    // been revoked (credentials.ts), instead of honouring it until it expires. No `tier`: the MCP
+    // endpoint reads the current tier on every request, and a claim minted before `hpd users set-tier`
+    // would only mislead whoever decodes the token.
+    extraTokenClaims: async (_ctx, token) => (typeof token.grantId === 'string' ? { gid: token.grantId } : {}),
     features: providerFeatures(s),
     findAccount: async (_ctx, sub) => {
       const user = store.getUser(sub);
@@ -168,6 +171,7 @@ function providerFeatures(s: ProviderSettings): NonNullable<Configuration['featu
     revocation: {
       enabled: true,
       // RFC 7009: a client may revoke only its own tokens; others get the usual 200 and no effect.
+      // This covers refresh tokens; access tokens (JWTs) are revoked by access-token-revocation.ts.
       allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
     },
     resourceIndicators: {

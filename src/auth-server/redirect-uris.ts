@@ -14,12 +14,19 @@
  *
  * Refused: any other `http:`, fragments, user information (`https://user@host/`), wildcards in the
  * host, and `javascript:`, `data:`, `vbscript:`, `file:`, `blob:`, `about:` whatever the client type.
+ * Also what is not an RFC 3986 URI although WHATWG URL parsing (browsers, the checks below) repairs
+ * it: spaces, control characters (a newline is stripped by the parser, so `http://localhost\n/` would
+ * pass as loopback), non-ASCII characters (an IDN host is registered in its xn-- form), and `https:`
+ * without `//` (`https:evil.example`). What is registered is what the authorization request must
+ * repeat byte for byte, so it has to be one unambiguous spelling.
  */
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:']);
 /** RFC 3986 scheme syntax with at least one dot (reverse domain name). */
 const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]*[a-z0-9]:$/;
+/** Printable ASCII without space: the characters an RFC 3986 URI (percent-encoded where needed) consists of. */
+const URI_CHARACTERS = /^[\x21-\x7e]+$/;
 
 /**
  * Why `uri` may not be registered by a client of `applicationType`, or undefined when it may. The
@@ -29,11 +36,15 @@ const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]*[a-z0-9]:$/;
 export function redirectUriProblem(uri: string, applicationType: string): string | undefined {
   const url = URL.parse(uri);
   if (url === null) return 'redirect_uris must only contain valid uris';
+  if (!URI_CHARACTERS.test(uri))
+    return 'redirect_uris must be URIs: no spaces, control or non-ASCII characters (percent-encode them; an international domain name in its xn-- form)';
   if (uri.includes('#')) return 'redirect_uris must not contain fragments';
   const protocol = url.protocol.toLowerCase();
   if (FORBIDDEN_SCHEMES.has(protocol)) return `redirect_uris must not use the ${protocol.slice(0, -1)} URI scheme`;
   if (url.username !== '' || url.password !== '') return 'redirect_uris must not contain user information';
   if (url.hostname.includes('*') || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*\*/i.test(uri)) return 'redirect_uris must not contain wildcards';
+  if ((protocol === 'https:' || protocol === 'http:') && !/^https?:\/\//i.test(uri))
+    return `redirect_uris must write ${protocol}// before the host`;
   if (protocol === 'https:') {
     if (url.hostname === '') return 'redirect_uris must name a host';
     return undefined;

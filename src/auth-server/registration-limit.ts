@@ -1,12 +1,13 @@
 /**
  * @module Dynamic client registrations per client address (issue #21, finding 5): a token bucket of
- * {@link REGISTRATIONS_PER_HOUR}, refilled evenly over the hour, in memory.
+ * {@link REGISTRATIONS_PER_HOUR}, refilled evenly over the hour, in memory on one host and in the
+ * shared Redis for several instances (redis-registration-limit.ts, the same buckets).
  *
  * An MCP client registers once per installation; a person trying clients registers a few. One address
  * sent 80,000 in 66 s, all 201. Beyond the bucket, `POST /reg` answers 429 with `Retry-After` before the
  * provider sees it. The table is bounded (least recently used addresses go first, full buckets before
- * anything else), so rotating addresses cannot grow it. Per process: instances behind one name each
- * allow their share (the README says so); unused registrations also expire (unused-clients.ts).
+ * anything else), so rotating addresses cannot grow it. Unused registrations also expire
+ * (unused-clients.ts).
  *
  * Addresses are cheap (an IPv6 /64, a botnet), so the whole server also has a bucket of
  * {@link ALL_REGISTRATIONS_PER_HOUR}: with the one-day expiry of unused clients, at most ~24,000 unused
@@ -32,8 +33,8 @@ export interface Refusal {
 }
 
 export interface RegistrationLimit {
-  /** Takes one registration for `address`: null when allowed. */
-  take(address: string): Refusal | null;
+  /** Takes one registration for `address`: null when allowed. Rejects when the shared store cannot answer. */
+  take(address: string): Promise<Refusal | null>;
 }
 
 const waitFor = (b: Bucket, perHour: number): number => Math.ceil(((1 - b.tokens) * HOUR_MS) / perHour / 1000);
@@ -59,7 +60,7 @@ export function createRegistrationLimit(
     while (buckets.size >= MAX_ADDRESSES) buckets.delete(buckets.keys().next().value!);
   };
   return {
-    take(address) {
+    async take(address) {
       const now = clock();
       let b = buckets.get(address);
       if (b === undefined) {

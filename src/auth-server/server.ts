@@ -15,8 +15,8 @@
  *   registration, open, CORS-open), /jwks, /token/revocation; no userinfo endpoint (every access token
  *   is a JWT for the MCP audience; sub and email are in the ID token)
  * - access tokens: RS256 JWTs, header typ at+jwt, aud = the MCP resource, claims iss, sub (user id),
- *   client_id, scope, iat, exp, jti and `tier` (the user's tier when the token was minted); lifetime
- *   900 s by default
+ *   client_id, scope, iat, exp, jti and `gid` (the grant); lifetime 900 s by default; revocable one by
+ *   one at /token/revocation (access-token-revocation.ts)
  * - refresh tokens: only with offline_access, opaque, rotated on every use (a reused one revokes the
  *   whole grant, per OAuth 2.1), each valid 30 days from its issue
  * - redirect URIs: https, or http on a loopback host, or (native apps) a reverse-domain private-use
@@ -53,6 +53,7 @@ import type { InteractionContext } from './interactions.ts';
 import { OAUTH_FILE, openOAuthStore, type OAuthStore } from './lmdb-adapter.ts';
 import { expireUnusedClients } from './unused-clients.ts';
 import { createRegistrationLimit } from './registration-limit.ts';
+import { createRedisRegistrationLimit } from './redis-registration-limit.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { createProvider } from './provider-config.ts';
 import { openRedisOAuthStore } from './redis-adapter.ts';
@@ -130,6 +131,8 @@ export interface AuthServer {
   readonly port: number;
   /** Whether a grant still stands (revoked grants are deleted): how the MCP endpoint refuses its tokens. */
   grantActive(grantId: string): Promise<boolean>;
+  /** Whether the access token `jti` was revoked at /token/revocation (access-token-revocation.ts). */
+  accessTokenRevoked(jti: string): Promise<boolean>;
   /**
    * Stops listening, closes connections with nothing in flight, lets requests in flight finish for up
    * to `graceMs` (default DEFAULT_DRAIN_MS), closes the rest and oauth.mdb (not the user store, nor a
@@ -219,7 +222,7 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
     const isMcpResource = (indicator: string): boolean => stripOneSlash(indicator) === stripOneSlash(mcpResource);
     const scopes = [...OAUTH_SCOPES];
     const trustProxy = opts.trustProxy === true;
-    const provider = await createProvider({
+    const { provider, accessTokens } = await createProvider({
       issuer,
       mcpResource,
       isMcpResource,
@@ -244,7 +247,9 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
       throttle: redis === undefined ? new LoginThrottle(clock) : new RedisLoginThrottle(redis, { clock, onError }),
       onError,
     };
-    handler = createRoutes(provider, interactions, createRegistrationLimit(clock), onError, () => store.health());
+    // Shared with the other instances when they share a Redis: the server-wide limit is a total.
+    const registrations = redis === undefined ? createRegistrationLimit(clock) : createRedisRegistrationLimit(redis, { clock });
+    handler = createRoutes(provider, interactions, registrations, onError, () => store.health());
 
     if (redis === undefined) {
       sweepTimer = setInterval(() => {
@@ -257,6 +262,7 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
     return {
       url: issuer,
       grantActive: async (grantId) => (await oauth.adapterFor('Grant').find(grantId)) !== undefined,
+      accessTokenRevoked: (jti) => accessTokens.isRevoked(jti),
       port,
       close(graceMs = DEFAULT_DRAIN_MS): Promise<void> {
         closing ??= (async () => {

@@ -382,8 +382,9 @@ async function startMcpAndAuth(
     resource: c.mcpUrl,
     store,
     clock: c.clock,
-    // The embedded issuer's grants; an external issuer's are not ours to see (its tokens live until exp).
-    ...(auth === null ? {} : { grantActive: auth.grantActive }),
+    // The embedded issuer's grants and revoked tokens; an external issuer's are not ours to see (its
+    // tokens live until exp).
+    ...(auth === null ? {} : { grantActive: auth.grantActive, accessTokenRevoked: auth.accessTokenRevoked }),
   });
   const mcp: McpHttpServer = createMcpServer({
     registry: live,

@@ -63,6 +63,12 @@ export interface TokenVerifierOptions {
    * they expire. One state-store read per token verification (a Redis round trip in clusters).
    */
   readonly grantActive?: (grantId: string) => Promise<boolean>;
+  /**
+   * Whether the token `jti` was revoked on its own (RFC 7009, the embedded server): checked with the
+   * grant, on every verification and uncached, so a revocation through any instance holds on all of
+   * them from the next request. Tokens without a `jti` are refused when this is given.
+   */
+  readonly accessTokenRevoked?: (jti: string) => Promise<boolean>;
 }
 
 /**
@@ -148,8 +154,14 @@ export function createCredentialVerifier(opts: TokenVerifierOptions): Credential
           currentDate: new Date(clock()),
           requiredClaims: ['exp', 'sub', 'iat'],
         });
-        if (opts.grantActive !== undefined && typeof payload.gid === 'string' && !(await opts.grantActive(payload.gid)))
-          return { ok: false, reason: 'invalid', description: 'The access token was revoked (its grant no longer stands)' };
+        const { gid, jti } = payload;
+        // Both lookups at once: one round trip's wait in a cluster.
+        const [grantStands, tokenRevoked] = await Promise.all([
+          opts.grantActive === undefined || typeof gid !== 'string' ? true : opts.grantActive(gid),
+          opts.accessTokenRevoked === undefined ? false : typeof jti !== 'string' || opts.accessTokenRevoked(jti),
+        ]);
+        if (!grantStands) return { ok: false, reason: 'invalid', description: 'The access token was revoked (its grant no longer stands)' };
+        if (tokenRevoked) return { ok: false, reason: 'invalid', description: 'The access token was revoked' };
         const userId = String(payload.sub);
         // The token is valid, but the tier comes from the store, which past its grace without Redis knows nothing reliable.
         if (opts.store.health() === 'unavailable')

@@ -1,7 +1,7 @@
 /**
  * The embedded authorization server end to end, driven headlessly the way an MCP client and a browser
  * would: discovery, dynamic registration, PKCE authorization with sign-up or log-in on our page, code
- * exchange, refresh-token rotation, tier claims, restarts on the same state directory, and the error
+ * exchange, refresh-token rotation, restarts on the same state directory, and the error
  * paths a person or a client can hit.
  */
 import { test } from 'node:test';
@@ -230,7 +230,7 @@ test('sign-up flow: PKCE S256 + resource → code → RS256 at+jwt for the MCP a
   assert.equal(payload.sub, user.id);
   assert.equal(payload.client_id, client.client_id);
   assert.equal(payload.scope, 'openid offline_access');
-  assert.equal(payload.tier, 'free');
+  assert.equal(payload.tier, undefined, 'no tier claim: the MCP endpoint reads the current tier');
   assert.equal(Number(payload.exp) - Number(payload.iat), 900);
   assert.equal(typeof payload.jti, 'string');
 
@@ -271,7 +271,6 @@ test('refresh: new access token and a NEW refresh token; the old one is refused,
   assert.notEqual(at, tokens.access_token);
   const payload = jwtPart(at, 1);
   assert.equal(payload.aud, MCP_RESOURCE, 'the granted resource is used when the refresh names none');
-  assert.equal(payload.tier, 'free');
   assert.equal(jwtPart(at, 0).typ, 'at+jwt');
 
   // The rotated-out token fails…
@@ -445,23 +444,6 @@ test('sign-up refusals: short password, mismatch, invalid or existing e-mail —
     assert.match(await res.text(), message);
   }
   assert.equal(store.listUsers().length, 1, 'no account was created by a refused sign-up');
-});
-
-test('the tier claim follows the registry: a tier change shows in the next token', async (t) => {
-  const { server, store } = await startFixture(t);
-  const { client, tokens } = await fullFlow(server.url, { email: 'jo@example.org', password: PASSWORD, mode: 'signup' });
-  const userId = String(jwtPart(tokens.access_token ?? '', 1).sub);
-  assert.equal(jwtPart(tokens.access_token ?? '', 1).tier, 'free');
-
-  // What `hpd users set-tier` does.
-  await store.updateUser(userId, (u) => (u === undefined ? undefined : { ...u, tier: 'pro', updated_at: new Date().toISOString() }));
-  const r = await tokenRequest(server.url, {
-    grant_type: 'refresh_token',
-    refresh_token: tokens.refresh_token ?? '',
-    client_id: client.client_id,
-  });
-  assert.equal(r.status, 200);
-  assert.equal(jwtPart(r.body.access_token ?? '', 1).tier, 'pro');
 });
 
 test('a signed-in browser is not silently approved for a new client: it gets an Allow button', async (t) => {

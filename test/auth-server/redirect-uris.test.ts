@@ -78,6 +78,82 @@ test('registration: plain http off loopback, script/data schemes, fragments, use
   }
 });
 
+test('registration: what is not one unambiguous RFC 3986 URI is refused, though a URL parser would repair it', async (t) => {
+  const { server } = await startFixture(t);
+  const refused: Array<[string, RegExp]> = [
+    ['http://localhost\n/cb', /no spaces, control or non-ASCII/], // the parser drops the newline: loopback by accident
+    ['http://127.0.0.1:5/c b', /no spaces/],
+    ['https://exämple.example/cb', /xn-- form/],
+    ['https://app.example/\u2028', /non-ASCII/],
+    ['https:evil.example', /https:\/\/ before the host/],
+    ['http:localhost/cb', /http:\/\/ before the host/],
+  ];
+  for (const [uri, reason] of refused) {
+    const { status, body } = await register(server.url, { redirect_uris: [uri] });
+    assert.equal(status, 400, JSON.stringify(uri));
+    assert.equal(body.error, 'invalid_redirect_uri', JSON.stringify(uri));
+    assert.match(String(body.error_description), reason, JSON.stringify(uri));
+  }
+  for (const uri of ['https://xn--exmple-cua.example/cb', 'https://app.example/caf%C3%A9', 'HTTPS://app.example/cb']) {
+    const { status, body } = await register(server.url, { redirect_uris: [uri] });
+    assert.equal(status, 201, `${uri}: ${JSON.stringify(body)}`);
+    assert.deepEqual(body.redirect_uris, [uri], 'stored as sent');
+  }
+});
+
+test('authorization: the redirect_uri must repeat a registered one byte for byte; only a native client’s loopback port may vary', async (t) => {
+  const { server } = await startFixture(t);
+  const web = await registerClient(server.url, { redirect_uris: ['https://good.example/cb', 'http://127.0.0.1:53682/callback'] });
+  const native = await registerClient(server.url, {
+    application_type: 'native',
+    redirect_uris: ['http://127.0.0.1:53682/callback', 'http://[::1]/cb'],
+  });
+  const outcome = async (clientId: string, redirectUri: string): Promise<'interaction' | 'refused'> => {
+    const url = new URL(authorizeUrl(server.url, { clientId, challenge: pkcePair().challenge }));
+    url.searchParams.set('redirect_uri', redirectUri);
+    const res = await browse(new CookieJar(), url.href);
+    if (res.status === 303 && new URL(location(res, server.url)).pathname.startsWith('/interaction/')) return 'interaction';
+    assert.equal(res.status, 400, `${redirectUri}: ${res.status}`);
+    assert.equal(res.headers.get('location'), null, `${redirectUri}: no redirect anywhere`);
+    assert.match(await res.text(), /Unknown application/, redirectUri);
+    return 'refused';
+  };
+  const webCases: Array<[string, 'interaction' | 'refused']> = [
+    ['https://good.example/cb', 'interaction'],
+    ['https://GOOD.example/cb', 'refused'],
+    ['https://good.example/CB', 'refused'],
+    ['https://good.example/cb/', 'refused'],
+    ['https://good.example:443/cb', 'refused'],
+    ['https://good.example/%63b', 'refused'],
+    ['https://good.example/cb/../evil', 'refused'],
+    ['https://good.example/evil/../cb', 'refused'],
+    ['https://good.example/cb#x', 'refused'],
+    ['https://good.example/cb?x=1', 'refused'],
+    ['https://good@good.example/cb', 'refused'],
+    ['https://good.example@evil.example/cb', 'refused'],
+    ['http://good.example/cb', 'refused'],
+    ['https://good.example/cb ', 'refused'],
+    ['http://127.0.0.1:53682/callback', 'interaction'],
+    // A web client's loopback URI is matched exactly, port included (the provider's rule; RFC 8252 §7.3 is about native apps).
+    ['http://127.0.0.1:53683/callback', 'refused'],
+    ['http://localhost:53682/callback', 'refused'],
+  ];
+  for (const [uri, expected] of webCases) assert.equal(await outcome(web.client_id, uri), expected, `web client, ${uri}`);
+  const nativeCases: Array<[string, 'interaction' | 'refused']> = [
+    ['http://127.0.0.1:53682/callback', 'interaction'],
+    ['http://127.0.0.1:1234/callback', 'interaction'],
+    ['http://127.0.0.1/callback', 'interaction'],
+    ['http://[::1]:8000/cb', 'interaction'],
+    ['http://localhost:53682/callback', 'refused'],
+    ['http://127.0.0.1:1234/callback/', 'refused'],
+    ['http://127.0.0.1:1234/Callback', 'refused'],
+    ['https://127.0.0.1:53682/callback', 'refused'],
+    ['http://127.0.0.1:53682@evil.example/callback', 'refused'],
+    ['http://evil.example:53682/callback', 'refused'],
+  ];
+  for (const [uri, expected] of nativeCases) assert.equal(await outcome(native.client_id, uri), expected, `native client, ${uri}`);
+});
+
 test('redirectUriProblem: the rules one by one', () => {
   assert.equal(redirectUriProblem('https://app.example/cb', 'web'), undefined);
   assert.equal(redirectUriProblem('http://LOCALHOST:1/cb', 'web'), undefined);

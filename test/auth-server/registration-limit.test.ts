@@ -68,7 +68,7 @@ test('a client never used expires after a day; a client with a grant stays', asy
   assert.ok(await clients.find('used'), 'the client a user authorized stays');
 });
 
-test('every address together gets ALL_REGISTRATIONS_PER_HOUR: rotating addresses cannot store unused clients without bound', () => {
+test('every address together gets ALL_REGISTRATIONS_PER_HOUR: rotating addresses cannot store unused clients without bound', async () => {
   let now = 0;
   const limit = createRegistrationLimit(() => now);
   const addresses = Math.ceil(ALL_REGISTRATIONS_PER_HOUR / REGISTRATIONS_PER_HOUR) + 5;
@@ -76,18 +76,18 @@ test('every address together gets ALL_REGISTRATIONS_PER_HOUR: rotating addresses
   let refusedByServer = 0;
   for (let a = 0; a < addresses; a++)
     for (let i = 0; i < REGISTRATIONS_PER_HOUR; i++) {
-      const r = limit.take(`2001:db8::${a}`);
+      const r = await limit.take(`2001:db8::${a}`);
       if (r === null) allowed++;
       else if (r.scope === 'server') refusedByServer++;
     }
   assert.equal(allowed, ALL_REGISTRATIONS_PER_HOUR);
   assert.equal(refusedByServer, addresses * REGISTRATIONS_PER_HOUR - ALL_REGISTRATIONS_PER_HOUR);
-  const refusal = limit.take('2001:db8::ffff');
+  const refusal = await limit.take('2001:db8::ffff');
   assert.equal(refusal?.scope, 'server');
   assert.equal(refusal?.wait, Math.ceil(3600 / ALL_REGISTRATIONS_PER_HOUR), 'the next one is allowed when the bucket refills one');
   now += 3_600_000 / ALL_REGISTRATIONS_PER_HOUR;
-  assert.equal(limit.take('2001:db8::ffff'), null, 'refilled evenly over the hour');
+  assert.equal(await limit.take('2001:db8::ffff'), null, 'refilled evenly over the hour');
   // A refused address keeps its own tokens: the server's refusal took nothing from it.
   now += 3_600_000;
-  for (let i = 0; i < REGISTRATIONS_PER_HOUR; i++) assert.equal(limit.take('2001:db8::1'), null);
+  for (let i = 0; i < REGISTRATIONS_PER_HOUR; i++) assert.equal(await limit.take('2001:db8::1'), null);
 });

@@ -65,7 +65,6 @@ test('MCP SDK client: discover → register → authorize (sign-up) → exchange
   const payload = jwtPart(tokens.access_token, 1);
   assert.equal(payload.aud, MCP_RESOURCE);
   assert.equal(payload.sub, store.listUsers()[0].id);
-  assert.equal(payload.tier, 'free');
   assert.equal(payload.scope, 'openid profile email offline_access');
   assert.equal(typeof tokens.refresh_token, 'string');
 

@@ -4,7 +4,9 @@
  * connection as separate processes would have. A small HTTP balancer in this file sends each request
  * to the instance a test chooses, so a flow can start on one instance and continue on the other: what
  * one instance stored (clients, interactions, codes, refresh tokens, grants) and signed (tokens,
- * cookies) must be usable on the other, and concurrent first starts must agree on one JWKS.
+ * cookies) must be usable on the other, and concurrent first starts must agree on one JWKS. The
+ * registration limits are totals over both, and the one-day expiry of unused clients holds whichever
+ * instance registered or authorized them.
  */
 import { after, before, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,7 +18,11 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { startAuthServer, type AuthServer, type AuthServerOptions } from '../../src/auth-server/index.ts';
+import { DEFAULT_OAUTH_PREFIX } from '../../src/auth-server/redis-adapter.ts';
+import { createRedisRegistrationLimit, DEFAULT_REGISTRATION_PREFIX } from '../../src/auth-server/redis-registration-limit.ts';
 import { DEFAULT_SECRETS_KEY } from '../../src/auth-server/redis-secrets.ts';
+import { ALL_REGISTRATIONS_PER_HOUR, REGISTRATIONS_PER_HOUR } from '../../src/auth-server/registration-limit.ts';
+import { UNUSED_CLIENT_TTL_S } from '../../src/auth-server/unused-clients.ts';
 import { openLmdbStateStore } from '../../src/policy/lmdb-store.ts';
 import type { StateStore } from '../../src/policy/state-store.ts';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.ts';
@@ -322,3 +328,60 @@ test('two instances, one Redis: the log-in throttle is shared — 5 wrong passwo
   const callback = await submitAndFollow(jar, c.balancer.url, url, 'login', { email: 'dee@example.org', password: PASSWORD });
   assert.ok(callback.searchParams.get('code') !== null, 'after the back-off the right password works on B');
 });
+
+test('two instances, one Redis: the registration limits are totals — one address gets REGISTRATIONS_PER_HOUR across both, every address together ALL_REGISTRATIONS_PER_HOUR', async (t) => {
+  let now = Date.now();
+  const c = await startCluster(t, { clock: () => now });
+  c.balancer.route = 'alternate';
+  const statuses: number[] = [];
+  for (let i = 0; i < REGISTRATIONS_PER_HOUR + 4; i++) statuses.push((await rawRegister(c.balancer.url)).status);
+  assert.deepEqual(statuses, [...Array(REGISTRATIONS_PER_HOUR).fill(201), ...Array(4).fill(429)]);
+  assert.ok(
+    c.balancer.hits.A >= REGISTRATIONS_PER_HOUR / 2 && c.balancer.hits.B >= REGISTRATIONS_PER_HOUR / 2,
+    JSON.stringify(c.balancer.hits),
+  );
+
+  // The server-wide bucket, through the same script each instance runs (addresses as the PROXY header would name them).
+  now += 3_600_000;
+  const limits = [c.redisA, c.redisB].map((redis) => createRedisRegistrationLimit(redis, { clock: () => now }));
+  const addresses = Math.ceil(ALL_REGISTRATIONS_PER_HOUR / REGISTRATIONS_PER_HOUR) + 5;
+  const outcomes = await Promise.all(
+    Array.from({ length: addresses * REGISTRATIONS_PER_HOUR }, (_, i) => limits[i % 2]!.take(`2001:db8::${i % addresses}`)),
+  );
+  assert.equal(outcomes.filter((r) => r === null).length, ALL_REGISTRATIONS_PER_HOUR, 'allowed, both instances together');
+  assert.equal(outcomes.filter((r) => r?.scope === 'server').length, addresses * REGISTRATIONS_PER_HOUR - ALL_REGISTRATIONS_PER_HOUR);
+  const keys = await c.redisA.keys(`${DEFAULT_REGISTRATION_PREFIX}address:*`);
+  assert.ok(keys.length <= addresses + 1, `address buckets stored: ${keys.length}`);
+  const refused = await limits[0]!.take('2001:db8::ffff');
+  assert.deepEqual(refused, { scope: 'server', wait: Math.ceil(3600 / ALL_REGISTRATIONS_PER_HOUR) });
+  assert.equal((await c.redisA.keys(`${DEFAULT_REGISTRATION_PREFIX}address:2001:db8::ffff`)).length, 0, 'a refused address leaves no key');
+  now += 3_600_000 / ALL_REGISTRATIONS_PER_HOUR;
+  assert.equal(await limits[1]!.take('2001:db8::ffff'), null, 'refilled evenly over the hour, on the other instance too');
+  assert.ok((await c.redisA.pttl(`${DEFAULT_REGISTRATION_PREFIX}all`)) > 0, 'the buckets expire');
+});
+
+test('two instances, one Redis: a client registered on A and never used expires after a day; one authorized on B stays', async (t) => {
+  const c = await startCluster(t);
+  const unused = await registerClient(c.direct.A);
+  const used = await registerClient(c.direct.A);
+  const ttl = (id: string): Promise<number> => c.redisA.pttl(`${DEFAULT_OAUTH_PREFIX}rec:Client:${id}`);
+  const day = UNUSED_CLIENT_TTL_S * 1000;
+  for (const id of [unused.client_id, used.client_id]) {
+    const left = await ttl(id);
+    assert.ok(left > day - 60_000 && left <= day + 60_000, `a new client lives a day: ${left} ms`);
+  }
+  c.balancer.route = 'B';
+  await authorizeThroughBalancer(c, used.client_id, 'fay@example.org', 'signup');
+  assert.equal(await ttl(used.client_id), -1, 'a client with a grant made on B has no expiry');
+  assert.ok((await ttl(unused.client_id)) > 0, 'the unused one still expires');
+});
+
+async function rawRegister(url: string): Promise<{ status: number }> {
+  const res = await fetch(`${url}/reg`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none', client_name: 'flood' }),
+  });
+  await res.arrayBuffer();
+  return { status: res.status };
+}

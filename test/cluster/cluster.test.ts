@@ -1,9 +1,9 @@
 /**
  * Several instances behind a load balancer (issue #11), tested as a real cluster on loopback: Debian's
  * HAProxy with deploy/haproxy.cfg, two `hpd serve` (one REST worker each) with their own copies of the
- * build, one real redis-server. Quotas stay exact across instances and restarts, a revocation through
- * one instance's CLI reaches the other within a second, a killed instance costs only its requests in
- * flight, a Redis outage degrades as documented and is reconciled, OAuth and MCP sessions work through
+ * build, one real redis-server. Quotas stay exact across instances and restarts, a key revoked through
+ * one instance's CLI and an access token revoked at one instance's /token/revocation are refused by
+ * both within a second, a killed instance costs only its requests in flight, a Redis outage degrades as documented and is reconciled, OAuth and MCP sessions work through
  * the balancer, and both instances adopt the same new build under load.
  */
 import { after, before, describe, test } from 'node:test';
@@ -63,6 +63,22 @@ const statuses = (outcomes: ReadonlyArray<Outcome | Error>): Record<string, numb
   }
   return counts;
 };
+
+/** The status of an MCP initialize with `token` at `mcpUrl`. */
+async function mcpStatus(mcpUrl: string, token: string): Promise<number> {
+  const res = await fetch(mcpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
+  });
+  await res.body?.cancel();
+  return res.status;
+}
 
 async function restAnswers(c: TestCluster): Promise<number[]> {
   const stats = await c.lb.stats();
@@ -246,6 +262,45 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
     } finally {
       await mcp.close();
     }
+  });
+
+  test('an access token revoked through one instance (RFC 7009) is refused by MCP on both instances within 1 s; its refresh token still works', async () => {
+    const email = `revoke-${randomBytes(4).toString('hex')}@example.com`;
+    const { client, tokens } = await fullFlow(c.lb.authUrl, {
+      email,
+      password: 'correct horse battery staple',
+      mode: 'signup',
+      resource: c.lb.mcpUrl,
+    });
+    const access = tokens.access_token!;
+    for (const inst of c.instances) assert.equal(await mcpStatus(inst.mcpUrl, access), 200, `${inst.name} accepts the token first`);
+    const res = await fetch(`${c.instances[0].authUrl}/token/revocation`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: access, token_type_hint: 'access_token', client_id: client.client_id }).toString(),
+    });
+    assert.equal(res.status, 200, await res.text());
+    const start = Date.now();
+    const refusedAfter = await Promise.all(
+      c.instances.map(async (inst) => {
+        for (;;) {
+          const status = await mcpStatus(inst.mcpUrl, access);
+          if (status === 401) return Date.now() - start;
+          assert.equal(status, 200, inst.name);
+          assert.ok(Date.now() - start < 1000, `${inst.name} still accepts the token 1 s after its revocation`);
+          await sleep(5);
+        }
+      }),
+    );
+    process.stderr.write(`# access-token revocation refused by MCP after ${refusedAfter.join(' / ')} ms\n`);
+    const refreshed = await tokenRequest(c.instances[1].authUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      client_id: client.client_id,
+    });
+    assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
+    for (const inst of c.instances)
+      assert.equal(await mcpStatus(inst.mcpUrl, refreshed.body.access_token!), 200, `${inst.name}: the new token works`);
   });
 
   test('a new build published on both hosts under load: both adopt the same hash, 0 errors', async () => {

@@ -148,7 +148,7 @@ describe('MCP OAuth flow end to end with the SDK client', () => {
     assert.equal(payload.aud, svc.mcpUrl);
     assert.equal(payload.iss, svc.authUrl);
     assert.equal(payload.client_id, provider.clientInformation()!.client_id);
-    assert.equal(payload.tier, 'free');
+    assert.equal(payload.tier, undefined, 'no tier claim: the tier is read per request');
     assert.ok(typeof payload.exp === 'number' && typeof payload.iat === 'number');
     assert.equal(typeof payload.sub, 'string');
     userId = payload.sub as string;
@@ -191,7 +191,6 @@ describe('MCP OAuth flow end to end with the SDK client', () => {
     const payload = decodeJwtPart(refreshed.access_token, 1);
     assert.equal(payload.sub, userId);
     assert.equal(payload.aud, svc.mcpUrl);
-    assert.equal(payload.tier, 'pro', 'the refreshed token carries the tier at issuance');
 
     // A new client with the new access token: the same daily counter, one lower.
     const { client } = await connect(provider);
@@ -266,7 +265,6 @@ describe('MCP OAuth flow end to end with the SDK client', () => {
 
     const payload = decodeJwtPart(second.tokens()!.access_token, 1);
     assert.equal(payload.sub, userId, 'the same account');
-    assert.equal(payload.tier, 'pro');
     assert.equal(svc.services.store.listUsers().filter((u) => u.email === EMAIL).length, 1, 'no second account');
 
     const before = svc.services.quota.peek(userId, 'pro').remaining;
