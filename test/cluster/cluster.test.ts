@@ -138,13 +138,14 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
       }
     });
     const key = c.createKey('free');
+    const CONNECTIONS = 6;
     let kill!: () => void;
     const killed = new Promise<void>((r) => (kill = r));
     const loadDone = (async () => {
       await killed;
       await sleep(2500);
     })();
-    const running = load(`${c.lb.restUrl}${YEARS}`, key, 6, loadDone);
+    const running = load(`${c.lb.restUrl}${YEARS}`, key, CONNECTIONS, loadDone);
     await sleep(300);
     await c.kill(1);
     kill();
@@ -157,7 +158,7 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
         .filter(([s]) => s !== '200' && s !== '429' && s !== 'error')
         .reduce((n, [, v]) => n + v, 0);
     // At most one request per connection was in flight on the killed instance.
-    assert.ok(failed <= 6, `failures: ${JSON.stringify(counts)}`);
+    assert.ok(failed <= CONNECTIONS, `failures: ${JSON.stringify(counts)}`);
     const down = Date.now() + 3000;
     for (;;) {
       const stats = await c.lb.stats();
@@ -166,9 +167,11 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
       assert.ok(Date.now() < down, `hpd2 still ${status} 2.5 s + 3 s after the kill`);
       await sleep(50);
     }
-    // Requests that succeeded never exceed the limit; each unit a failed request had leased is lost, no more.
+    // Requests that succeeded never exceed the limit. A request in flight on the killed instance may have
+    // taken its unit there and be lost, whether it failed or HAProxy replayed it on the survivor (GETs are
+    // retried, and then answered 200): at most one per connection, no more.
     const ok = counts['200'] ?? 0;
-    assert.ok(ok <= 100 && ok >= 100 - failed, `200s: ${ok}, failures ${failed}`);
+    assert.ok(ok <= 100 && ok >= 100 - CONNECTIONS, `200s: ${ok}, failures ${failed}`);
     const after = await get(`${c.lb.restUrl}${YEARS}`, key);
     assert.equal((after as Outcome).status, 429);
   });
