@@ -110,7 +110,7 @@ export const comparePlansOperation = defineOperation({
   ],
   handle(ctx, p, meta) {
     const yd = ctx.registry.get(p.year)!;
-    const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
+    const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true, registry: ctx.registry });
     const records = p.ids.map((id) => findPlan(yd, id));
     const aptc = householdAptc(yd, where.loc, p);
     const plans = records.map((rec) => {

@@ -113,8 +113,14 @@ export const MEMBER_BREAKDOWN = {
         type: 'boolean',
         description: 'False for children under 21 beyond the three oldest, who are covered at no premium',
       },
+      premium_basis: {
+        type: 'string',
+        enum: ['member_rate', 'tier_share'],
+        description:
+          'member_rate: premium is the member’s own age-rated premium; tier_share: a family tier (NY, VT) priced the household as one premium and premium is this member’s share of it (split by age-curve rates, evenly in VT), not a premium the member could buy alone',
+      },
     },
-    required: ['age', 'premium', 'charged'],
+    required: ['age', 'premium', 'charged', 'premium_basis'],
     additionalProperties: false,
   },
 } as const;
