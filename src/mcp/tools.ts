@@ -186,7 +186,7 @@ export const TOOLS: readonly ToolDefinition[] = [
         typeof b.csr_level === 'number'
           ? ` Qualifies for the ${b.csr_level} % cost-sharing silver variant (${String(b.csr_band)} FPL).`
           : '';
-      const years = b.plan_data_years as number[];
+      const years = (b.plan_data_years as number[] | undefined) ?? [];
       const elsewhere =
         b.benchmark_source === 'benchmark_only' && years.length > 0 ? ` Plan data for this state is loaded for ${years.join(', ')}.` : '';
       return `${line}${csr}${b.benchmark_source === 'benchmark_only' ? ` ${String(b.benchmark_plan_description)}; the credit is an approximation (${String(b.data_freshness)}).${elsewhere}` : modeledNote(b)}`;
