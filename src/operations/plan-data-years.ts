@@ -37,9 +37,12 @@ export function planDataYears(registry: DataRegistry, state: string): readonly n
   return years;
 }
 
-/** The clause a "no plan data" answer ends with: which years have the state's plans, or that none does. */
+/**
+ * The clause a "no plan data" answer ends with: which loaded years have the state's plans; empty when
+ * none has (plan_data_years, where the answer has it, says so as an empty list).
+ */
 export function planDataYearsClause(state: string, years: readonly number[]): string {
-  if (years.length === 0) return `; no loaded plan year has plan data for ${state}`;
+  if (years.length === 0) return '';
   return `; plan data for ${state} is loaded for ${years.join(', ')} (pass year=${years.at(-1)})`;
 }
 

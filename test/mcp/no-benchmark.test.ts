@@ -65,7 +65,7 @@ describe('a state without plan data and without a published benchmark', () => {
     assert.equal(r.doc.plans_available, false);
     assert.equal(
       r.doc.note,
-      'No plan data for HI in 2025; no loaded plan year has plan data for HI: search, plan detail, compare and out-of-pocket answer 404 for this ZIP and so does the APTC estimate (no published benchmark premium for its rating area either). The crosswalk has no HI plans. Its location and rating area are shown.',
+      'No plan data for HI in 2025: search, plan detail, compare and out-of-pocket answer 404 for this ZIP and so does the APTC estimate (no published benchmark premium for its rating area either). The crosswalk has no HI plans. Its location and rating area are shown.',
     );
     const t = await tool('lookup_zip', { zip });
     assert.deepEqual(t.doc, r.doc);
@@ -74,7 +74,7 @@ describe('a state without plan data and without a published benchmark', () => {
 
   test('the APTC estimate is the state’s 404, saying why, not a credit of $0 from no benchmark', async () => {
     const detail =
-      'No plan data for HI in 2025, and no published benchmark premium for Rating Area 1; no loaded plan year has plan data for HI.';
+      'No plan data for HI in 2025, and no published benchmark premium for Rating Area 1.';
     const r = await rest(aptcQuery(zip));
     assert.equal(r.status, 404, JSON.stringify(r.doc));
     assert.equal(r.doc.detail, detail);
