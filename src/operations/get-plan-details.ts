@@ -1,6 +1,7 @@
 /** @module `GET /v1/health/plans/{plan_id}`: the full detail record of a plan variant. */
 import { PLAN_VARIANT_ID, STANDARD_COMPONENT_ID, type PlanVariantRecord } from '../engine/plan-record.ts';
 import type { YearData } from './data-registry.ts';
+import { issuerFields } from './issuer-fields.ts';
 import { JURISDICTIONS } from './list-issuers.ts';
 import { locationFields, noPlanData, resolveLocation } from './location.ts';
 import { quoteHousehold } from './household-quote.ts';
@@ -113,6 +114,7 @@ export const PLAN_DETAIL_RESPONSE = {
     standard_component_id: { type: 'string', description: '14-character plan ID shared by all variants of the plan' },
     name: PLAN_SUMMARY.properties.name,
     issuer: PLAN_SUMMARY.properties.issuer,
+    issuer_note: PLAN_SUMMARY.properties.issuer_note,
     state: PLAN_SUMMARY.properties.state,
     metal_level: PLAN_SUMMARY.properties.metal_level,
     plan_type: PLAN_SUMMARY.properties.plan_type,
@@ -156,6 +158,7 @@ export const PLAN_DETAIL_RESPONSE = {
     'standard_component_id',
     'name',
     'issuer',
+    'issuer_note',
     'state',
     'metal_level',
     'plan_type',
@@ -242,7 +245,7 @@ export const getPlanDetailsOperation = defineOperation({
       id: r.id,
       standard_component_id: r.standard_component_id,
       name: r.name,
-      issuer: r.issuer,
+      ...issuerFields(r),
       state: r.state,
       metal_level: r.metal_level,
       plan_type: r.plan_type,

@@ -73,8 +73,7 @@ describe('a state without plan data and without a published benchmark', () => {
   });
 
   test('the APTC estimate is the state’s 404, saying why, not a credit of $0 from no benchmark', async () => {
-    const detail =
-      'No plan data for HI in 2025, and no published benchmark premium for Rating Area 1.';
+    const detail = 'No plan data for HI in 2025, and no published benchmark premium for Rating Area 1.';
     const r = await rest(aptcQuery(zip));
     assert.equal(r.status, 404, JSON.stringify(r.doc));
     assert.equal(r.doc.detail, detail);

@@ -49,7 +49,8 @@ function run(path: string, query: string, pathParams: Record<string, string> = {
 function ok(path: string, query: string, pathParams: Record<string, string> = {}): Body {
   const r = run(path, query, pathParams);
   assert.ok(r.ok, `${path}?${query}: ${JSON.stringify(!r.ok && r.problem)}`);
-  return r.body;
+  // As a client reads it: plan rows are objects whose members toJSON gives.
+  return JSON.parse(JSON.stringify(r.body));
 }
 
 const APTC = '/v1/health/plans/aptc-estimate';
@@ -162,6 +163,33 @@ describe('a family tier’s member amounts say they are shares', () => {
       detail.pricing.members.map((m: Body) => m.premium_basis),
       ['tier_share', 'tier_share', 'tier_share'],
     );
+  });
+});
+
+describe('an issuer name the state file leaves blank is null with the reason', () => {
+  test('CT, RI and VT 2024 plans: issuer null, the note names the HIOS issuer ID and the missing document URLs', () => {
+    for (const zip of ['06103', '02903', '05401']) {
+      const search = ok('/v1/health/plans', `zip=${zip}&age=40&year=2024`);
+      assert.ok(search._embedded.plans.length > 0, zip);
+      for (const plan of search._embedded.plans) {
+        assert.equal(plan.issuer, null, plan.id);
+        assert.equal(
+          plan.issuer_note,
+          `The source Plans file does not publish the issuer name (HIOS issuer ID ${plan.id.slice(0, 5)}), nor the plan’s document URLs`,
+        );
+        assert.equal(plan.links.brochure, null);
+      }
+      const detail = ok('/v1/health/plans/{plan_id}', 'year=2024', { plan_id: search._embedded.plans[0].id });
+      assert.equal(detail.issuer, null);
+      assert.equal(detail.issuer_note, search._embedded.plans[0].issuer_note);
+    }
+  });
+
+  test('a plan whose file names its issuer carries the name and no note', () => {
+    const plan = ok('/v1/health/plans', 'zip=77002&age=40&per_page=1')._embedded.plans[0];
+    assert.equal(typeof plan.issuer, 'string');
+    assert.ok(plan.issuer.length > 0);
+    assert.equal(plan.issuer_note, null);
   });
 });
 
