@@ -120,6 +120,13 @@ describe('answers without plan data name the years that have it', () => {
     const ct = run('/v1/health/plans', 'zip=06103&age=40');
     assert.ok(!ct.ok);
     assert.equal(ct.problem.detail, 'No plan data for CT in 2025; plan data for CT is loaded for 2024 (pass year=2024).');
+    // A CT plan ID or the state's issuers, asked of 2025, answer the same.
+    const ctPlan = run('/v1/health/plans/{plan_id}', '', { plan_id: '76962CT0010005-01' });
+    assert.ok(!ctPlan.ok);
+    assert.equal(ctPlan.problem.detail, ct.problem.detail);
+    const ctIssuers = run('/v1/health/issuers', 'state=CT');
+    assert.ok(!ctIssuers.ok);
+    assert.equal(ctIssuers.problem.detail, ct.problem.detail);
     const ny = run('/v1/health/plans', 'zip=10001&age=40');
     assert.ok(!ny.ok);
     assert.equal(ny.problem.detail, 'No plan data for NY in 2025.');
