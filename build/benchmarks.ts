@@ -9,8 +9,12 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { DIAGNOSTIC_CODES, FatalBuildError } from './read/diagnostics.ts';
 
-/** `ST:area` → monthly amount in force on January 1 of the year. */
-export type BenchmarkTable = Map<string, number>;
+/**
+ * `ST:area` → monthly amount in force on January 1 of the year, with the newest effective date among
+ * the values taken (the vintage answers cite: a benchmark-only answer names it rather than borrow the
+ * date of another file).
+ */
+export type BenchmarkTable = Map<string, number> & { inForce?: string };
 
 export function benchmarkKey(state: string, area: number): string {
   return `${state}:${area}`;
@@ -22,6 +26,7 @@ export function loadBenchmarks(path: string, year: number): BenchmarkTable {
   const doc = parseYaml(readFileSync(path, 'utf8')) as Record<string, unknown>;
   const out: BenchmarkTable = new Map();
   const cutoff = `${year}-01-01`;
+  let newest = '';
   for (const [state, areas] of Object.entries(doc)) {
     if (!/^[A-Z]{2}$/.test(state) || typeof areas !== 'object' || areas === null) continue;
     for (const [areaKey, dated] of Object.entries(areas as Record<string, unknown>)) {
@@ -33,11 +38,14 @@ export function loadBenchmarks(path: string, year: number): BenchmarkTable {
         if (!Number.isFinite(v) || date > cutoff) continue;
         if (best === null || date > best[0]) best = [date, v];
       }
-      if (best !== null) out.set(benchmarkKey(state, area), best[1]);
+      if (best === null) continue;
+      out.set(benchmarkKey(state, area), best[1]);
+      if (best[0] > newest) newest = best[0];
     }
   }
   if (out.size === 0) {
     throw new FatalBuildError(DIAGNOSTIC_CODES.badFormat, `${path}: no benchmark in force on ${cutoff}`);
   }
+  out.inForce = newest;
   return out;
 }

@@ -35,6 +35,8 @@ export interface ManifestParts {
   readonly provenance: Record<string, StateProvenance>;
   readonly serviceAreas: { readonly statewideByDecision: readonly string[]; readonly plansWithoutServiceArea: number };
   readonly ratingAreaUncertainty: RatingAreaUncertainty | null;
+  /** Newest effective date among the SLCSP benchmark values the build took. */
+  readonly benchmarksInForce: string;
 }
 
 const MODELED_DESCRIPTION =
@@ -93,6 +95,7 @@ export function writeManifest(dir: string, p: ManifestParts): BuildManifest {
       plans_without_service_area: p.serviceAreas.plansWithoutServiceArea,
     },
     ...(p.ratingAreaUncertainty === null || p.ratingAreaUncertainty.zips === 0 ? {} : { rating_area_uncertainty: p.ratingAreaUncertainty }),
+    benchmarks: { input: 'slcsp_benchmarks', in_force: p.benchmarksInForce },
     stages: p.progress.summaries.map((s) => ({ ...s })),
     files: { [LMDB_FILE]: lmdbBytes, [TABLES_FILE]: p.tablesBytes },
     // Hashed from the files as they lie on disk, after LMDB closed them: what a reader will find.

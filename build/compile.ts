@@ -334,6 +334,7 @@ async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManif
     crosswalk,
     tablesBytes,
     provenance: stateProvenance(year, plans, premiums),
+    benchmarksInForce: benchmarks.inForce ?? '',
     serviceAreas: { statewideByDecision: plans.statewideByDecision, plansWithoutServiceArea: cover.withoutServiceArea.length },
     ratingAreaUncertainty:
       ctx.uncertaintyText === null

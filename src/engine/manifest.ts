@@ -139,6 +139,11 @@ export interface BuildManifest {
   readonly stages: ReadonlyArray<{ stage: string; rows: number; seconds: number; rowsPerSecond: number }>;
   /** Per state with plan data; absent in builds compiled before provenance was per state (read the build's labels). */
   readonly provenance?: Readonly<Record<string, StateProvenance>>;
+  /**
+   * The SLCSP benchmark table the build took (its input under `inputs`) and the newest effective date of
+   * its values; absent in older builds.
+   */
+  readonly benchmarks?: { readonly input: string; readonly in_force: string };
   /** Service areas the files do not describe; absent in older builds. */
   readonly service_areas?: {
     /** States whose Service Areas file has no rows, whose plans are taken as statewide. */

@@ -10,9 +10,12 @@
  * unsold ages and tiers can reorder them. Where the build has no plan premiums for the state, the
  * benchmark falls back to the rating area's SLCSP table and says it is a KFF-derived approximation.
  *
- * Not modeled (domain.md §5): the EHB-portion adjustment and the pediatric-dental SADP add-on. The
- * build carries no stand-alone dental premiums, and the plan list holds full premiums only, so plans
- * are ranked and the benchmark is reported at their full premium.
+ * The credit counts only the benchmark's premium for essential health benefits (26 U.S.C.
+ * §36B(b)(3)(D); 26 CFR 1.36B-3(j)): where the benchmark plan states an EHB share of its premium below
+ * 100 % (Plan Attributes `EHBPercentTotalPremium`, the issuer's allocation under 45 CFR 156.470), the
+ * credit is computed from that share and both premiums are reported. Plans are still ranked by their
+ * full premium: no source read says the ranking uses the EHB portion. Not modeled: the
+ * pediatric-dental SADP add-on (the build carries no stand-alone dental premiums).
  *
  * Pure and synchronous over a loaded {@link Dataset}; money is handled in integer cents and
  * converted to dollars (two decimals) only in the result.
@@ -27,8 +30,15 @@ import { rankLowestCostInto, RankingRecord, type RankedPlan } from './lowest-cos
 import type { TaxYearRules } from './rules-types.ts';
 import { InvariantError } from '../invariant.ts';
 import { floorSafe, roundHalfUp } from './float-safe-round.ts';
+import { applicableBandLabel, CSR_BAND_LABELS } from './fpl-band-labels.ts';
 
 export type BenchmarkSource = 'rate_puf' | 'modeled' | 'benchmark_only';
+
+/**
+ * What a member's benchmark amount is: the member's own age-rated premium, or (family-tier states, NY
+ * and VT) the member's share of the one premium the tier charges the household.
+ */
+export type MemberPremiumBasis = 'member_rate' | 'tier_share';
 
 export interface AptcMember {
   readonly age: number;
@@ -36,6 +46,7 @@ export interface AptcMember {
   readonly slcsp_premium: number;
   /** False for children beyond the three oldest under 21. */
   readonly counted_in_benchmark: boolean;
+  readonly premium_basis: MemberPremiumBasis;
 }
 
 export interface AptcEstimate {
@@ -49,6 +60,10 @@ export interface AptcEstimate {
   readonly fpl_percentage_truncated: number;
   /** Applicable-percentage band used; null when not eligible. */
   readonly band: { readonly from_pct: number; readonly to_pct: number | null } | null;
+  /** {@link band} in words ({@link applicableBandLabel}); null with it. */
+  readonly band_label: string | null;
+  /** The poverty-level range of {@link csr_level} in words; null with it. */
+  readonly csr_band_label: string | null;
   /** Percent of income (8.59 = 8.59 %); null when not eligible. */
   readonly applicable_percentage: number | null;
   /** Whole dollars a year (Form 8962 line 8a); 0 when not eligible. */
@@ -57,6 +72,13 @@ export interface AptcEstimate {
   readonly monthly_contribution: number;
   /** Monthly benchmark premium for the household, dollars; null when no benchmark exists here. */
   readonly benchmark_premium: number | null;
+  /**
+   * The part of {@link benchmark_premium} for essential health benefits, which the credit is computed
+   * from; null when the benchmark plan states no EHB share below 100 % (the full premium counts).
+   */
+  readonly benchmark_ehb_premium: number | null;
+  /** The benchmark plan's EHB share of its premium (0–1) behind {@link benchmark_ehb_premium}; null with it. */
+  readonly benchmark_ehb_share: number | null;
   /** Variant id (`…-01`) of the benchmark plan; null when the benchmark is not a plan of the build. */
   readonly benchmark_plan_id: string | null;
   /** null only together with a null benchmark. */
@@ -167,6 +189,8 @@ interface Benchmark {
   readonly members: ReadonlyArray<{ readonly age: number; readonly cents: number; readonly counted: boolean }>;
   readonly source: BenchmarkSource;
   readonly notes: readonly string[];
+  /** Priced by family tier (members carry shares of the tier premium). */
+  readonly tiers: boolean;
 }
 
 /** The rater every benchmark scan of this thread prices with (the ranking is consumed before the scan returns). */
@@ -202,7 +226,7 @@ function planBenchmarkInto(
   if (counted !== null) {
     for (let i = 0; i < ages.length; i++) {
       const c = rater.memberCents(chosen.pos, i);
-      setMember(members[i]!, ages[i]!, c, counted[i] === true);
+      setMember(members[i]!, ages[i]!, c, counted[i] === true, 'member_rate');
       totalCents += c;
     }
   } else {
@@ -210,11 +234,12 @@ function planBenchmarkInto(
     // The chosen plan covers the household: the ranking kept only plans with a total.
     const premium = rater.premium(chosen.pos)!;
     for (let i = 0; i < ages.length; i++)
-      setMember(members[i]!, premium.members[i]!.age, premium.members[i]!.cents, premium.members[i]!.counted);
+      setMember(members[i]!, premium.members[i]!.age, premium.members[i]!.cents, premium.members[i]!.counted, 'tier_share');
     totalCents = premium.totalCents;
   }
   out.benchmarkCents = totalCents;
   out.benchmark_plan_id = variantIdOf(chosen.id);
+  out.ehbShare = ehbShareOf(ds, out.benchmark_plan_id);
   out.lowest_silver = out.lowestPlan(0, ranking.first);
   out.lowest_bronze = out.lowestPlan(1, ranking.bronze);
   // Provenance is per state: a year may mix real and modeled states.
@@ -223,10 +248,28 @@ function planBenchmarkInto(
   return true;
 }
 
-function setMember(m: Mutable<AptcMember>, age: number, centsOf: number, counted: boolean): void {
+function setMember(m: Mutable<AptcMember>, age: number, centsOf: number, counted: boolean, basis: MemberPremiumBasis): void {
   m.age = age;
   m.slcsp_premium = cents(centsOf);
   m.counted_in_benchmark = counted;
+  m.premium_basis = basis;
+}
+
+/** EHB shares of benchmark plans by variant id, per dataset (NaN: none below 100 %), read once per plan. */
+const EHB_SHARES = new WeakMap<Dataset, Map<string, number>>();
+
+/** The EHB share (0–1, below 1) of a plan variant's premium, or NaN when it states none below 100 %. */
+function ehbShareOf(ds: Dataset, variantId: string): number {
+  let shares = EHB_SHARES.get(ds);
+  if (shares === undefined) EHB_SHARES.set(ds, (shares = new Map()));
+  let share = shares.get(variantId);
+  if (share === undefined) {
+    const stated = ds.planRecord(variantId)?.ehb_percent_premium ?? null;
+    // A share of 1, or a value outside (0, 1) the file should not carry, leaves the full premium.
+    share = stated !== null && stated > 0 && stated < 1 ? stated : Number.NaN;
+    shares.set(variantId, share);
+  }
+  return share;
 }
 
 /** Variant ids (`…-01`) by plan id, made once per plan. */
@@ -258,7 +301,61 @@ function tableBenchmark(ds: Dataset, rules: TaxYearRules, location: ZipLocation,
       : [
           `No silver plan is listed at this location: the benchmark is the SLCSP of ${location.state} rating area ${location.ratingArea}, age-rated per member`,
         ];
-  return { totalCents: premium.totalCents, members: premium.members, source, notes };
+  return {
+    totalCents: premium.totalCents,
+    members: premium.members,
+    source,
+    notes,
+    tiers: familyTiersOf(rules, location.state) !== undefined,
+  };
+}
+
+/**
+ * The household's benchmark written into `out`: from the location's silver plans, else from the
+ * published table, else none (a note says so). False when there is none.
+ */
+function benchmarkInto(
+  ds: Dataset,
+  rules: TaxYearRules,
+  location: ZipLocation,
+  ages: readonly number[],
+  out: AptcEstimateRecord,
+  notes: NoteList,
+): boolean {
+  let found = planBenchmarkInto(ds, rules, location, ages, out, notes);
+  if (!found) {
+    const table = tableBenchmark(ds, rules, location, ages);
+    found = table !== null;
+    if (table !== null) {
+      const members = out.membersOf(ages.length);
+      for (let i = 0; i < ages.length; i++)
+        setMember(
+          members[i]!,
+          table.members[i]!.age,
+          table.members[i]!.cents,
+          table.members[i]!.counted,
+          table.tiers ? 'tier_share' : 'member_rate',
+        );
+      out.benchmarkCents = table.totalCents;
+      out.benchmark_plan_id = null;
+      out.benchmark_source = table.source;
+      out.lowest_silver = null;
+      out.lowest_bronze = null;
+      for (const n of table.notes) notes.add(n);
+    }
+  }
+  if (!found) {
+    notes.add(
+      `No benchmark premium is available for ${location.state} rating area ${location.ratingArea}, so the credit cannot be estimated here`,
+    );
+    const members = out.membersOf(ages.length);
+    for (let i = 0; i < ages.length; i++) setMember(members[i]!, ages[i]!, 0, false, 'member_rate');
+    out.benchmark_plan_id = null;
+    out.benchmark_source = null;
+    out.lowest_silver = null;
+    out.lowest_bronze = null;
+  }
+  return found;
 }
 
 /**
@@ -338,36 +435,12 @@ export function estimateAptcInto(
     }
     out.band = out.bandOf(b.from_pct, b.to_pct);
   }
+  out.band_label = out.band === null ? null : applicableBandLabel(out.band.from_pct, out.band.to_pct);
+  out.ehbShare = Number.NaN;
   const yearly = applicable === null ? 0 : roundHalfUp((income * applicable) / 100);
   const monthly = roundHalfUp(yearly / 12);
 
-  let found = planBenchmarkInto(ds, rules, location, ages, out, notes);
-  if (!found) {
-    const table = tableBenchmark(ds, rules, location, ages);
-    found = table !== null;
-    if (table !== null) {
-      const members = out.membersOf(ages.length);
-      for (let i = 0; i < ages.length; i++)
-        setMember(members[i]!, table.members[i]!.age, table.members[i]!.cents, table.members[i]!.counted);
-      out.benchmarkCents = table.totalCents;
-      out.benchmark_plan_id = null;
-      out.benchmark_source = table.source;
-      out.lowest_silver = null;
-      out.lowest_bronze = null;
-      for (const n of table.notes) notes.add(n);
-    }
-  }
-  if (!found) {
-    notes.add(
-      `No benchmark premium is available for ${location.state} rating area ${location.ratingArea}, so the credit cannot be estimated here`,
-    );
-    const members = out.membersOf(ages.length);
-    for (let i = 0; i < ages.length; i++) setMember(members[i]!, ages[i]!, 0, false);
-    out.benchmark_plan_id = null;
-    out.benchmark_source = null;
-    out.lowest_silver = null;
-    out.lowest_bronze = null;
-  }
+  const found = benchmarkInto(ds, rules, location, ages, out, notes);
   const limit = rules.child_age_limit.value;
   if (found && familyTiersOf(rules, location.state) === undefined) {
     let uncounted = 0;
@@ -379,7 +452,14 @@ export function estimateAptcInto(
     }
   }
 
-  const aptcCents = eligible && found ? Math.max(0, out.benchmarkCents - monthly * 100) : 0;
+  // The credit counts the benchmark's EHB portion only (26 U.S.C. §36B(b)(3)(D)).
+  const ehbCents = found && !Number.isNaN(out.ehbShare) ? Math.round(out.benchmarkCents * out.ehbShare) : null;
+  if (ehbCents !== null) {
+    notes.add(
+      `The benchmark plan puts ${round2(out.ehbShare * 100)} % of its premium toward essential health benefits; the credit counts only that part (${cents(ehbCents).toFixed(2)} of ${cents(out.benchmarkCents).toFixed(2)} a month)`,
+    );
+  }
+  const aptcCents = eligible && found ? Math.max(0, (ehbCents ?? out.benchmarkCents) - monthly * 100) : 0;
   out.eligible = eligible;
   out.fpl_amount = pos.fpl;
   out.fpl_percentage = round2(pos.pct);
@@ -388,7 +468,10 @@ export function estimateAptcInto(
   out.yearly_contribution = yearly;
   out.monthly_contribution = monthly;
   out.benchmark_premium = found ? cents(out.benchmarkCents) : null;
+  out.benchmark_ehb_premium = ehbCents === null ? null : cents(ehbCents);
+  out.benchmark_ehb_share = ehbCents === null ? null : out.ehbShare;
   out.csr_level = eligible ? CSR_LEVEL[csrVariantAt(pos, income) ?? 'none'] : null;
+  out.csr_band_label = out.csr_level === null ? null : CSR_BAND_LABELS[out.csr_level];
   out.aptc_amount = cents(aptcCents);
   out.notes = out.notesOf(notes);
   return out;
@@ -404,10 +487,14 @@ export class AptcEstimateRecord implements AptcEstimate {
   fpl_percentage = 0;
   fpl_percentage_truncated = 0;
   band: AptcEstimate['band'] = null;
+  band_label: string | null = null;
+  csr_band_label: string | null = null;
   applicable_percentage: number | null = null;
   yearly_contribution = 0;
   monthly_contribution = 0;
   benchmark_premium: number | null = null;
+  benchmark_ehb_premium: number | null = null;
+  benchmark_ehb_share: number | null = null;
   benchmark_plan_id: string | null = null;
   benchmark_source: BenchmarkSource | null = null;
   members: readonly AptcMember[] = [];
@@ -418,6 +505,8 @@ export class AptcEstimateRecord implements AptcEstimate {
   notes: readonly string[] = [];
   /** The benchmark in cents (valid when {@link benchmark_premium} is not null). */
   benchmarkCents = 0;
+  /** The benchmark plan's EHB share below 1, NaN when none (or no plan is the benchmark). */
+  ehbShare = Number.NaN;
   readonly #band: Mutable<NonNullable<AptcEstimate['band']>> = { from_pct: 0, to_pct: null };
   readonly #lowest: [Mutable<LowestPlan>, Mutable<LowestPlan>] = [
     { plan_id: '', premium: 0 },
@@ -433,7 +522,7 @@ export class AptcEstimateRecord implements AptcEstimate {
     let list = this.#members[n];
     if (list === undefined) {
       list = [];
-      for (let i = 0; i < n; i++) list.push({ age: 0, slcsp_premium: 0, counted_in_benchmark: false });
+      for (let i = 0; i < n; i++) list.push({ age: 0, slcsp_premium: 0, counted_in_benchmark: false, premium_basis: 'member_rate' });
       this.#members[n] = list;
     }
     this.members = list;
@@ -471,10 +560,14 @@ export class AptcEstimateRecord implements AptcEstimate {
       fpl_percentage: this.fpl_percentage,
       fpl_percentage_truncated: this.fpl_percentage_truncated,
       band: this.band,
+      band_label: this.band_label,
+      csr_band_label: this.csr_band_label,
       applicable_percentage: this.applicable_percentage,
       yearly_contribution: this.yearly_contribution,
       monthly_contribution: this.monthly_contribution,
       benchmark_premium: this.benchmark_premium,
+      benchmark_ehb_premium: this.benchmark_ehb_premium,
+      benchmark_ehb_share: this.benchmark_ehb_share,
       benchmark_plan_id: this.benchmark_plan_id,
       benchmark_source: this.benchmark_source,
       members: this.members,

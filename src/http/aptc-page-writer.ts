@@ -20,8 +20,13 @@ const T = {
   searchIncome: ascii('&income='),
   searchSize: ascii('&household_size='),
   searchClose: ascii('{&age}","templated":true}'),
+  yearsOpen: ascii(',"plan_data_years":['),
+  yearHref: ascii('{"href":"'),
+  yearTitle: ascii('","title":"PY'),
   aptc: ascii('},"aptc_amount":'),
   benchmark: ascii(',"benchmark_premium":'),
+  ehbPremium: ascii(',"benchmark_ehb_premium":'),
+  ehbShare: ascii(',"benchmark_ehb_share":'),
   description: ascii(',"benchmark_plan_description":"'),
   ratingArea: ascii(' (Rating Area '),
   /** Not a required member: the serializer writes such members after the required ones. */
@@ -30,6 +35,7 @@ const T = {
   size: ascii(',"size":'),
   fplAmount: ascii(',"fpl_amount":'),
   fplPct: ascii(',"fpl_percentage":'),
+  fplExact: ascii(',"fpl_percentage_exact":'),
   fplBand: ascii(',"fpl_band":'),
   applicable: ascii(',"applicable_percentage":'),
   yearly: ascii(',"expected_yearly_contribution":'),
@@ -38,16 +44,25 @@ const T = {
   age: ascii('{"age":'),
   slcsp: ascii(',"slcsp_premium":'),
   counted: ascii(',"counted_in_benchmark":'),
+  basis: ascii(',"premium_basis":'),
   location: ascii('],"location":{'),
   eligible: ascii('},"eligible":'),
   source: ascii(',"benchmark_source":'),
   csrLevel: ascii(',"csr_level":'),
+  csrBand: ascii(',"csr_band":'),
   lcspId: ascii(',"lcsp_plan_id":'),
   lcspPremium: ascii(',"lcsp_premium":'),
   lcbpId: ascii(',"lcbp_plan_id":'),
   lcbpPremium: ascii(',"lcbp_premium":'),
   notes: ascii(',"notes":['),
   planYear: ascii('],"plan_year":'),
+  dataYears: ascii(',"plan_data_years":['),
+  benchmarkData: ascii('],"benchmark_data":'),
+  bdTitle: ascii('{"title":'),
+  bdFile: ascii(',"file":'),
+  bdUrl: ascii(',"url":'),
+  bdSha: ascii(',"sha256":'),
+  bdInForce: ascii(',"in_force":'),
   dataSource: ascii(',"data_source":'),
   dataFreshness: ascii(',"data_freshness":'),
   relSelf: ascii('>; rel="self", <'),
@@ -60,6 +75,11 @@ const T = {
 
 function bool(w: ByteWriter, b: boolean): void {
   w.bytes(b ? T.true : T.false);
+}
+
+function nullableNumber(w: ByteWriter, n: number | null): void {
+  if (n === null) w.bytes(T.null);
+  else w.number(n);
 }
 
 function nullableString(w: ByteWriter, s: string | null): void {
@@ -96,6 +116,19 @@ export function writeAptcPage(m: AptcPageModel, body: ByteWriter, link: ByteWrit
     body.uint(p.household_size);
     body.bytes(T.searchClose);
   }
+  const years = m.linkedYears;
+  if (years.length > 0) {
+    body.bytes(T.yearsOpen);
+    for (let i = 0; i < years.length; i++) {
+      if (i > 0) body.byte(44);
+      body.bytes(T.yearHref);
+      body.jsonContent(m.hrefInYear(years[i]!));
+      body.bytes(T.yearTitle);
+      body.uint(years[i]!);
+      body.latin1('"}');
+    }
+    body.byte(93); // ]
+  }
   writeFigures(m, body);
   writeTail(m, body);
 }
@@ -107,6 +140,10 @@ function writeFigures(m: AptcPageModel, w: ByteWriter): void {
   w.number(est.aptc_amount);
   w.bytes(T.benchmark);
   w.number(est.benchmark_premium ?? 0);
+  w.bytes(T.ehbPremium);
+  nullableNumber(w, est.benchmark_ehb_premium);
+  w.bytes(T.ehbShare);
+  nullableNumber(w, est.benchmark_ehb_share);
   w.bytes(T.description);
   const words = m.wording;
   w.jsonContent(words.before);
@@ -125,16 +162,11 @@ function writeFigures(m: AptcPageModel, w: ByteWriter): void {
   w.bytes(T.fplAmount);
   w.number(est.fpl_amount);
   w.bytes(T.fplPct);
+  w.uint(est.fpl_percentage_truncated);
+  w.bytes(T.fplExact);
   w.number(est.fpl_percentage);
   w.bytes(T.fplBand);
-  if (est.band === null) w.bytes(T.null);
-  else {
-    w.byte(34);
-    w.number(est.band.from_pct);
-    w.byte(45); // -
-    if (est.band.to_pct !== null) w.number(est.band.to_pct);
-    w.latin1('%"');
-  }
+  nullableString(w, est.band_label);
   w.bytes(T.applicable);
   if (est.applicable_percentage === null) w.bytes(T.null);
   else w.number(est.applicable_percentage);
@@ -152,6 +184,8 @@ function writeFigures(m: AptcPageModel, w: ByteWriter): void {
     w.number(member.slcsp_premium);
     w.bytes(T.counted);
     bool(w, member.counted_in_benchmark);
+    w.bytes(T.basis);
+    w.jsonString(member.premium_basis);
     w.byte(125); // }
   }
 }
@@ -178,6 +212,8 @@ function writeTail(m: AptcPageModel, w: ByteWriter): void {
   w.bytes(T.csrLevel);
   if (est.csr_level === null) w.bytes(T.null);
   else w.uint(est.csr_level);
+  w.bytes(T.csrBand);
+  nullableString(w, est.csr_band_label);
   writeLowest(w, T.lcspId, T.lcspPremium, est.lowest_silver);
   writeLowest(w, T.lcbpId, T.lcbpPremium, est.lowest_bronze);
   w.bytes(T.notes);
@@ -187,6 +223,27 @@ function writeTail(m: AptcPageModel, w: ByteWriter): void {
   }
   w.bytes(T.planYear);
   w.uint(m.params.year);
+  w.bytes(T.dataYears);
+  for (let i = 0; i < m.planDataYears.length; i++) {
+    if (i > 0) w.byte(44);
+    w.uint(m.planDataYears[i]!);
+  }
+  w.bytes(T.benchmarkData);
+  const b = m.benchmarkData;
+  if (b === null) w.bytes(T.null);
+  else {
+    w.bytes(T.bdTitle);
+    w.jsonString(b.title);
+    w.bytes(T.bdFile);
+    w.jsonString(b.file);
+    w.bytes(T.bdUrl);
+    nullableString(w, b.url);
+    w.bytes(T.bdSha);
+    w.jsonString(b.sha256);
+    w.bytes(T.bdInForce);
+    nullableString(w, b.in_force);
+    w.byte(125);
+  }
   w.bytes(T.dataSource);
   w.jsonString(m.yd.dataSource(loc.state));
   w.bytes(T.dataFreshness);

@@ -180,10 +180,16 @@ export const TOOLS: readonly ToolDefinition[] = [
         b.benchmark_source === null
           ? `${String(b.benchmark_plan_description)} (${num(h.fpl_percentage)} % FPL).`
           : b.eligible === true
-            ? `Estimated credit ${money(b.aptc_amount)}/month: benchmark ${money(b.benchmark_premium)}/month minus the expected contribution ${money(h.expected_monthly_contribution)}/month (${num(h.fpl_percentage)} % FPL, applicable ${num(h.applicable_percentage)} %).`
+            ? `Estimated credit ${money(b.aptc_amount)}/month: benchmark ${money(b.benchmark_premium)}/month${typeof b.benchmark_ehb_premium === 'number' ? ` (${money(b.benchmark_ehb_premium)} of it for essential health benefits, which the credit counts)` : ''} minus the expected contribution ${money(h.expected_monthly_contribution)}/month (${num(h.fpl_percentage)} % FPL, band ${String(h.fpl_band)}, applicable ${num(h.applicable_percentage)} %).`
             : `Not eligible for the premium tax credit at ${num(h.fpl_percentage)} % FPL.`;
-      const csr = typeof b.csr_level === 'number' ? ` Qualifies for the ${b.csr_level} % cost-sharing silver variant.` : '';
-      return `${line}${csr}${b.benchmark_source === 'benchmark_only' ? ` ${String(b.benchmark_plan_description)}; the credit is an approximation.` : modeledNote(b)}`;
+      const csr =
+        typeof b.csr_level === 'number'
+          ? ` Qualifies for the ${b.csr_level} % cost-sharing silver variant (${String(b.csr_band)} FPL).`
+          : '';
+      const years = (b.plan_data_years as number[] | undefined) ?? [];
+      const elsewhere =
+        b.benchmark_source === 'benchmark_only' && years.length > 0 ? ` Plan data for this state is loaded for ${years.join(', ')}.` : '';
+      return `${line}${csr}${b.benchmark_source === 'benchmark_only' ? ` ${String(b.benchmark_plan_description)}; the credit is an approximation (${String(b.data_freshness)}).${elsewhere}` : modeledNote(b)}`;
     },
   }),
   defineTool(checkIchraAffordabilityOperation, {

@@ -6,7 +6,10 @@
 import type { AptcEstimate } from '../engine/subsidy.ts';
 import { ratingAreaLabel, type YearData } from './data-registry.ts';
 import { locationFields, type ResolvedLocation } from './location.ts';
-import { echoQuery, type PageModel, type RequestMeta } from './operation.ts';
+import { echoQuery, type PageModel, type QueryValues, type RequestMeta } from './operation.ts';
+import { type BenchmarkData, benchmarkDataOf } from './plan-data-years.ts';
+
+const NO_YEARS: readonly number[] = [];
 
 /** The parameters an estimate echoes in its links. */
 export interface AptcParams {
@@ -45,6 +48,8 @@ export class AptcPageModel implements PageModel {
   est: AptcEstimate = undefined as unknown as AptcEstimate;
   /** The build has plan data for the state: the page links to a search (else there is none to link to). */
   plansHere = false;
+  /** Loaded years with plan data for the state (plan-data-years.ts). */
+  planDataYears: readonly number[] = [];
   /** Every canonical name, in table order (the self link). */
   readonly selfOrder: readonly string[];
   #generation = 0;
@@ -62,6 +67,7 @@ export class AptcPageModel implements PageModel {
     meta: RequestMeta,
     est: AptcEstimate,
     plansHere: boolean,
+    planDataYears: readonly number[],
   ): this {
     this.baseUrl = baseUrl;
     this.yd = yd;
@@ -70,6 +76,7 @@ export class AptcPageModel implements PageModel {
     this.meta = meta;
     this.est = est;
     this.plansHere = plansHere;
+    this.planDataYears = planDataYears;
     this.#generation++;
     return this;
   }
@@ -85,10 +92,26 @@ export class AptcPageModel implements PageModel {
     return source === 'benchmark_only' ? BENCHMARK_WORDS.benchmarkOnly : source === null ? BENCHMARK_WORDS.none : BENCHMARK_WORDS.plan;
   }
 
+  /** The years a page without plan data links to: none when this year has the state's plans. */
+  get linkedYears(): readonly number[] {
+    return this.plansHere ? NO_YEARS : this.planDataYears;
+  }
+
+  /** The benchmark table cited: for premiums priced from it (benchmark-only or modeled). */
+  get benchmarkData(): BenchmarkData | null {
+    const source = this.est.benchmark_source;
+    return source === 'benchmark_only' || source === 'modeled' ? benchmarkDataOf(this.yd.ds.manifest) : null;
+  }
+
+  /** The self link's href with `year` set to `year` (the link to the same estimate in another year). */
+  hrefInYear(year: number): string {
+    return `${this.baseUrl}/v1/health/plans/aptc-estimate${echoQuery(this.selfOrder, withYear(this.meta.raw, year))}`;
+  }
+
   toBody(): Record<string, unknown> {
     const { est, params: p, where } = this;
     const loc = locationFields(where);
-    const band = est.band === null ? null : `${est.band.from_pct}-${est.band.to_pct === null ? '' : est.band.to_pct}%`;
+    const linked = this.linkedYears;
     const words = this.wording;
     const place = `${loc.county}, ${loc.state} (${ratingAreaLabel(where.loc.ratingArea)})`;
     return {
@@ -106,35 +129,53 @@ export class AptcPageModel implements PageModel {
               },
             }
           : {}),
+        ...(linked.length > 0 ? { plan_data_years: linked.map((y) => ({ href: this.hrefInYear(y), title: `PY${y}` })) } : {}),
       },
       aptc_amount: est.aptc_amount,
       // No benchmark at all (no silver plan and no benchmark table value here): the engine's note says so.
       benchmark_premium: est.benchmark_premium ?? 0,
+      benchmark_ehb_premium: est.benchmark_ehb_premium,
+      benchmark_ehb_share: est.benchmark_ehb_share,
       benchmark_plan_description: `${words.before}${place}${words.after}${words === BENCHMARK_WORDS.benchmarkOnly ? loc.state : ''}`,
       benchmark_plan_id: est.benchmark_plan_id,
       household: {
         income: p.household_income,
         size: p.household_size,
         fpl_amount: est.fpl_amount,
-        fpl_percentage: est.fpl_percentage,
-        fpl_band: band,
+        fpl_percentage: est.fpl_percentage_truncated,
+        fpl_percentage_exact: est.fpl_percentage,
+        fpl_band: est.band_label,
         applicable_percentage: est.applicable_percentage,
         expected_yearly_contribution: est.yearly_contribution,
         expected_monthly_contribution: est.monthly_contribution,
       },
-      members: est.members.map((m) => ({ age: m.age, slcsp_premium: m.slcsp_premium, counted_in_benchmark: m.counted_in_benchmark })),
+      members: est.members.map((m) => ({
+        age: m.age,
+        slcsp_premium: m.slcsp_premium,
+        counted_in_benchmark: m.counted_in_benchmark,
+        premium_basis: m.premium_basis,
+      })),
       location: loc,
       eligible: est.eligible,
       benchmark_source: est.benchmark_source,
       csr_level: est.csr_level,
+      csr_band: est.csr_band_label,
       lcsp_plan_id: est.lowest_silver?.plan_id ?? null,
       lcsp_premium: est.lowest_silver?.premium ?? null,
       lcbp_plan_id: est.lowest_bronze?.plan_id ?? null,
       lcbp_premium: est.lowest_bronze?.premium ?? null,
       notes: est.notes,
       plan_year: p.year,
+      plan_data_years: this.planDataYears,
+      benchmark_data: this.benchmarkData,
       data_source: this.yd.dataSource(where.loc.state),
       data_freshness: this.yd.freshness(where.loc.state),
     };
   }
+}
+
+/** The request's raw values with `year` replaced: the same estimate asked of another year. */
+export function withYear(raw: QueryValues, year: number): QueryValues {
+  const y = String(year);
+  return { get: (name) => (name === 'year' ? y : raw.get(name)) };
 }

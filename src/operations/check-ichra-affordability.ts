@@ -140,7 +140,7 @@ export const checkIchraAffordabilityOperation = defineOperation({
   responseSchema: ICHRA_RESPONSE,
   handle(ctx, p, meta) {
     const yd = ctx.registry.get(p.year)!;
-    const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
+    const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true, registry: ctx.registry });
     const hraCents = Math.round(p.hra_monthly * 100);
     const test = ichraAffordability(yd.ds, yd.rules, where.loc, { age: p.age, income: p.household_income, hraCents });
     if (test === null) throw noSilverPlan(where.loc.countyName, where.loc.state, p.age, p.year);

@@ -110,8 +110,8 @@ export const comparePlansOperation = defineOperation({
   ],
   handle(ctx, p, meta) {
     const yd = ctx.registry.get(p.year)!;
-    const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
-    const records = p.ids.map((id) => findPlan(yd, id));
+    const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true, registry: ctx.registry });
+    const records = p.ids.map((id) => findPlan(yd, id, ctx.registry));
     const aptc = householdAptc(yd, where.loc, p);
     const plans = records.map((rec) => {
       const index = yd.ds.planIndex(rec.standard_component_id)!;

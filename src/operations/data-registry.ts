@@ -15,6 +15,7 @@ import { loadRules } from '../engine/rules.ts';
 import type { TaxYearRules } from '../engine/rules-types.ts';
 import { attachPlanCatalog, buildPlanCatalog, type CatalogImage, type PlanCatalog } from './plan-catalog.ts';
 import { InvariantError } from '../invariant.ts';
+import { benchmarkOnlyFreshness } from './plan-data-years.ts';
 
 /** States with their own marketplace platform (api-contract §1.9): labelled `state_exchange`. */
 export const STATE_EXCHANGE_STATES: ReadonlySet<string> = new Set([
@@ -148,6 +149,7 @@ function yearDataOver(year: number, ds: Dataset, catalog: PlanCatalog, baseUrl: 
   const { data_source: label, data_freshness: freshness } = ds.manifest;
   // Builds compiled before provenance was per state have only the build's labels, true of every state.
   const provenance = ds.manifest.provenance ?? {};
+  const benchmarkOnly = new Map<string, string>();
   return {
     year,
     ds,
@@ -164,7 +166,16 @@ function yearDataOver(year: number, ds: Dataset, catalog: PlanCatalog, baseUrl: 
       const u = ds.manifest.rating_area_uncertainty?.counties[fips];
       return u === undefined ? null : { why: u.why, possibleAreas: u.possible_areas };
     },
-    freshness: (state) => (state === null ? freshness : (provenance[state]?.data_freshness ?? freshness)),
+    freshness: (state) => {
+      if (state === null) return freshness;
+      const own = provenance[state]?.data_freshness;
+      if (own !== undefined) return own;
+      if (statesWithPlans.has(state)) return freshness;
+      // Only the benchmark table answers for this state: its vintage, not the plan files' date.
+      let label = benchmarkOnly.get(state);
+      if (label === undefined) benchmarkOnly.set(state, (label = benchmarkOnlyFreshness(year, state, ds.manifest)));
+      return label;
+    },
     premiumsByState: new Map([...statesWithPlans].sort().map((s) => [s, statePremiums(ds.manifest, s)] as const)),
     image: { year, baseUrl, dataset: ds.image, catalog: catalog.image },
   };

@@ -12,6 +12,7 @@ import { hasPublishedBenchmark, noPlanData, resolveLocation, type LocationParams
 import { defineOperation } from './operation.ts';
 import { NO_ERRORS } from './problems.ts';
 import { compileQuery } from './query.ts';
+import { BENCHMARK_DATA, PLAN_DATA_YEAR_LINKS, PLAN_DATA_YEARS, planDataYears } from './plan-data-years.ts';
 import { HOUSEHOLD_INCOME, LABELS, LINKS_OF, NULLABLE_NUMBER, P, PRICED_AT } from './shared-schemas.ts';
 
 interface Params extends LocationParams {
@@ -61,7 +62,11 @@ export const LOCATION = {
 export const APTC_RESPONSE = {
   type: 'object',
   properties: {
-    _links: LINKS_OF(['self', 'search']),
+    _links: {
+      ...LINKS_OF(['self', 'search']),
+      properties: { ...LINKS_OF(['self', 'search']).properties, plan_data_years: PLAN_DATA_YEAR_LINKS },
+      description: `${LINKS_OF(['self', 'search']).description}; plan_data_years (this estimate in each year with plan data for the state, when this year has none)`,
+    },
     aptc_amount: {
       type: 'number',
       description:
@@ -71,6 +76,16 @@ export const APTC_RESPONSE = {
       type: 'number',
       description:
         'Monthly premium of the benchmark (second-lowest-cost silver plan) for the members counted, dollars; an approximation when benchmark_source is benchmark_only, modeled when modeled, 0 when benchmark_source is null (no benchmark here)',
+    },
+    benchmark_ehb_premium: {
+      ...NULLABLE_NUMBER,
+      description:
+        'The part of benchmark_premium for essential health benefits, dollars per month: the credit is benchmark_ehb_premium minus the expected monthly contribution (26 U.S.C. §36B(b)(3)(D)). Null when the benchmark plan puts its whole premium toward essential health benefits or states no share (then benchmark_premium counts in full)',
+    },
+    benchmark_ehb_share: {
+      ...NULLABLE_NUMBER,
+      description:
+        'The benchmark plan’s share of its premium for essential health benefits, 0–1 (CMS Plan Attributes EHBPercentTotalPremium); null with benchmark_ehb_premium',
     },
     benchmark_plan_description: {
       type: 'string',
@@ -87,10 +102,20 @@ export const APTC_RESPONSE = {
           type: 'number',
           description: 'Federal poverty guideline for this household size used by the plan year, dollars per year',
         },
-        fpl_percentage: { type: 'number', description: 'Income as a percentage of the poverty guideline (percent units, 2 decimals)' },
+        fpl_percentage: {
+          type: 'integer',
+          description:
+            'Income as a percentage of the poverty guideline as the calculation uses it: decimals dropped, 401 when income is above 400 % (Form 8962 line 5)',
+        },
+        fpl_percentage_exact: {
+          type: 'number',
+          description:
+            'Income ÷ poverty guideline × 100 to 2 decimals, for reference only: the bands and the applicable percentage use fpl_percentage',
+        },
         fpl_band: {
           type: ['string', 'null'],
-          description: 'Income band of the applicable-percentage table, e.g. "250-300%"; null outside the table',
+          description:
+            'Band of the applicable-percentage table fpl_percentage falls in, lower end included: "under 150%", "150% to under 200%", "300% to 400%" (400 included where the table ends there), "400% and over"; null when not eligible',
         },
         applicable_percentage: {
           ...NULLABLE_NUMBER,
@@ -104,6 +129,7 @@ export const APTC_RESPONSE = {
         'size',
         'fpl_amount',
         'fpl_percentage',
+        'fpl_percentage_exact',
         'fpl_band',
         'applicable_percentage',
         'expected_yearly_contribution',
@@ -123,8 +149,14 @@ export const APTC_RESPONSE = {
             type: 'boolean',
             description: 'False for children under 21 beyond the three oldest, who add nothing to the benchmark',
           },
+          premium_basis: {
+            type: 'string',
+            enum: ['member_rate', 'tier_share'],
+            description:
+              'member_rate: slcsp_premium is the member’s own age-rated premium; tier_share: a family tier (NY, VT) priced the household as one premium and slcsp_premium is this member’s share of it (split by the members’ age-curve rates, evenly in VT), not a premium the member could buy alone',
+          },
         },
-        required: ['age', 'slcsp_premium', 'counted_in_benchmark'],
+        required: ['age', 'slcsp_premium', 'counted_in_benchmark', 'premium_basis'],
         additionalProperties: false,
       },
     },
@@ -144,6 +176,12 @@ export const APTC_RESPONSE = {
       enum: [94, 87, 73, null],
       description:
         'Actuarial value (percent) of the cost-sharing-reduction silver variant the household’s income qualifies for: 94 at 100–150 % FPL, 87 above 150 up to 200 %, 73 above 200 up to 250 %; null above 250 % or when not eligible for the credit',
+    },
+    csr_band: {
+      type: ['string', 'null'],
+      enum: ['100% to 150%', 'over 150% to 200%', 'over 200% to 250%', null],
+      description:
+        'Poverty-level range of csr_level, upper end included and tested on the exact ratio (45 CFR 155.305(g)(2)); null with csr_level',
     },
     lcsp_plan_id: {
       type: ['string', 'null'],
@@ -166,12 +204,16 @@ export const APTC_RESPONSE = {
       description: 'Caveats of the estimate in words (approximations, Medicaid range, cliffs)',
     },
     plan_year: { type: 'integer', description: 'Plan year whose rules and premiums were used' },
+    plan_data_years: PLAN_DATA_YEARS,
+    benchmark_data: BENCHMARK_DATA,
     ...LABELS,
   },
   required: [
     '_links',
     'aptc_amount',
     'benchmark_premium',
+    'benchmark_ehb_premium',
+    'benchmark_ehb_share',
     'benchmark_plan_description',
     'household',
     'members',
@@ -179,12 +221,15 @@ export const APTC_RESPONSE = {
     'eligible',
     'benchmark_source',
     'csr_level',
+    'csr_band',
     'lcsp_plan_id',
     'lcsp_premium',
     'lcbp_plan_id',
     'lcbp_premium',
     'notes',
     'plan_year',
+    'plan_data_years',
+    'benchmark_data',
     'data_source',
     'data_freshness',
   ],
@@ -211,14 +256,19 @@ export const estimateAptcOperation = defineOperation({
     // Without plan data only the published table can price the benchmark; without it there is no
     // estimate to give, and the state's 404 (as the ZIP lookup says) beats a credit of $0 from nothing.
     if (!plansHere && !hasPublishedBenchmark(yd, where.loc)) {
-      throw noPlanData(where.loc.state, yd.year, `, and no published benchmark premium for ${ratingAreaLabel(where.loc.ratingArea)}`);
+      throw noPlanData(
+        where.loc.state,
+        yd.year,
+        `, and no published benchmark premium for ${ratingAreaLabel(where.loc.ratingArea)}`,
+        planDataYears(ctx.registry, where.loc.state),
+      );
     }
     const input = THREAD_INPUT;
     input.income = p.household_income;
     input.householdSize = p.household_size;
     input.ages = p.ages;
     const est = estimateAptcInto(yd.ds, yd.rules, where.loc, input, THREAD_ESTIMATE);
-    return THREAD_PAGE.set(ctx.baseUrl, yd, where, p, meta, est, plansHere);
+    return THREAD_PAGE.set(ctx.baseUrl, yd, where, p, meta, est, plansHere, planDataYears(ctx.registry, where.loc.state));
   },
 });
 

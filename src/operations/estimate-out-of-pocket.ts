@@ -148,8 +148,8 @@ export const estimateOutOfPocketOperation = defineOperation({
   responseSchema: OOP_RESPONSE,
   handle(ctx, p, meta) {
     const yd = ctx.registry.get(p.year)!;
-    const rec = findPlan(yd, p.plan_id);
-    const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
+    const rec = findPlan(yd, p.plan_id, ctx.registry);
+    const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true, registry: ctx.registry });
     const quote = p.ages === undefined ? null : quoteHousehold(yd, where, yd.ds.planIndex(rec.standard_component_id)!, rec.id, p.ages);
     const premium = quote === null ? offeredPremium(yd, where, rec.standard_component_id, p.age!) : quote.totalCents / 100;
     if (premium === null) {

@@ -5,7 +5,8 @@
  */
 import type { DentalPlanRecord } from '../engine/dental-record.ts';
 import { STANDARD_COMPONENT_ID } from '../engine/plan-record.ts';
-import type { YearData } from './data-registry.ts';
+import type { DataRegistry, YearData } from './data-registry.ts';
+import { planDataYears } from './plan-data-years.ts';
 import {
   DENTAL_LABELS,
   DENTAL_PLAN_PROPERTIES,
@@ -31,14 +32,16 @@ interface Params {
  * on-exchange variant (-01), else its off-exchange one (-00). Unknown ids are a 404; an id of a state
  * without plan data gets that state's 404, as a medical plan id does.
  */
-export function findDentalPlan(yd: YearData, planId: string): DentalPlanRecord {
+export function findDentalPlan(yd: YearData, planId: string, registry?: DataRegistry): DentalPlanRecord {
   const catalog = yd.ds.dental();
   const rec = STANDARD_COMPONENT_ID.test(planId)
     ? (catalog.record(`${planId}-01`) ?? catalog.record(`${planId}-00`))
     : catalog.record(planId);
   if (rec !== undefined) return rec;
   const state = /^\d{5}([A-Z]{2})\d{7}(?:-\d{2})?$/.exec(planId)?.[1];
-  if (state !== undefined && JURISDICTIONS.has(state) && !yd.statesWithPlans.has(state)) throw noPlanData(state, yd.year);
+  if (state !== undefined && JURISDICTIONS.has(state) && !yd.statesWithPlans.has(state)) {
+    throw noPlanData(state, yd.year, '', registry === undefined ? null : planDataYears(registry, state));
+  }
   throw notFound(`Dental plan ${planId} not found.`);
 }
 
@@ -91,7 +94,7 @@ export const getDentalPlanDetailsOperation = defineOperation({
   cacheable: true,
   handle(ctx, p) {
     const yd = ctx.registry.get(p.year)!;
-    const r = findDentalPlan(yd, p.plan_id);
+    const r = findDentalPlan(yd, p.plan_id, ctx.registry);
     const loaded = yd.ds.dental().ratesLoaded(r.state);
     return {
       _links: {

@@ -1,6 +1,8 @@
 /** @module `GET /v1/health/plans/{plan_id}`: the full detail record of a plan variant. */
 import { PLAN_VARIANT_ID, STANDARD_COMPONENT_ID, type PlanVariantRecord } from '../engine/plan-record.ts';
-import type { YearData } from './data-registry.ts';
+import type { DataRegistry, YearData } from './data-registry.ts';
+import { planDataYears } from './plan-data-years.ts';
+import { issuerFields } from './issuer-fields.ts';
 import { JURISDICTIONS } from './list-issuers.ts';
 import { locationFields, noPlanData, resolveLocation } from './location.ts';
 import { quoteHousehold } from './household-quote.ts';
@@ -59,7 +61,7 @@ const PRICING = {
  * variant. Any other shape is simply not found (the contract documents no 400 for it). Detail, compare
  * and the OOP estimate all look plans up here, so they answer an unknown plan alike.
  */
-export function findPlan(yd: YearData, planId: string): PlanVariantRecord {
+export function findPlan(yd: YearData, planId: string, registry?: DataRegistry): PlanVariantRecord {
   const id = STANDARD_COMPONENT_ID.test(planId) ? `${planId}-01` : planId;
   const shaped = PLAN_VARIANT_ID.exec(id);
   const rec = shaped === null ? undefined : yd.ds.planRecord(id);
@@ -67,7 +69,9 @@ export function findPlan(yd: YearData, planId: string): PlanVariantRecord {
   // A plan ID names its state (letters 6–7): one of a state without plan data gets that state's 404,
   // the answer its ZIP gets, rather than a "not found" that reads as a wrong ID.
   const state = shaped?.[1]?.slice(5, 7);
-  if (state !== undefined && JURISDICTIONS.has(state) && !yd.statesWithPlans.has(state)) throw noPlanData(state, yd.year);
+  if (state !== undefined && JURISDICTIONS.has(state) && !yd.statesWithPlans.has(state)) {
+    throw noPlanData(state, yd.year, '', registry === undefined ? null : planDataYears(registry, state));
+  }
   throw notFound(`Plan ${planId} not found.`);
 }
 
@@ -113,6 +117,7 @@ export const PLAN_DETAIL_RESPONSE = {
     standard_component_id: { type: 'string', description: '14-character plan ID shared by all variants of the plan' },
     name: PLAN_SUMMARY.properties.name,
     issuer: PLAN_SUMMARY.properties.issuer,
+    issuer_note: PLAN_SUMMARY.properties.issuer_note,
     state: PLAN_SUMMARY.properties.state,
     metal_level: PLAN_SUMMARY.properties.metal_level,
     plan_type: PLAN_SUMMARY.properties.plan_type,
@@ -156,6 +161,7 @@ export const PLAN_DETAIL_RESPONSE = {
     'standard_component_id',
     'name',
     'issuer',
+    'issuer_note',
     'state',
     'metal_level',
     'plan_type',
@@ -224,7 +230,7 @@ export const getPlanDetailsOperation = defineOperation({
   },
   handle(ctx, p) {
     const yd = ctx.registry.get(p.year)!;
-    const r = findPlan(yd, p.plan_id);
+    const r = findPlan(yd, p.plan_id, ctx.registry);
     const pricing = p.zip === undefined ? undefined : priceDetail(yd, r, { ...p, zip: p.zip });
     const tiers = (d: PlanVariantRecord['deductible']) => ({
       individual_tier1: d.individual_tier1,
@@ -242,7 +248,7 @@ export const getPlanDetailsOperation = defineOperation({
       id: r.id,
       standard_component_id: r.standard_component_id,
       name: r.name,
-      issuer: r.issuer,
+      ...issuerFields(r),
       state: r.state,
       metal_level: r.metal_level,
       plan_type: r.plan_type,

@@ -107,7 +107,7 @@ export const getPlanStatsOperation = defineOperation({
   responseSchema: STATS_RESPONSE,
   handle(ctx, p, meta) {
     const yd = ctx.registry.get(p.year)!;
-    const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
+    const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true, registry: ctx.registry });
     const { filters, csr, household } = searchPricing(yd, p, where.loc);
     const stats = searchStats(yd.ds, { listId: where.loc.listId, age: pricedAge(p), household, filters, csr });
     const query = echoQuery(QUERY.order, meta.raw);

@@ -4,6 +4,7 @@
  * number search sorts by and the APTC benchmark ranks by.
  */
 import { HouseholdRater } from '../engine/household-rater.ts';
+import type { MemberPremiumBasis } from '../engine/subsidy.ts';
 import type { ResolvedLocation } from './location.ts';
 import type { YearData } from './data-registry.ts';
 import { notFound } from './problems.ts';
@@ -13,6 +14,8 @@ export interface MemberPremium {
   /** The member's monthly share of the household premium, dollars; 0 when not charged. */
   readonly premium: number;
   readonly charged: boolean;
+  /** The member's own age-rated premium, or a share of the one premium a family tier charges (NY, VT). */
+  readonly premium_basis: MemberPremiumBasis;
 }
 
 export interface HouseholdQuote {
@@ -41,8 +44,9 @@ export function quoteHousehold(
       `Plan ${planId} cannot cover this household in ZIP ${where.loc.zip}: it is not sold at every member’s age, or it is a child-only plan and the household has an adult.`,
     );
   }
+  const basis: MemberPremiumBasis = rater.rating.counted === null ? 'tier_share' : 'member_rate';
   return {
     totalCents: premium.totalCents,
-    members: premium.members.map((m) => ({ age: m.age, premium: m.cents / 100, charged: m.counted })),
+    members: premium.members.map((m) => ({ age: m.age, premium: m.cents / 100, charged: m.counted, premium_basis: basis })),
   };
 }

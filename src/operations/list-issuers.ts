@@ -1,4 +1,6 @@
 /** @module `GET /v1/health/issuers?state=XX`: issuers of a state with their on-exchange plan counts. */
+import { noPlanData } from './location.ts';
+import { planDataYears } from './plan-data-years.ts';
 import { defineOperation, echoQuery } from './operation.ts';
 import { notFound, validationProblem } from './problems.ts';
 import { compileQuery } from './query.ts';
@@ -123,7 +125,7 @@ export const listIssuersOperation = defineOperation({
   handle(ctx, p, meta) {
     if (!JURISDICTIONS.has(p.state)) throw validationProblem([{ field: 'state', message: `Unknown state code ${p.state}` }]);
     const yd = ctx.registry.get(p.year)!;
-    if (!yd.statesWithPlans.has(p.state)) throw notFound(`No plan data for ${p.state} in ${p.year}.`);
+    if (!yd.statesWithPlans.has(p.state)) throw noPlanData(p.state, p.year, '', planDataYears(ctx.registry, p.state));
     const issuers = yd.ds.issuers(p.state);
     return {
       _links: { self: { href: `${ctx.baseUrl}/v1/health/issuers${echoQuery(['state', 'year'], meta.raw)}`, type: 'application/json' } },

@@ -5,7 +5,8 @@
  */
 import type { ZipLocation } from '../engine/dataset.ts';
 import { NO_LIST } from '../engine/build-format.ts';
-import { pickLocation, ratingAreaLabel, type YearData } from './data-registry.ts';
+import { pickLocation, ratingAreaLabel, type DataRegistry, type YearData } from './data-registry.ts';
+import { planDataYears, planDataYearsClause } from './plan-data-years.ts';
 import { notFound, validationProblem, type ProblemError } from './problems.ts';
 
 /** The request parameters that place a priced request: every such operation's parameters extend them. */
@@ -24,13 +25,14 @@ export function resolveLocation(
   yd: YearData,
   zip: string,
   countyFips: string | undefined,
-  opts: { requirePlans: boolean },
+  opts: { requirePlans: boolean; registry?: DataRegistry },
 ): ResolvedLocation {
   const locations = yd.ds.resolveZip(zip);
   if (locations === null) throw notFound(`ZIP code ${zip} not found.`);
   const loc = pickLocation(locations, countyFips);
   if (loc === null) throw validationProblem([{ field: 'county_fips', message: `County ${countyFips} is not part of ZIP ${zip}` }]);
-  if (opts.requirePlans && (loc.listId === NO_LIST || !yd.statesWithPlans.has(loc.state))) throw noPlanData(loc.state, yd.year);
+  if (opts.requirePlans && (loc.listId === NO_LIST || !yd.statesWithPlans.has(loc.state)))
+    throw noPlanData(loc.state, yd.year, '', opts.registry === undefined ? null : planDataYears(opts.registry, loc.state));
   let resolved = RESOLVED.get(loc);
   if (resolved === undefined) RESOLVED.set(loc, (resolved = { loc, multipleAreas: spansRatingAreas(locations) }));
   return resolved;
@@ -47,8 +49,10 @@ const RESOLVED = new WeakMap<ZipLocation, ResolvedLocation>();
  * a state, by its ZIP or by the state letters of a plan ID, answers this one 404; only the APTC estimate
  * answers instead, from the published benchmark table, where that table prices the location.
  */
-export function noPlanData(state: string, year: number, why = ''): ProblemError {
-  return notFound(`No plan data for ${state} in ${year}${why}.`);
+export function noPlanData(state: string, year: number, why = '', yearsWithPlans: readonly number[] | null = null): ProblemError {
+  return notFound(
+    `No plan data for ${state} in ${year}${why}${yearsWithPlans === null ? '' : planDataYearsClause(state, yearsWithPlans)}.`,
+  );
 }
 
 /**

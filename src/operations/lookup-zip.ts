@@ -8,6 +8,7 @@ import { defineOperation, echoQuery } from './operation.ts';
 import { hasPublishedBenchmark, spansRatingAreas } from './location.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
+import { PLAN_DATA_YEAR_LINKS, PLAN_DATA_YEARS, planDataYears, planDataYearsClause } from './plan-data-years.ts';
 import { LABELS, LINKS_OF, P } from './shared-schemas.ts';
 
 interface Params {
@@ -18,7 +19,11 @@ interface Params {
 export const ZIP_RESPONSE = {
   type: 'object',
   properties: {
-    _links: LINKS_OF(['self', 'search']),
+    _links: {
+      ...LINKS_OF(['self', 'search']),
+      properties: { ...LINKS_OF(['self', 'search']).properties, plan_data_years: PLAN_DATA_YEAR_LINKS },
+      description: `${LINKS_OF(['self', 'search']).description}; plan_data_years (this ZIP in each year with plan data for its state, when this year has none)`,
+    },
     zip: { type: 'string', description: 'The ZIP code looked up' },
     locations: {
       type: 'array',
@@ -49,6 +54,7 @@ export const ZIP_RESPONSE = {
       description:
         'Whether the loaded build has plan data for the state of the primary location. When false, search, plan detail, compare and out-of-pocket answer 404 for this ZIP, there is no search link, the crosswalk has no plans of the state, and the APTC estimate answers from published benchmark data only (benchmark_source benchmark_only, an approximation), or 404 where no benchmark is published for the rating area (the note says which)',
     },
+    plan_data_years: PLAN_DATA_YEARS,
     note: {
       type: 'string',
       description: 'Present when plans_available is false: which data is missing and what each endpoint answers for this ZIP',
@@ -63,7 +69,7 @@ export const ZIP_RESPONSE = {
     },
     data_freshness: LABELS.data_freshness,
   },
-  required: ['_links', 'zip', 'locations', 'multiple_areas', 'plan_year', 'plans_available', 'data_freshness'],
+  required: ['_links', 'zip', 'locations', 'multiple_areas', 'plan_year', 'plans_available', 'plan_data_years', 'data_freshness'],
   additionalProperties: false,
 } as const;
 
@@ -87,12 +93,22 @@ export const lookupZipOperation = defineOperation({
     if (locations === null) throw notFound(`ZIP code ${p.zip} not found.`);
     const state = locations[0]!.state;
     const plansAvailable = yd.statesWithPlans.has(state);
+    const years = planDataYears(ctx.registry, state);
+    const linked = plansAvailable ? [] : years;
     return {
       _links: {
         self: { href: `${ctx.baseUrl}/v1/health/zips/${p.zip}${echoQuery(['year'], meta.raw)}`, type: 'application/json' },
         // Never a link to a search that answers 404 (states without plan data in the build).
         ...(plansAvailable
           ? { search: { href: `${ctx.baseUrl}/v1/health/plans?zip=${p.zip}{&age,county_fips,year}`, templated: true } }
+          : {}),
+        ...(linked.length > 0
+          ? {
+              plan_data_years: linked.map((y) => ({
+                href: `${ctx.baseUrl}/v1/health/zips/${p.zip}?year=${y}`,
+                title: `PY${y}`,
+              })),
+            }
           : {}),
       },
       zip: p.zip,
@@ -108,9 +124,10 @@ export const lookupZipOperation = defineOperation({
       multiple_areas: spansRatingAreas(locations),
       plan_year: p.year,
       plans_available: plansAvailable,
+      plan_data_years: years,
       ...(plansAvailable
         ? { data_source: yd.dataSource(state) }
-        : { note: noPlanDataNote(state, p.year, hasPublishedBenchmark(yd, locations[0]!)) }),
+        : { note: noPlanDataNote(state, p.year, hasPublishedBenchmark(yd, locations[0]!), years) }),
       ...uncertaintyNote(locations.map((l) => ({ fips: l.countyFips, area: l.ratingArea, u: yd.uncertainArea(l.countyFips) }))),
       data_freshness: yd.freshness(state),
     };
@@ -121,11 +138,11 @@ export const lookupZipOperation = defineOperation({
  * What a ZIP of a state without plan data in the build gets from each endpoint (README, "States without
  * plan data"): the one rule, stated where a caller first meets it, from the predicates the endpoints use.
  */
-export function noPlanDataNote(state: string, year: number, benchmark: boolean): string {
+export function noPlanDataNote(state: string, year: number, benchmark: boolean, yearsWithPlans: readonly number[]): string {
   const aptc = benchmark
     ? '; the APTC estimate answers from published benchmark data only (benchmark_source benchmark_only, an approximation)'
     : ' and so does the APTC estimate (no published benchmark premium for its rating area either)';
-  return `No plan data for ${state} in ${year}: search, plan detail, compare and out-of-pocket answer 404 for this ZIP${aptc}. The crosswalk has no ${state} plans. Its location and rating area are shown.`;
+  return `No plan data for ${state} in ${year}${planDataYearsClause(state, yearsWithPlans)}: search, plan detail, compare and out-of-pocket answer 404 for this ZIP${aptc}. The crosswalk has no ${state} plans. Its location and rating area are shown.`;
 }
 
 /** The note of a ZIP some of whose locations have a rating area the geography can only guess. */

@@ -9,6 +9,7 @@ import { METAL_CODES } from '../engine/build-format.ts';
 import type { Dataset } from '../engine/dataset.ts';
 import type { MetalLevel, PlanType, PlanVariantRecord } from '../engine/plan-record.ts';
 import { InvariantError } from '../invariant.ts';
+import { issuerFields } from './issuer-fields.ts';
 
 /** Pre-serialized JSON of a summary around its two premiums: `prefix + premium + middle + credit + suffix`. */
 export const SUMMARY_JSON = Symbol.for('hpd.summary-json');
@@ -28,7 +29,9 @@ export interface SummaryParts {
   readonly _links: { readonly self: { readonly href: string } };
   readonly id: string;
   readonly name: string;
-  readonly issuer: string;
+  /** Null when the source file leaves it blank ({@link issuer_note} says so). */
+  readonly issuer: string | null;
+  readonly issuer_note: string | null;
   readonly state: string;
   readonly metal_level: MetalLevel;
   readonly plan_type: PlanType;
@@ -80,7 +83,7 @@ function fragments(rec: PlanVariantRecord, baseUrl: string, year: number): { pre
     _links: { self: { href: `${baseUrl}/v1/health/plans/${rec.id}?year=${year}` } },
     id: rec.id,
     name: rec.name,
-    issuer: rec.issuer,
+    ...issuerFields(rec),
     state: rec.state,
     metal_level: rec.metal_level,
     plan_type: rec.plan_type,
@@ -100,7 +103,8 @@ interface ParsedSummary {
   readonly _links: SummaryParts['_links'];
   readonly id: string;
   readonly name: string;
-  readonly issuer: string;
+  readonly issuer: string | null;
+  readonly issuer_note: string | null;
   readonly state: string;
   readonly plan_type: PlanType;
   readonly hsa_eligible: boolean;
@@ -159,8 +163,11 @@ class CatalogEntry implements SummaryParts {
   get name(): string {
     return this.#fields.name;
   }
-  get issuer(): string {
+  get issuer(): string | null {
     return this.#fields.issuer;
+  }
+  get issuer_note(): string | null {
+    return this.#fields.issuer_note;
   }
   get state(): string {
     return this.#fields.state;

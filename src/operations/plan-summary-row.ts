@@ -65,6 +65,7 @@ export class PlanSummaryRow {
       id: p.id,
       name: p.name,
       issuer: p.issuer,
+      issuer_note: p.issuer_note,
       state: p.state,
       metal_level: p.metal_level,
       plan_type: p.plan_type,

@@ -109,7 +109,7 @@ export const searchDentalPlansOperation = defineOperation({
   cacheable: true,
   handle(ctx, p, meta) {
     const yd = ctx.registry.get(p.year)!;
-    const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
+    const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true, registry: ctx.registry });
     const { loc } = where;
     const catalog = yd.ds.dental();
     const rows = searchDental(catalog, { countyFips: loc.countyFips, zip: loc.zip, ratingArea: loc.ratingArea }, p.age);

@@ -200,7 +200,7 @@ export const searchPlansOperation = defineOperation({
   },
   handle(ctx, p, meta) {
     const yd = ctx.registry.get(p.year)!;
-    const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
+    const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true, registry: ctx.registry });
     const pricing = THREAD_PRICING.set(yd, p, where.loc);
     const csrSuffix = pricing.csr?.suffix ?? null;
     let afterId: string | undefined;

@@ -7,6 +7,7 @@
  * no `prefixItems`.
  */
 import { METAL_LEVELS, PLAN_TYPES } from '../engine/plan-record.ts';
+import { ISSUER_NOTE } from './issuer-fields.ts';
 import type { JsonSchema } from './query.ts';
 
 export const YEAR_MIN = 2014;
@@ -113,8 +114,14 @@ export const MEMBER_BREAKDOWN = {
         type: 'boolean',
         description: 'False for children under 21 beyond the three oldest, who are covered at no premium',
       },
+      premium_basis: {
+        type: 'string',
+        enum: ['member_rate', 'tier_share'],
+        description:
+          'member_rate: premium is the member’s own age-rated premium; tier_share: a family tier (NY, VT) priced the household as one premium and premium is this member’s share of it (split by age-curve rates, evenly in VT), not a premium the member could buy alone',
+      },
     },
-    required: ['age', 'premium', 'charged'],
+    required: ['age', 'premium', 'charged', 'premium_basis'],
     additionalProperties: false,
   },
 } as const;
@@ -134,7 +141,11 @@ export const PLAN_SUMMARY = {
       description: 'Plan variant ID: 14-character standard component ID + "-" + 2-digit variant (CSR variants of silver: -04, -05, -06)',
     },
     name: { type: 'string', description: 'Marketing name of the plan' },
-    issuer: { type: 'string', description: 'Insurance company (issuer) marketing name' },
+    issuer: {
+      type: ['string', 'null'],
+      description: 'Insurance company (issuer) marketing name; null when the source file does not publish it (issuer_note)',
+    },
+    issuer_note: ISSUER_NOTE,
     state: { type: 'string', description: 'Two-letter state code' },
     metal_level: {
       type: 'string',
@@ -194,6 +205,7 @@ export const PLAN_SUMMARY = {
     'id',
     'name',
     'issuer',
+    'issuer_note',
     'state',
     'metal_level',
     'plan_type',

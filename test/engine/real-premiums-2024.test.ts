@@ -59,7 +59,9 @@ describe('APTC worked by hand, Form 8962 style, on real PY2024 premiums', () => 
      * Benchmark: on-exchange silver -01 plans of CT Rating Area 2 at age 40 in CTRates05102024.csv
      * (2024-01-01 rows): 86545CT1330001 $593.85, 76962CT0010005 $605.85, 94815CT0050009 $667.75;
      * the second lowest is $605.85.
-     * APTC = 605.85 − 55 = $550.85 a month.
+     * EHB portion: CTPlans05102024.csv gives 76962CT0010005-01 `EHB PERCENT PREMIUM` 99 %, and the credit
+     * counts only that part (26 U.S.C. §36B(b)(3)(D)): 605.85 × 0.99 = 599.7915 → $599.79.
+     * APTC = 599.79 − 55 = $544.79 a month.
      */
     const e = estimateAptc(ds, rules, at('06103'), { income: 30000, householdSize: 1, ages: [40] });
     assert.deepEqual(
@@ -67,7 +69,8 @@ describe('APTC worked by hand, Form 8962 style, on real PY2024 premiums', () => 
       [14580, 205, 2.2, 660, 55],
     );
     assert.deepEqual([e.benchmark_plan_id, e.benchmark_premium, e.benchmark_source], ['76962CT0010005-01', 605.85, 'rate_puf']);
-    assert.equal(e.aptc_amount, 550.85);
+    assert.deepEqual([e.benchmark_ehb_share, e.benchmark_ehb_premium], [0.99, 599.79]);
+    assert.equal(e.aptc_amount, 544.79);
   });
 
   test('a single adult in Providence, RI', () => {
@@ -78,15 +81,16 @@ describe('APTC worked by hand, Form 8962 style, on real PY2024 premiums', () => 
      * Line 8a: 25,000 × 0.0084 = $210; 8b: 210 / 12 = 17.50 → $18 (whole dollars, half up).
      * Benchmark: silver -01 at age 30 in RIRates05102024.csv: 77514RI0010002 $337.69,
      * 77514RI0010001 $355.31, 77514RI0010011 $356.03, …; the second lowest is $355.31.
-     * APTC = 355.31 − 18 = $337.31 a month.
+     * EHB portion (RIPlans05102024.csv, 99 %): 355.31 × 0.99 = 351.7569 → $351.76.
+     * APTC = 351.76 − 18 = $333.76 a month.
      */
     const e = estimateAptc(ds, rules, at('02903'), { income: 25000, householdSize: 1, ages: [30] });
     assert.deepEqual(
       [e.fpl_amount, e.fpl_percentage_truncated, e.applicable_percentage, e.yearly_contribution, e.monthly_contribution],
       [14580, 171, 0.84, 210, 18],
     );
-    assert.deepEqual([e.benchmark_plan_id, e.benchmark_premium], ['77514RI0010001-01', 355.31]);
-    assert.equal(e.aptc_amount, 337.31);
+    assert.deepEqual([e.benchmark_plan_id, e.benchmark_premium, e.benchmark_ehb_premium], ['77514RI0010001-01', 355.31, 351.76]);
+    assert.equal(e.aptc_amount, 333.76);
   });
 
   test('a family of four in Burlington, VT (community rating: the family tier of the file)', () => {
@@ -98,15 +102,21 @@ describe('APTC worked by hand, Form 8962 style, on real PY2024 premiums', () => 
      * Benchmark: Vermont rates by family tier, not by age. Silver -01 plans' `COUPLE AND TWO
      * DEPENDENTS` in VTRates05102024.csv: 77566VT0040024 $2,664.44, 77566VT0040005 $2,668.32,
      * 77566VT0040006 $2,703.50, …; the second lowest is $2,668.32 (its single rate $949.58).
-     * APTC = 2,668.32 − 194 = $2,474.32 a month.
+     * EHB portion (VTPlans05102024.csv, 99 %): 2,668.32 × 0.99 = 2,641.6368 → $2,641.64.
+     * APTC = 2,641.64 − 194 = $2,447.64 a month.
      */
     const e = estimateAptc(ds, rules, at('05401'), { income: 70000, householdSize: 4, ages: [40, 38, 10, 8] });
     assert.deepEqual(
       [e.fpl_amount, e.fpl_percentage_truncated, e.applicable_percentage, e.yearly_contribution, e.monthly_contribution],
       [30000, 233, 3.32, 2324, 194],
     );
-    assert.deepEqual([e.benchmark_plan_id, e.benchmark_premium], ['77566VT0040005-01', 2668.32]);
-    assert.equal(e.aptc_amount, 2474.32);
+    assert.deepEqual([e.benchmark_plan_id, e.benchmark_premium, e.benchmark_ehb_premium], ['77566VT0040005-01', 2668.32, 2641.64]);
+    assert.equal(e.aptc_amount, 2447.64);
+    // Each member's amount is a share of the one tier premium, and says so.
+    assert.deepEqual(
+      e.members.map((m) => m.premium_basis),
+      ['tier_share', 'tier_share', 'tier_share', 'tier_share'],
+    );
     // The amount is the file's, read from the build, not only the 2.81 factor that gives the same cents.
     assert.equal(ds.familyTierCents('77566VT0040005', 1, 'coupleAndTwoDependents'), 266832);
     assert.equal(ds.familyTierCents('77566VT0040005', 1, 'primarySubscriberAndOneDependent'), 183269);

@@ -67,7 +67,7 @@ describe('APTC contribution arithmetic (Form 8962 conventions)', () => {
       r.notes.some((n) => /modeled/.test(n)),
       'modeled premiums are flagged',
     );
-    assert.deepEqual(r.members, [{ age: 40, slcsp_premium: bench.cents / 100, counted_in_benchmark: true }]);
+    assert.deepEqual(r.members, [{ age: 40, slcsp_premium: bench.cents / 100, counted_in_benchmark: true, premium_basis: 'member_rate' }]);
   });
 
   test('a household exactly at 133 % FPL is in the 133 % band (no float truncation to 132)', () => {

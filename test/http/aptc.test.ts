@@ -119,7 +119,9 @@ function assertHousehold(body: Body, e: Expected, income: number, size: number):
   assert.equal(body.household.income, income);
   assert.equal(body.household.size, size);
   assert.equal(body.household.fpl_amount, e.fplAmount);
-  assert.equal(body.household.fpl_percentage, e.fplPercentage);
+  // The calculation's percentage is Form 8962 line 5 (decimals dropped); the exact ratio is beside it.
+  assert.equal(body.household.fpl_percentage, Math.trunc(e.fplPercentage));
+  assert.equal(body.household.fpl_percentage_exact, e.fplPercentage);
   assert.equal(body.household.applicable_percentage, e.applicable);
   assert.equal(body.household.expected_yearly_contribution, e.yearly);
   assert.equal(body.household.expected_monthly_contribution, e.monthly);
@@ -143,7 +145,9 @@ describe('APTC estimate', () => {
     assert.equal(body.benchmark_premium, bench.totalCents / 100);
     assert.equal(body.benchmark_plan_id, `${bench.scid}-01`);
     assert.equal(body.aptc_amount, (bench.totalCents - e.monthly * 100) / 100);
-    assert.deepEqual(body.members, [{ age: 40, slcsp_premium: bench.totalCents / 100, counted_in_benchmark: true }]);
+    assert.deepEqual(body.members, [
+      { age: 40, slcsp_premium: bench.totalCents / 100, counted_in_benchmark: true, premium_basis: 'member_rate' },
+    ]);
     assert.deepEqual(body.location, {
       zip: '77002',
       state: 'TX',
@@ -201,7 +205,12 @@ describe('APTC estimate', () => {
     assert.equal(body.aptc_amount, (bench.totalCents - e.monthly * 100) / 100);
     assert.deepEqual(
       body.members,
-      ages.map((age, i) => ({ age, slcsp_premium: bench.memberCents[i]! / 100, counted_in_benchmark: i < 5 })),
+      ages.map((age, i) => ({
+        age,
+        slcsp_premium: bench.memberCents[i]! / 100,
+        counted_in_benchmark: i < 5,
+        premium_basis: 'member_rate',
+      })),
     );
     assert.equal(body.members[5].slcsp_premium, 0);
     // The fourth child really is free: the same family without the 6-year-old has the same benchmark.

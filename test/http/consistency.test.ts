@@ -121,7 +121,9 @@ describe('GET /v1/health/zips/{zip} for a state without plan data', () => {
     assert.equal(body.data_source, undefined, 'no data_source for data that is not there');
     assert.match(body.note, /No plan data for HI in 2025/);
     assert.equal(body.locations[0].state, 'HI');
-    assert.match(body.data_freshness, /^PY2025 as of /);
+    // No plan file describes HI: the answer cites the benchmark table, not the plan files' date.
+    assert.match(body.data_freshness, /^PY2025 benchmark only, no plan data for HI: SLCSP benchmarks /);
+    assert.deepEqual(body.plan_data_years, []);
   });
 
   test('a state with plan data: plans_available true, data_source present, no note', async () => {

@@ -180,7 +180,8 @@ describe('GET /v1/health/dental/plans/{plan_id}', () => {
     )[0];
     await expectProblem(await s.get(`/v1/health/dental/plans/${medical.id}`), 404, `/v1/health/dental/plans/${medical.id}`);
     await expectProblem(await s.get('/v1/health/dental/plans/86545CT1400003-01'), 404, '/v1/health/dental/plans/86545CT1400003-01', {
-      detail: 'No plan data for CT in 2025.',
+      // The fixture's 2024 build has CT plans: the answer names that year.
+      detail: 'No plan data for CT in 2025; plan data for CT is loaded for 2024 (pass year=2024).',
     });
   });
 });

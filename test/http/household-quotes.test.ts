@@ -38,13 +38,15 @@ async function searchRows(query: string): Promise<Map<string, Body>> {
 }
 
 /** Each member's share as the single-age searches price it. */
-async function expectedMembers(id: string): Promise<Array<{ age: number; premium: number; charged: boolean }>> {
+async function expectedMembers(
+  id: string,
+): Promise<Array<{ age: number; premium: number; charged: boolean; premium_basis: 'member_rate' }>> {
   return Promise.all(
     AGES.map(async (age, i) => {
       const charged = i < 5; // three oldest children of four under 21
       const row = (await searchRows(`age=${age}`)).get(id);
       assert.ok(row !== undefined, `${id} at ${age}`);
-      return { age, premium: charged ? Number(row.premium) : 0, charged };
+      return { age, premium: charged ? Number(row.premium) : 0, charged, premium_basis: 'member_rate' };
     }),
   );
 }
@@ -81,7 +83,7 @@ describe('household quotes on detail, compare and the OOP estimate', () => {
     const single = await expectOk(await s.get(`/v1/health/plans/${id}?zip=${ZIP}&age=40`), 'getPlanById');
     const row = (await searchRows('age=40')).get(id)!;
     assert.equal(single.pricing.premium, row.premium);
-    assert.deepEqual(single.pricing.members, [{ age: 40, premium: row.premium, charged: true }]);
+    assert.deepEqual(single.pricing.members, [{ age: 40, premium: row.premium, charged: true, premium_basis: 'member_rate' }]);
   });
 
   test('detail pricing parameters come together', async () => {

@@ -130,8 +130,14 @@ describe('text summaries write money as money', () => {
       benchmark_source: 'benchmark_only',
       benchmark_plan_description: 'Approximate second-lowest-cost silver premium …: no plan data is loaded for NY',
       household: { expected_monthly_contribution: 349.5, fpl_percentage: 250, applicable_percentage: 4 },
+      plan_data_years: [2024],
+      data_freshness: 'PY2025 benchmark only, no plan data for NY: SLCSP benchmarks …, values in force 2025-01-01',
     });
-    assert.match(approx, /no plan data is loaded for NY; the credit is an approximation\.$/);
+    // It cites the benchmark table's vintage and names the years that have the state's plans.
+    assert.match(
+      approx,
+      /no plan data is loaded for NY; the credit is an approximation \(PY2025 benchmark only, .*values in force 2025-01-01\)\. Plan data for this state is loaded for 2024\.$/,
+    );
     const modeled = TOOL_BY_NAME.get('estimate_aptc')!.summarize({
       eligible: false,
       benchmark_source: 'modeled',
