@@ -136,11 +136,12 @@ const CORK_BUFFER_BYTES = 16 * 1024;
  *
  * uWS goes on to dispatch the requests pipelined behind this one unless the handler leaves the
  * connection closed, and a connection closed while corked loses what was written into the cork buffer:
- * `end(body, true)` alone answered the next request too (its state reset the close), `close()` after
- * it sent nothing. A body at least as long as the cork buffer is sent at once, uncorked, so `end` can
- * close the connection itself; the problem is padded with trailing JSON whitespace to that length.
- * Only while the kernel takes the ~16 KiB at once (a fresh connection's send buffer does) is the close
- * immediate; otherwise uWS closes once the rest is sent.
+ * with `end(body, true)` alone uWS answers the next request too (that request's state drops the
+ * close), and `close()` discards the corked answer. A body at least as long as the cork buffer is sent
+ * at once, uncorked, so `end` can close the connection itself; the problem is padded with trailing
+ * JSON whitespace to that length. Only while the kernel takes the ~16 KiB at once (a fresh connection's
+ * send buffer does) is the close immediate; otherwise uWS closes once the rest is sent, and a request
+ * pipelined behind is answered meanwhile.
  */
 export function writeReplyAndClose(res: HttpResponse, reply: Reply, requestId: string): void {
   const body = toBytes(reply.body);
