@@ -250,11 +250,14 @@ const LINGER_MS = 2_000;
  * Sends a last answer and closes, reading and discarding what the client already sent meanwhile: a
  * socket closed with unread data sends a TCP reset, which makes the client's kernel drop the answer
  * before the client reads it (a client that pipelined after a malformed request saw nothing at all).
+ * The socket gets an error listener of its own: Node takes its own off a CONNECT request's socket, and
+ * a reset from that client was an unhandled 'error' that ended the process.
  */
 const lingering = new WeakSet<Duplex>();
 
 function endLingering(socket: Duplex, answer: string): void {
   lingering.add(socket);
+  socket.on('error', () => socket.destroy());
   socket.on('data', () => {});
   socket.resume();
   socket.end(answer);

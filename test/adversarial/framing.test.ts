@@ -12,6 +12,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createKey } from '../../src/policy/api-keys.ts';
 import { UWS_PACKAGE, uwsVersion } from '../../src/http/uws.ts';
 import { FRAMING_CASES, type FramingCase } from '../helpers/framing-cases.ts';
@@ -178,6 +180,26 @@ for (const l of LISTENERS) {
     });
   });
 }
+
+test('a CONNECT is answered 405 on every node:http listener, and a client that resets right after leaves the process serving', async () => {
+  for (const l of LISTENERS.filter((x) => x.front === 'node')) {
+    const answer = await new Promise<string>((resolve) => {
+      let got = '';
+      const socket = connect(l.port(), '127.0.0.1', () => socket.write('CONNECT x:443 HTTP/1.1\r\nHost: x:443\r\n\r\n'));
+      socket.on('data', (d: Buffer) => {
+        got += d.toString('latin1');
+        socket.resetAndDestroy();
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(got));
+    });
+    assert.match(answer, /^HTTP\/1\.1 405 /, l.name);
+    // The reset reaches the server's socket after the answer; give it the time to be handled.
+    await sleep(200);
+    const r = await rawExchange(l.port(), l.probe().replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'), 5000);
+    assert.equal(r.responses[0]?.status, 200, `${l.name} still serves: ${JSON.stringify(r.raw.slice(0, 200))}`);
+  }
+});
 
 test('REST: a HEAD with a body alone gets its 400 (no body) and the connection is closed', async () => {
   for (const l of LISTENERS.filter((x) => x.front === 'rest')) {
