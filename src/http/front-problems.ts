@@ -33,3 +33,15 @@ export const BODY_NOT_ALLOWED: ProblemSpec = {
   detail: 'GET and HEAD requests must not carry a body (Content-Length or Transfer-Encoding).',
   errors: [{ field: '(body)', message: 'A body is not allowed' }],
 };
+
+/**
+ * The 400 of a request whose framing leaves its end in doubt (src/http/request-framing.ts); its
+ * connection is closed after it, which the detail says so a client knows to reconnect.
+ */
+export function framingProblem(reason: string): ProblemSpec {
+  return {
+    kind: 'validation',
+    detail: `${reason} Where the request ends cannot be told for certain (RFC 9112 §6.3): the connection is closed.`,
+    errors: [{ field: '(framing)', message: reason }],
+  };
+}

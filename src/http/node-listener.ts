@@ -15,8 +15,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createConnectionCap } from './connection-cap.ts';
+import { BODY_NOT_ALLOWED, framingProblem } from './front-problems.ts';
 import { createAddressCount } from './node-address-count.ts';
 import { gateProxyHeaders } from './proxy-protocol.ts';
+import { framingFault, type FramingFields } from './request-framing.ts';
 import type { TrustedProxies } from './trusted-proxies.ts';
 import { InvariantError } from '../invariant.ts';
 
@@ -80,17 +82,14 @@ export function createNodeListener(
 ): NodeListener {
   const limits: ListenerLimits = { ...DEFAULT_LISTENER_LIMITS, ...overrides };
   checkLimits(limits);
-  const server = createServer(
-    {
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      keepAliveTimeout: limits.keepAliveTimeoutMs,
-      // Node checks the header and request deadlines on this interval (default 30 s, which would let a
-      // 10 s limit run to 40 s); a sweep over at most maxConnections entries is cheap.
-      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
-    },
-    handler,
-  );
+  const server = createServer({
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // Node checks the header and request deadlines on this interval (default 30 s, which would let a
+    // 10 s limit run to 40 s); a sweep over at most maxConnections entries is cheap.
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
+  });
   server.maxConnections = limits.maxConnections;
 
   /** Open connections and the number of requests each has in progress. */
@@ -110,7 +109,7 @@ export function createNodeListener(
       socket.destroy();
       return;
     }
-    const [status, detail] = clientErrorAnswer(err.code);
+    const [status, detail] = clientErrorAnswer(err.code, (err as { reason?: unknown }).reason);
     endLingering(socket, rawProblemResponse(status, detail));
   });
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
@@ -149,6 +148,18 @@ export function createNodeListener(
     });
   });
 
+  // After the listener above, so a refused request's close is counted like any other. Node's parser
+  // has read the whole write by now and emits the requests pipelined behind a refused one all the
+  // same: they are never handed to the handler, and their connection is already closing.
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    if (lingering.has(socket)) return;
+    const fault = framingFault(framingFields(req));
+    if (fault === null) return handler(req, res);
+    const detail = fault.kind === 'body' ? BODY_NOT_ALLOWED.detail : framingProblem(fault.reason).detail;
+    endLingering(socket, rawProblemResponse(400, detail, req.method === 'HEAD'));
+  });
+
   let closing: Promise<void> | undefined;
   return {
     server,
@@ -182,23 +193,54 @@ const STATUS_TITLES: Readonly<Record<number, string>> = {
   431: 'Request Header Fields Too Large',
 };
 
-/** Status and detail for an error of Node's HTTP parser (its `code`). */
-function clientErrorAnswer(code: string | undefined): [number, string] {
+/** llhttp's errors of framing fields: its reason names the field. */
+const FRAMING_ERRORS = new Set(['HPE_UNEXPECTED_CONTENT_LENGTH', 'HPE_INVALID_CONTENT_LENGTH', 'HPE_INVALID_TRANSFER_ENCODING']);
+/** llhttp's errors of a line not ended by CRLF (a bare CR or LF). */
+const LINE_END_ERRORS = new Set(['HPE_CR_EXPECTED', 'HPE_LF_EXPECTED']);
+
+/** Status and detail for an error of Node's HTTP parser (its `code`, and `reason` where it has one). */
+function clientErrorAnswer(code: string | undefined, reason: unknown): [number, string] {
   if (code === 'HPE_HEADER_OVERFLOW') return [431, 'The request header block is too large (Node limit: 16 KiB).'];
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'The request was not received in time.'];
+  if (code !== undefined && FRAMING_ERRORS.has(code))
+    return [400, framingProblem(`The Content-Length or Transfer-Encoding is invalid (${String(reason ?? code)}).`).detail];
+  if (code !== undefined && LINE_END_ERRORS.has(code))
+    return [400, framingProblem('A line of the request head does not end with CRLF (a bare CR or LF).').detail];
   return [400, 'The request is not valid HTTP/1.1 (request line, method or header syntax).'];
 }
 
 /**
- * A whole HTTP/1.1 response with an RFC 9457 body, written straight to the socket: no request object
- * exists for these. `about:blank` because the status says everything (RFC 9457 §4.2.1).
+ * A whole HTTP/1.1 response with an RFC 9457 body (its head only, for HEAD), written straight to the
+ * socket: no request object exists for these. `about:blank` because the status says everything
+ * (RFC 9457 §4.2.1).
  */
-function rawProblemResponse(status: number, detail: string): string {
+function rawProblemResponse(status: number, detail: string, head = false): string {
   const title = STATUS_TITLES[status] ?? 'Error';
   const body = JSON.stringify({ type: 'about:blank', title, status, detail });
   // A refusal for too many connections passes as soon as one closes: say when to try again (RFC 6585).
   const retry = status === 429 ? 'retry-after: 1\r\n' : '';
-  return `HTTP/1.1 ${status} ${title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${retry}connection: close\r\n\r\n${body}`;
+  return `HTTP/1.1 ${status} ${title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${retry}connection: close\r\n\r\n${head ? '' : body}`;
+}
+
+/**
+ * The framing fields of a request as sent: Node joins repeated fields in `headers` (and drops a second
+ * Host), `rawHeaders` keeps every one.
+ */
+function framingFields(req: IncomingMessage): FramingFields {
+  const transferEncoding: string[] = [];
+  const contentLength: string[] = [];
+  let hosts = 0;
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    // Every framing name is 4, 14 or 17 characters long: most fields are skipped without lowercasing.
+    if (name.length !== 4 && name.length !== 14 && name.length !== 17) continue;
+    const lower = name.toLowerCase();
+    if (lower === 'host') hosts++;
+    else if (lower === 'content-length') contentLength.push(raw[i + 1]!);
+    else if (lower === 'transfer-encoding') transferEncoding.push(raw[i + 1]!);
+  }
+  return { method: req.method ?? '', transferEncoding, contentLength, hosts };
 }
 
 /** How long a refused connection is read from (and discarded) after its answer, at most. */
@@ -208,11 +250,14 @@ const LINGER_MS = 2_000;
  * Sends a last answer and closes, reading and discarding what the client already sent meanwhile: a
  * socket closed with unread data sends a TCP reset, which makes the client's kernel drop the answer
  * before the client reads it (a client that pipelined after a malformed request saw nothing at all).
+ * The socket gets an error listener of its own: Node takes its own off a CONNECT request's socket, and
+ * a reset from that client was an unhandled 'error' that ended the process.
  */
 const lingering = new WeakSet<Duplex>();
 
 function endLingering(socket: Duplex, answer: string): void {
   lingering.add(socket);
+  socket.on('error', () => socket.destroy());
   socket.on('data', () => {});
   socket.resume();
   socket.end(answer);

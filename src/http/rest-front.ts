@@ -12,7 +12,9 @@ import type { AccessLog } from '../observability/access-log.ts';
 import { OTHER_ROUTE, RequestMetrics } from '../observability/request-metrics.ts';
 import { generatedRequestId, requestIdFrom } from './request-id.ts';
 import { ignoreAbort } from './response-writer.ts';
-import { PROBLEM_TYPE, writePreflight, writeReply, type Reply } from './rest-writers.ts';
+import { BODY_NOT_ALLOWED, framingProblem } from './front-problems.ts';
+import { framingFault } from './request-framing.ts';
+import { PROBLEM_TYPE, writeHeadReplyAndCloseLater, writePreflight, writeReply, writeReplyAndClose, type Reply } from './rest-writers.ts';
 import { serializeProblem } from './serializers.ts';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.ts';
 
@@ -60,6 +62,13 @@ export interface Label {
 }
 
 type Handler = (res: HttpResponse, req: HttpRequest) => void;
+
+/**
+ * The framing fields' names as bytes: uWS converts a string key to UTF-8 on every lookup, and these
+ * two are looked up on every request (bench/framing-check.bench.ts measures both, and forEach).
+ */
+const TRANSFER_ENCODING = Buffer.from('transfer-encoding');
+const CONTENT_LENGTH = Buffer.from('content-length');
 
 export class RestFront {
   /** The context of the snapshot being served, made once per snapshot. */
@@ -122,11 +131,44 @@ export class RestFront {
    * handler returns with its response pending and none attached (response-writer.ts).
    */
   on(method: 'get' | 'head' | 'options' | 'any', pattern: string, handler: Handler): void {
+    const label = RestFront.labelOf(pattern);
     this.#app[method](pattern, (res, req) => {
       res.onAborted(ignoreAbort);
+      // Only a request with a framing field can be refused for its framing (uWS refuses two Host
+      // fields itself): most requests pay two header lookups, not a walk over every field.
+      if ((req.getHeader(TRANSFER_ENCODING) !== '' || req.getHeader(CONTENT_LENGTH) !== '') && this.#refusedFraming(res, req, label))
+        return;
       if (this.gate?.(res, req) === true) return;
       handler(res, req);
     });
+  }
+
+  /**
+   * Answers a request whose framing leaves its end in doubt (request-framing.ts) with a 400 and closes
+   * its connection before any request behind it is read; false when the framing is sound. Runs before
+   * any handler, so such a request is never authenticated or charged.
+   */
+  #refusedFraming(res: HttpResponse, req: HttpRequest, label: Label): boolean {
+    const transferEncoding: string[] = [];
+    const contentLength: string[] = [];
+    let hosts = 0;
+    req.forEach((name, value) => {
+      if (name === 'transfer-encoding') transferEncoding.push(value);
+      else if (name === 'content-length') contentLength.push(value);
+      else if (name === 'host') hosts++;
+    });
+    // getMethod() lowercases the method in uWS's buffer, which getCaseSensitiveMethod() then returns.
+    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const fault = framingFault({ method, transferEncoding, contentLength, hosts });
+    if (fault === null) return false;
+    const t0 = performance.now();
+    const path = req.getUrl();
+    const requestId = requestIdFrom(req.getHeader('x-request-id'));
+    const reply = this.problemReply(fault.kind === 'body' ? BODY_NOT_ALLOWED : framingProblem(fault.reason), path);
+    if (method === 'HEAD') writeHeadReplyAndCloseLater(res, reply, requestId);
+    else writeReplyAndClose(res, reply, requestId);
+    this.observe(label, 400, t0, requestId, req.getCaseSensitiveMethod(), path);
+    return true;
   }
 
   /** GET and HEAD through `handle`, OPTIONS as a CORS preflight (unless `preflight` is false), 405 for the rest. */

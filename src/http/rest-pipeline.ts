@@ -1,6 +1,7 @@
 /**
  * @module The request pipeline of an operation's route, in the fixed order of api-contract §1.2:
- * framing and negotiation → authentication → quota → response cache → execute → write.
+ * framing (judged by the front before any handler, rest-front.ts) and negotiation → authentication →
+ * quota → response cache → execute → write.
  *
  * Every step is synchronous except the quota, which may have to ask Redis (leased-quota.ts); then the
  * answer is written later, unless the client left meanwhile.
@@ -18,7 +19,7 @@ import type { QuotaDecision } from '../policy/quota.ts';
 import { rateLimitHeaders } from '../policy/rate-limit-headers.ts';
 import { RequestMetrics } from '../observability/request-metrics.ts';
 import { acceptsJson, ifNoneMatchMatches, linkHeader } from './conditional.ts';
-import { BODY_NOT_ALLOWED, missingCredential, RATE_LIMITED, UNAUTHORIZED } from './front-problems.ts';
+import { missingCredential, RATE_LIMITED, UNAUTHORIZED } from './front-problems.ts';
 import { queryPairs } from '../operations/query-string.ts';
 import { generatedRequestId, givenRequestId } from './request-id.ts';
 import type { ResponseCache } from './response-cache.ts';
@@ -80,12 +81,6 @@ export function buildRoutes(): Route[] {
     })),
   );
   return routes;
-}
-
-/** Whether a GET or HEAD request announces a body (any Transfer-Encoding, a Content-Length other than 0). */
-function hasBody(req: HttpRequest): boolean {
-  const length = req.getHeader('content-length');
-  return req.getHeader('transfer-encoding') !== '' || (length !== '' && length !== '0');
 }
 
 /**
@@ -179,20 +174,10 @@ export class OperationPipeline {
 
   /** The uWS handler of GET (`head` false) and HEAD on an operation's route. */
   handle(route: Route, res: HttpResponse, req: HttpRequest, head: boolean): void {
-    const front = this.#front;
     const t0 = performance.now();
     // null: an id was generated, and is made a string only where one is needed (request-id.ts).
     const given = givenRequestId(req.getHeader('x-request-id'));
     const path = req.getUrl();
-    if (hasBody(req)) {
-      // Checked before authentication and quota: uWS runs the handler before it rejects a malformed
-      // Content-Length, so this is what keeps such a request from being charged. The connection is
-      // closed because the body's framing cannot be trusted.
-      const requestId = given ?? generatedRequestId();
-      front.write(res, front.problemReply(BODY_NOT_ALLOWED, path), head, requestId, true);
-      front.observe(route.label, 400, t0, requestId, head ? 'HEAD' : 'GET', path);
-      return;
-    }
     const names = route.op.pathParams;
     const pathParams: Record<string, string> = names.length === 0 ? NO_PATH_PARAMS : {};
     for (let i = 0; i < names.length; i++) pathParams[names[i]!] = decodePathParam(req.getParameter(i) ?? '');

@@ -124,6 +124,65 @@ export function writeReply(res: HttpResponse, reply: Reply, head: boolean, reque
 }
 
 /**
+ * uWS's cork buffer (LoopData::CORK_BUFFER_SIZE in uWebSockets 20.x). While uWS parses what a
+ * connection sent, every handler it calls writes into this buffer, sent when the whole read is parsed;
+ * a write that does not fit sends the buffer and itself at once and leaves the connection uncorked.
+ */
+const CORK_BUFFER_BYTES = 16 * 1024;
+
+/**
+ * Writes a {@link Reply} (not to HEAD) with `Connection: close` and closes the connection before uWS
+ * parses another request from it: the last answer on a connection whose framing cannot be trusted.
+ *
+ * uWS goes on to dispatch the requests pipelined behind this one unless the handler leaves the
+ * connection closed, and a connection closed while corked loses what was written into the cork buffer:
+ * with `end(body, true)` alone uWS answers the next request too (that request's state drops the
+ * close), and `close()` discards the corked answer. A body at least as long as the cork buffer is sent
+ * at once, uncorked, so `end` can close the connection itself; the problem is padded with trailing
+ * JSON whitespace to that length. Only while the kernel takes the ~16 KiB at once (a fresh connection's
+ * send buffer does) is the close immediate; otherwise uWS closes once the rest is sent, and a request
+ * pipelined behind is answered meanwhile.
+ */
+export function writeReplyAndClose(res: HttpResponse, reply: Reply, requestId: string): void {
+  const body = toBytes(reply.body);
+  const padded = Buffer.alloc(Math.max(body.byteLength, CORK_BUFFER_BYTES), 0x20);
+  body.copy(padded);
+  res.cork(() => {
+    writeHead(res, STATUS_LINE[reply.status] ?? `${reply.status} Unknown`, requestId);
+    for (const [k, v] of reply.headers) res.writeHeader(k, v);
+    res.end(padded, true);
+  });
+}
+
+/**
+ * The same for HEAD, whose answer has no body to pad: written in a later turn, after uWS has parsed the
+ * whole read. The response stays pending meanwhile, so a request pipelined behind this one makes uWS
+ * close the connection without calling any handler (no async pipelining, response-writer.ts); then no
+ * answer at all is sent, the 400 included.
+ *
+ * uWS cannot end a HEAD answer and close: `endWithoutBody(length, true)` counts the length as body
+ * still to come and leaves the response pending and the connection open, with no timeout. The head is
+ * therefore written whole (its blank line after the last field) without ending the response, sent when
+ * the cork ends (a cork outside uWS's parser is sent at once), and the connection closed.
+ */
+export function writeHeadReplyAndCloseLater(res: HttpResponse, reply: Reply, requestId: string): void {
+  let aborted = false;
+  res.onAborted(() => {
+    aborted = true;
+  });
+  setImmediate(() => {
+    if (aborted) return;
+    res.cork(() => {
+      writeHead(res, STATUS_LINE[reply.status] ?? `${reply.status} Unknown`, requestId);
+      for (const [k, v] of reply.headers) res.writeHeader(k, v);
+      res.writeHeader('content-length', String(Buffer.byteLength(reply.body)));
+      res.writeHeader(B.connection, 'close\r\n');
+    });
+    res.close();
+  });
+}
+
+/**
  * The fixed text between the per-response values of an operation's 200 (304: without content-type).
  * uWS writes a header as `name: value\r\n` without looking at the value, so the whole block after
  * the status line goes in as the value of one `writeHeader` call: the bytes on the wire are those of

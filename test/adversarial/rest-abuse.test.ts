@@ -181,7 +181,7 @@ test('protocol-level oddities get a clear answer and are never charged to the qu
   assert.match(withBody, /"status":400/);
   assert.match(withBody, /must not carry a body/);
 
-  // Malformed framing: uWS refuses it itself after the handler ran; the handler must not charge it.
+  // Malformed framing: refused before any handler (rest-front.ts), so nothing is charged.
   for (const framing of [
     'Content-Length: abc',
     'Content-Length: -1',
