@@ -255,8 +255,8 @@ const FETCH_EXTRA_HEADER_BYTES = 256;
 const FETCH_EXTRA_HEADER_FIELDS = 8;
 
 /**
- * The few requests uWS's own parser refuses before any of our code runs, as the README's "Limits and
- * safety" documents: HTTP/1.0 (505 on the uWS build for Node 20), a header block over 16 KiB or with
+ * The few requests uWS's own parser refuses before any of our code runs, as docs/operations.md ("What
+ * uWebSockets.js answers itself") documents: HTTP/1.0 (505 on the uWS build Node 22 loads), a header block over 16 KiB or with
  * over 100 fields (431), and a request line it cannot read (400/505). Only these, and only with uWS's
  * signature: anything else is held to the rules.
  */
