@@ -32,11 +32,6 @@ export const ZIP_RESPONSE = {
           rating_area_id: { type: 'string', description: 'The county’s rating area, e.g. "Rating Area 10"' },
           residential_share: { type: 'number', description: 'Share of the ZIP’s residential addresses in this county (HUD), 0–1' },
           primary: { type: 'boolean', description: 'True for the location used when county_fips is not given' },
-          rating_area_uncertain: {
-            type: 'boolean',
-            description:
-              'Present (true) when the rating area of this county is a best guess: the county straddles the state’s rating areas (a Connecticut planning region over legacy counties); rating_area_note says which areas it may be',
-          },
         },
         required: ['state', 'county_fips', 'county_name', 'rating_area_id', 'primary'],
         additionalProperties: false,
@@ -56,10 +51,6 @@ export const ZIP_RESPONSE = {
     data_source: {
       type: 'string',
       description: 'Source of the plan data of the primary location’s state; absent when plans_available is false',
-    },
-    rating_area_note: {
-      type: 'string',
-      description: 'Present when a location’s rating area is uncertain: which areas its towns are rated in, and why',
     },
     data_freshness: LABELS.data_freshness,
   },
@@ -103,7 +94,6 @@ export const lookupZipOperation = defineOperation({
         rating_area_id: ratingAreaLabel(l.ratingArea),
         residential_share: Math.round(l.residentialShare * 1e6) / 1e6,
         primary: l.primary,
-        ...(yd.uncertainArea(l.countyFips) === null ? {} : { rating_area_uncertain: true }),
       })),
       multiple_areas: spansRatingAreas(locations),
       plan_year: p.year,
@@ -111,7 +101,6 @@ export const lookupZipOperation = defineOperation({
       ...(plansAvailable
         ? { data_source: yd.dataSource(state) }
         : { note: noPlanDataNote(state, p.year, hasPublishedBenchmark(yd, locations[0]!)) }),
-      ...uncertaintyNote(locations.map((l) => ({ fips: l.countyFips, area: l.ratingArea, u: yd.uncertainArea(l.countyFips) }))),
       data_freshness: yd.freshness(state),
     };
   },
@@ -126,19 +115,4 @@ export function noPlanDataNote(state: string, year: number, benchmark: boolean):
     ? '; the APTC estimate answers from published benchmark data only (benchmark_source benchmark_only, an approximation)'
     : ' and so does the APTC estimate (no published benchmark premium for its rating area either)';
   return `No plan data for ${state} in ${year}: search, plan detail, compare and out-of-pocket answer 404 for this ZIP${aptc}. The crosswalk has no ${state} plans. Its location and rating area are shown.`;
-}
-
-/** The note of a ZIP some of whose locations have a rating area the geography can only guess. */
-function uncertaintyNote(
-  locations: readonly { fips: string; area: number; u: { why: string; possibleAreas: readonly number[] } | null }[],
-): { rating_area_note?: string } {
-  const guessed = locations.filter((l) => l.u !== null);
-  if (guessed.length === 0) return {};
-  const parts = guessed.map(
-    (l) =>
-      `county ${l.fips} is placed in ${ratingAreaLabel(l.area)} but its towns are rated in areas ${l.u!.possibleAreas.join(', ')} (${l.u!.why})`,
-  );
-  return {
-    rating_area_note: `Rating area uncertain: ${parts.join('; ')}. Premiums and the benchmark are those of the area shown; a town of another legacy county may be priced differently.`,
-  };
 }
