@@ -59,6 +59,12 @@ export interface Geography {
   /** State → rating area numbers in use. */
   readonly stateAreas: Map<string, Set<number>>;
   readonly stateFips: Map<string, string>;
+  /**
+   * Connecticut ZIP → the 2022 planning regions the current crosswalk places it in (today's county
+   * equivalents in Census and HUD files), most residential addresses first: shown beside the legacy
+   * counties that price it.
+   */
+  readonly planningRegions: Map<string, Array<{ readonly fips: string; readonly resRatio: number }>>;
 }
 
 export interface GeographyInputs {
@@ -187,6 +193,7 @@ async function readZipLocations(
     countyZips: new Map(),
     stateAreas: new Map(),
     stateFips: j.stateFips,
+    planningRegions: new Map(),
   };
   const warnedZip3 = new Set<string>();
   const hud = await openTable(path, 'ZIP_COUNTY_122024.csv');
@@ -266,6 +273,12 @@ async function placeConnecticut(
   progress: ProgressSink,
 ): Promise<void> {
   const currentZips = new Set(current.map((r) => r.zip));
+  for (const r of current) {
+    let list = geo.planningRegions.get(r.zip);
+    if (list === undefined) geo.planningRegions.set(r.zip, (list = []));
+    list.push({ fips: r.county.fips, resRatio: r.resRatio });
+  }
+  for (const list of geo.planningRegions.values()) list.sort((a, b) => b.resRatio - a.resRatio || (a.fips < b.fips ? -1 : 1));
   const placed = new Set<string>();
   const table = await openTable(path, 'ZIP_COUNTY_122020_CT.csv');
   await forEachRow(

@@ -38,6 +38,21 @@ export const ZIP_RESPONSE = {
       },
     },
     multiple_areas: { type: 'boolean', description: 'True when the locations lie in different rating areas (premiums differ by county)' },
+    planning_regions: {
+      type: 'array',
+      description:
+        'Connecticut only: the 2022 planning regions the ZIP lies in, the county equivalents of today’s Census and HUD files, largest share of residential addresses first. Connecticut rates by its 8 legacy counties, so locations name those (HUD’s last crosswalk before the switch, Q4 2020) and their rating areas; these regions are for recognition only',
+      items: {
+        type: 'object',
+        properties: {
+          county_fips: { type: 'string', description: '5-digit FIPS code of the planning region (09110–09190)' },
+          name: { type: 'string', description: 'Planning region name, e.g. "Naugatuck Valley Planning Region"' },
+          residential_share: { type: 'number', description: 'Share of the ZIP’s residential addresses in this region (HUD, current), 0–1' },
+        },
+        required: ['county_fips', 'name', 'residential_share'],
+        additionalProperties: false,
+      },
+    },
     plan_year: { type: 'integer', description: 'Plan year the rating areas and plan availability are for' },
     plans_available: {
       type: 'boolean',
@@ -96,6 +111,7 @@ export const lookupZipOperation = defineOperation({
         primary: l.primary,
       })),
       multiple_areas: spansRatingAreas(locations),
+      ...planningRegions(yd.ds.planningRegions(p.zip)),
       plan_year: p.year,
       plans_available: plansAvailable,
       ...(plansAvailable
@@ -115,4 +131,12 @@ export function noPlanDataNote(state: string, year: number, benchmark: boolean):
     ? '; the APTC estimate answers from published benchmark data only (benchmark_source benchmark_only, an approximation)'
     : ' and so does the APTC estimate (no published benchmark premium for its rating area either)';
   return `No plan data for ${state} in ${year}: search, plan detail, compare and out-of-pocket answer 404 for this ZIP${aptc}. The crosswalk has no ${state} plans. Its location and rating area are shown.`;
+}
+
+/** `planning_regions` of a Connecticut ZIP; nothing elsewhere. */
+function planningRegions(regions: ReadonlyArray<{ readonly fips: string; readonly name: string; readonly residentialShare: number }>): {
+  planning_regions?: Array<{ county_fips: string; name: string; residential_share: number }>;
+} {
+  if (regions.length === 0) return {};
+  return { planning_regions: regions.map((r) => ({ county_fips: r.fips, name: r.name, residential_share: r.residentialShare })) };
 }

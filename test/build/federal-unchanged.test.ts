@@ -13,7 +13,8 @@
  * Connecticut's ZIPs placed by their legacy counties (HUD's Q4 2020 CT rows, a new input) changed the
  * geography on purpose: the 402 CT ZIPs resolve to legacy counties, every other ZIP resolves as before
  * (compared ZIP by ZIP against the previous build when the pins below were updated); locations 54,224 →
- * 54,201 and rating areas 500 → 501 (CT's area 7 is now used).
+ * 54,201 and rating areas 500 → 501 (CT's area 7 is now used). tables.bin also carries each CT ZIP's
+ * planning regions (its directory's `planningRegions`), shown beside the legacy counties.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -32,8 +33,8 @@ test('PY2025 from the federal PUFs is the pinned build (same tables.bin bytes, s
 }, async () => {
   const built = await buildRealYear(dir, 2025);
   const hash = built.manifest.build_hash;
-  assert.equal(hash, '70d79ed51327415cf4b61f6df5b6db6d293e1270ffb5beb4ac2923bebc11f760');
-  assert.equal(await sha256File(join(built.dir, 'tables.bin')), 'a2ee4ac9b188fc6cfb4c8e69d53c2f51d6ebaa3e651dfb98893abb05d4a64164');
+  assert.equal(hash, '5ff04503e0ea91a35eab5bc9642b74bd7874a26dbb40ad0d8e2ffcbdce75daf4');
+  assert.equal(await sha256File(join(built.dir, 'tables.bin')), 'b52d46983846edfb57c5631b4250523b5c4de84f31a96cf6fd62bf6e0d39d276');
   assert.equal(built.manifest.counts.locations, 54201);
   assert.equal(built.manifest.counts.rating_areas, 501);
   const mdb = join(built.dir, 'data.mdb');

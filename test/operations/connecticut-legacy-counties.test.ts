@@ -43,13 +43,23 @@ function hudRows(path: string): Array<Record<string, string>> {
   });
 }
 
+/** Every CT ZIP of the current crosswalk → its planning regions, most residential addresses first. */
+function currentRegions(): Map<string, string[]> {
+  const byZip = new Map<string, Array<{ county: string; res: number }>>();
+  for (const r of hudRows(join(SHARED, 'hud/ZIP_COUNTY_122024.csv'))) {
+    if (!r.COUNTY!.startsWith('09')) continue;
+    const list = byZip.get(r.ZIP!) ?? [];
+    list.push({ county: r.COUNTY!, res: Number(r.RES_RATIO) });
+    byZip.set(r.ZIP!, list);
+  }
+  return new Map(
+    [...byZip].map(([zip, list]) => [zip, list.sort((a, b) => b.res - a.res || (a.county < b.county ? -1 : 1)).map((l) => l.county)]),
+  );
+}
+
 /** Every CT ZIP of the current crosswalk → its legacy counties, most residential addresses first. */
 function expectedLocations(): Map<string, Array<{ county: string; area: number }>> {
-  const current = new Set(
-    hudRows(join(SHARED, 'hud/ZIP_COUNTY_122024.csv'))
-      .filter((r) => r.COUNTY!.startsWith('09'))
-      .map((r) => r.ZIP!),
-  );
+  const current = new Set(currentRegions().keys());
   const byZip = new Map<string, Array<{ county: string; res: number; tot: number }>>();
   for (const r of hudRows(join(SHARED, 'hud/ZIP_COUNTY_122020_CT.csv'))) {
     if (!current.has(r.ZIP!)) continue;
@@ -98,6 +108,7 @@ const zipLookup = (zip: string): Body => run('/v1/health/zips/{zip}', 'year=2024
 describe('Connecticut ZIPs are placed by their legacy counties (HUD Q4 2020)', () => {
   test('every CT ZIP of the current crosswalk answers with the legacy counties and areas of the 2020 crosswalk', () => {
     const expected = expectedLocations();
+    const regions = currentRegions();
     assert.equal(expected.size, 402);
     const wrong: string[] = [];
     let multiArea = 0;
@@ -109,6 +120,8 @@ describe('Connecticut ZIPs are placed by their legacy counties (HUD Q4 2020)', (
       if (spans) multiArea++;
       if (body.multiple_areas !== spans) wrong.push(`${zip}: multiple_areas ${body.multiple_areas}`);
       if (body.locations.some((l: Body) => 'rating_area_uncertain' in l) || 'rating_area_note' in body) wrong.push(`${zip}: a guess`);
+      const named = body.planning_regions?.map((r: Body) => r.county_fips);
+      if (JSON.stringify(named) !== JSON.stringify(regions.get(zip))) wrong.push(`${zip}: planning regions ${JSON.stringify(named)}`);
     }
     assert.deepEqual(wrong.slice(0, 10), []);
     // 37 ZIPs span legacy counties; in 35 of them the counties are in different rating areas (all are).
@@ -125,6 +138,18 @@ describe('Connecticut ZIPs are placed by their legacy counties (HUD Q4 2020)', (
       const l = zipLookup(zip).locations[0];
       assert.deepEqual([l.county_fips, l.county_name, l.rating_area_id, l.primary], [county, name, area, true], zip);
     }
+  });
+
+  test('the planning region is named beside the legacy county: Shelton is Fairfield County in the Naugatuck Valley region', () => {
+    const shelton = zipLookup('06484');
+    assert.deepEqual(shelton.planning_regions, [
+      { county_fips: '09140', name: 'Naugatuck Valley Planning Region', residential_share: 0.997461 },
+      { county_fips: '09120', name: 'Greater Bridgeport Planning Region', residential_share: 0.002539 },
+    ]);
+    assert.equal(shelton.locations[0].county_name, 'Fairfield County');
+    assert.equal(zipLookup('06066').planning_regions[0].name, 'Capitol Planning Region');
+    // Elsewhere there is none.
+    assert.equal('planning_regions' in zipLookup('02903'), false);
   });
 
   test('Riverton 06065 spans Hartford (area 2, primary) and Litchfield (area 3), each named; county_fips picks one', () => {
