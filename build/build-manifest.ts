@@ -7,7 +7,7 @@ import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FORMAT_VERSION, LMDB_FILE, MANIFEST_FILE, SUMS_FILE, TABLES_FILE } from '../src/engine/build-format.ts';
 import { describeOutputs, sumsText } from '../src/engine/build-integrity.ts';
-import type { BuildManifest, ManifestInput, RatingAreaUncertainty, StateProvenance } from '../src/engine/manifest.ts';
+import type { BuildManifest, ManifestInput, StateProvenance } from '../src/engine/manifest.ts';
 import { COMPILER_VERSION } from './compiler-version.ts';
 import { METAL_FACTORS, VARIATION } from './model-rates.ts';
 import type { ProgressSink } from './progress.ts';
@@ -34,7 +34,6 @@ export interface ManifestParts {
   readonly tablesBytes: number;
   readonly provenance: Record<string, StateProvenance>;
   readonly serviceAreas: { readonly statewideByDecision: readonly string[]; readonly plansWithoutServiceArea: number };
-  readonly ratingAreaUncertainty: RatingAreaUncertainty | null;
   /** Newest effective date among the SLCSP benchmark values the build took. */
   readonly benchmarksInForce: string;
 }
@@ -94,7 +93,6 @@ export function writeManifest(dir: string, p: ManifestParts): BuildManifest {
       statewide_by_decision: [...p.serviceAreas.statewideByDecision],
       plans_without_service_area: p.serviceAreas.plansWithoutServiceArea,
     },
-    ...(p.ratingAreaUncertainty === null || p.ratingAreaUncertainty.zips === 0 ? {} : { rating_area_uncertainty: p.ratingAreaUncertainty }),
     benchmarks: { input: 'slcsp_benchmarks', in_force: p.benchmarksInForce },
     stages: p.progress.summaries.map((s) => ({ ...s })),
     files: { [LMDB_FILE]: lmdbBytes, [TABLES_FILE]: p.tablesBytes },

@@ -22,8 +22,7 @@ import { coverPlans } from './coverage.ts';
 import { compileDental } from './dental.ts';
 import { loadGeography, type GeographyConfig } from './geo/geography.ts';
 import { loadPlanSources } from './load-plan-sources.ts';
-import { areaUncertainty, type UncertaintyFile } from './geo/area-uncertainty.ts';
-import { FEDERAL_BUNDLE, type PlanBundle, planBundles } from './plan-sources.ts';
+import { type PlanBundle, planBundles } from './plan-sources.ts';
 import { stateProvenance } from './provenance.ts';
 import { premiumsOfSources } from './source-premiums.ts';
 import { METAL_FACTORS, VARIATION } from './model-rates.ts';
@@ -100,11 +99,7 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildResult> {
   const { rules, rulesYear, rulesText } = pickRules(year, opts.rulesDir);
 
   const bundles = planBundles(sources, inputs);
-  // Only builds with state-exchange plan data read the table of uncertain rating areas (Connecticut),
-  // so a federal-only build neither depends on it nor changes when it does.
-  const uncertaintyFile = join(opts.root, 'data', 'geo', 'rating-area-uncertainty.json');
-  const uncertaintyText = bundles.some((b) => b.id !== FEDERAL_BUNDLE) ? readFileSync(uncertaintyFile, 'utf8') : null;
-  const hash = buildHash({ year, inputs, rulesText, geographyText: readFileSync(geographyFile, 'utf8'), uncertaintyText });
+  const hash = buildHash({ year, inputs, rulesText, geographyText: readFileSync(geographyFile, 'utf8') });
   const finalDir = join(yearDir(opts.buildsRoot, year), hash);
   removeStaleTmpDirs(opts.buildsRoot, year);
   if (opts.force !== true && existsSync(finalDir)) {
@@ -136,7 +131,6 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildResult> {
     const manifest = await compileInto(tmpDir, {
       year,
       bundles,
-      uncertaintyText,
       hash,
       inputs,
       rules,
@@ -183,28 +177,19 @@ function pickRules(year: number, dir: string | undefined): { rules: TaxYearRules
   return { rules, rulesYear, rulesText: readFileSync(join(rulesDir, `${rulesYear}.json`), 'utf8') };
 }
 
-function buildHash(parts: {
-  year: number;
-  inputs: Map<string, ResolvedInput>;
-  rulesText: string;
-  geographyText: string;
-  uncertaintyText: string | null;
-}): string {
+function buildHash(parts: { year: number; inputs: Map<string, ResolvedInput>; rulesText: string; geographyText: string }): string {
   const h = createHash('sha256');
   h.update(`hpd-build\0${COMPILER_VERSION}\0${FORMAT_VERSION}\0${parts.year}\0`);
   for (const name of [...parts.inputs.keys()].sort()) h.update(`${name}=${parts.inputs.get(name)!.sha256}\0`);
   h.update(createHash('sha256').update(parts.rulesText).digest('hex'));
   h.update(createHash('sha256').update(parts.geographyText).digest('hex'));
   h.update(JSON.stringify({ METAL_FACTORS, VARIATION }));
-  if (parts.uncertaintyText !== null) h.update(createHash('sha256').update(parts.uncertaintyText).digest('hex'));
   return h.digest('hex');
 }
 
 interface CompileContext {
   readonly year: number;
   readonly bundles: readonly PlanBundle[];
-  /** data/geo/rating-area-uncertainty.json, when the build reads it. */
-  readonly uncertaintyText: string | null;
   readonly hash: string;
   readonly inputs: Map<string, ResolvedInput>;
   readonly rules: TaxYearRules;
@@ -233,6 +218,7 @@ function readGeography(ctx: CompileContext): ReturnType<typeof loadGeography> {
       countyAreas2014: need(inputs, 'county_rating_areas_2014'),
       zip3Areas: need(inputs, 'zip3_rating_areas'),
       laZip3: need(inputs, 'la_county_zip3'),
+      ctLegacy: need(inputs, 'hud_zip_county_ct_2020'),
     },
     ctx.geoConfig,
     ctx.sink,
@@ -336,9 +322,5 @@ async function compileInto(dir: string, ctx: CompileContext): Promise<BuildManif
     provenance: stateProvenance(year, plans, premiums),
     benchmarksInForce: benchmarks.inForce ?? '',
     serviceAreas: { statewideByDecision: plans.statewideByDecision, plansWithoutServiceArea: cover.withoutServiceArea.length },
-    ratingAreaUncertainty:
-      ctx.uncertaintyText === null
-        ? null
-        : areaUncertainty(JSON.parse(ctx.uncertaintyText) as UncertaintyFile, geo, new Set(plans.states.keys())),
   });
 }

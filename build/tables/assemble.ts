@@ -70,15 +70,7 @@ export function assembleTables(a: AssembleInput): Assembled {
   });
   const perState = stateCounts(geo, plans, a.variantsByScid, pairs);
 
-  const countyNames: Record<string, string> = {};
-  for (const c of geo.counties.values()) countyNames[c.fips] = c.name;
-  const nA = areas.count;
-  const areaState = new Uint8Array(nA);
-  const areaNumber = new Uint16Array(nA);
-  areas.keys.forEach(([s, n], i) => {
-    areaState[i] = stateIdx.get(s) ?? 255;
-    areaNumber[i] = n;
-  });
+  const { areaState, areaNumber } = areaColumns(areas, stateIdx);
 
   const arrays: TableArrays = {
     'area.state': areaState,
@@ -113,7 +105,15 @@ export function assembleTables(a: AssembleInput): Assembled {
   const nPairs = pairs.plan.length;
   const nE = orders.entryPlan.length;
   return {
-    meta: { year: a.year, buildHash: a.hash, states, plans: plans.scids, planNames: plans.names, issuers: plans.issuers, countyNames },
+    meta: {
+      year: a.year,
+      buildHash: a.hash,
+      states,
+      plans: plans.scids,
+      planNames: plans.names,
+      issuers: plans.issuers,
+      ...geographyMeta(geo),
+    },
     arrays,
     rows: nPairs + locations.county.length + nE,
     counts: {
@@ -125,7 +125,7 @@ export function assembleTables(a: AssembleInput): Assembled {
       zips: geo.zips.size,
       locations: locations.county.length,
       counties: [...geo.counties.values()].filter((c) => geo.countyAreas.has(c.fips)).length,
-      rating_areas: nA,
+      rating_areas: areas.count,
       premium_pairs: nPairs,
       rate_rows: pairs.rateRows,
       plan_lists: locations.lists.length,
@@ -134,4 +134,26 @@ export function assembleTables(a: AssembleInput): Assembled {
     states: perState.states,
     issuersByState: perState.issuersByState,
   };
+}
+
+/** County names, and Connecticut ZIPs' planning regions with residential shares (when the build has any). */
+function geographyMeta(geo: Geography): Pick<TablesMeta, 'countyNames' | 'planningRegions'> {
+  const countyNames: Record<string, string> = {};
+  for (const c of geo.counties.values()) countyNames[c.fips] = c.name;
+  const planningRegions: Record<string, Array<[string, number]>> = {};
+  for (const zip of [...geo.planningRegions.keys()].sort()) {
+    planningRegions[zip] = geo.planningRegions.get(zip)!.map((r) => [r.fips, Math.round(r.resRatio * 1e6) / 1e6]);
+  }
+  return { countyNames, ...(Object.keys(planningRegions).length > 0 ? { planningRegions } : {}) };
+}
+
+/** State index and number of each rating area, in area-index order. */
+function areaColumns(areas: AreaIndex, stateIdx: ReadonlyMap<string, number>): { areaState: Uint8Array; areaNumber: Uint16Array } {
+  const areaState = new Uint8Array(areas.count);
+  const areaNumber = new Uint16Array(areas.count);
+  areas.keys.forEach(([s, n], i) => {
+    areaState[i] = stateIdx.get(s) ?? 255;
+    areaNumber[i] = n;
+  });
+  return { areaState, areaNumber };
 }

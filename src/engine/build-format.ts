@@ -168,6 +168,11 @@ export interface TablesMeta {
   readonly issuers: ReadonlyArray<{ readonly id: string; readonly name: string }>;
   /** County FIPS → name. */
   readonly countyNames: Readonly<Record<string, string>>;
+  /**
+   * Connecticut ZIP → its 2022 planning regions as [FIPS, residential share], most addresses first
+   * (build/geo/geography.ts); absent in builds compiled before CT ZIPs were placed by legacy county.
+   */
+  readonly planningRegions?: Readonly<Record<string, ReadonlyArray<readonly [string, number]>>>;
 }
 
 export type TypedArray = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float32Array | Float64Array;

@@ -132,6 +132,12 @@ export interface Dataset {
   /** Locations of a ZIP, primary first; null for an unknown ZIP. */
   /** The locations of a ZIP, primary first (shared by every caller: never modified). */
   resolveZip(zip: string): readonly ZipLocation[] | null;
+  /**
+   * The 2022 planning regions of a Connecticut ZIP (the county equivalents of today's Census and HUD
+   * files; its rating areas follow its legacy counties), most residential addresses first; empty
+   * elsewhere.
+   */
+  planningRegions(zip: string): ReadonlyArray<{ readonly fips: string; readonly name: string; readonly residentialShare: number }>;
   /** Number of plans offered at a location. */
   listSize(listId: number): number;
   /**
@@ -368,6 +374,7 @@ function datasetOver(image: DatasetImage, tables: LoadedTables): Dataset {
     tableBytes: tables.bytes,
     columns: { listStart, entryPlan, entryCents, entryCount, entryMetal, entryType, entryFlags, nameKey },
     resolveZip: zipResolver(tables),
+    planningRegions: planningRegionsOf(meta),
     listSize: (listId) => (listId === NO_LIST ? 0 : listSize(listId)),
     listOrder(listId, key, age) {
       const ref = this.listOrderInto(listId, key, age, { positions: premiumPool, start: 0, length: 0 });
@@ -454,6 +461,14 @@ function isFiveDigits(s: string): boolean {
     if (c < 48 || c > 57) return false;
   }
   return true;
+}
+
+function planningRegionsOf(meta: TablesMeta): Dataset['planningRegions'] {
+  const regions = meta.planningRegions;
+  return (zip) =>
+    regions === undefined || !Object.hasOwn(regions, zip)
+      ? []
+      : regions[zip]!.map(([fips, share]) => ({ fips, name: meta.countyNames[fips] ?? fips, residentialShare: share }));
 }
 
 function zipResolver(tables: LoadedTables): Dataset['resolveZip'] {

@@ -71,30 +71,6 @@ export interface StateProvenance {
   readonly data_freshness: string;
 }
 
-/**
- * ZIPs whose rating area the geography places by a guess (a county that straddles the state's rating
- * areas: Connecticut's planning regions over its legacy counties), in states with plan data.
- */
-export interface RatingAreaUncertainty {
-  /** Distinct ZIPs with a location in one of the counties. */
-  readonly zips: number;
-  readonly counties: Readonly<
-    Record<
-      string,
-      {
-        readonly state: string;
-        readonly county_name: string;
-        /** The area the build places the county in. */
-        readonly assigned_area: number | null;
-        /** Every area its towns are rated in. */
-        readonly possible_areas: readonly number[];
-        readonly zips: number;
-        readonly why: string;
-      }
-    >
-  >;
-}
-
 export interface BuildManifest {
   readonly format_version: number;
   readonly compiler_version: string;
@@ -151,8 +127,6 @@ export interface BuildManifest {
     /** Plans whose service area no row describes: offered nowhere (each also a warning). */
     readonly plans_without_service_area: number;
   };
-  /** Present when a state with plan data has counties of uncertain rating area (see data/geo/rating-area-uncertainty.json). */
-  readonly rating_area_uncertainty?: RatingAreaUncertainty;
   /** Sizes of the output files by name (kept beside `outputs` for readers of format 1 manifests). */
   readonly files: Readonly<Record<string, number>>;
   /**

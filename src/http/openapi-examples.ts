@@ -14,8 +14,16 @@ import { toProblemBody, type ProblemSpec } from '../operations/problems.ts';
 import { P } from '../operations/shared-schemas.ts';
 import { BODY_NOT_ALLOWED, RATE_LIMITED, UNAUTHORIZED } from './front-problems.ts';
 
-/** Example body by status code ('200', '400'…), by operation id. */
-export type OpenApiExamples = ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+export interface OpenApiExamples {
+  /** Example body by status code ('200', '400'…), by operation id. */
+  readonly responses: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+  /**
+   * The parameters of the request that answered each operation's 200 example, by operation id, then by
+   * parameter name (path and query, as sent): the document's parameter examples, so that a suite
+   * generated from the document sends a request the served build answers, and gets that example.
+   */
+  readonly parameters: ReadonlyMap<string, Readonly<Record<string, string>>>;
+}
 
 type Pairs = Array<[string, string]>;
 
@@ -60,7 +68,8 @@ export function collectExamples(src: ExampleSources): OpenApiExamples {
   };
   const facts = findFacts(src.ctx.registry, run);
   const out = new Map<string, Record<string, unknown>>();
-  if (facts === null) return out;
+  const parameters = new Map<string, Record<string, string>>();
+  if (facts === null) return { responses: out, parameters };
   const problem = (spec: ProblemSpec, instance: string): unknown => toProblemBody(spec, src.ctx.baseUrl, instance, src.upgradeUrl);
   for (const op of src.operations) {
     const sample = samples(op.id, facts);
@@ -70,7 +79,10 @@ export function collectExamples(src: ExampleSources): OpenApiExamples {
     const base = sample.ok ?? { query: [], path: {} };
     if (sample.ok !== null) {
       const ok = run(op.id, sample.ok);
-      if (ok?.ok === true) examples['200'] = JSON.parse(Buffer.from(src.serialize(op, ok.body)).toString('utf8'));
+      if (ok?.ok === true) {
+        examples['200'] = JSON.parse(Buffer.from(src.serialize(op, ok.body)).toString('utf8'));
+        parameters.set(op.id, Object.fromEntries([...sample.ok.query, ...Object.entries(sample.ok.path)]));
+      }
     }
     const free = run(op.id, sample.freeOk ?? base, 'free');
     if (free?.ok === false && free.problem.kind === 'paymentRequired') examples['402'] = problem(free.problem, instance);
@@ -90,7 +102,7 @@ export function collectExamples(src: ExampleSources): OpenApiExamples {
     examples['429'] = problem(RATE_LIMITED, instance);
     out.set(op.id, examples);
   }
-  return out;
+  return { responses: out, parameters };
 }
 
 interface OperationSamples {

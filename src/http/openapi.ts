@@ -9,6 +9,7 @@ import type { Operation } from '../operations/operation.ts';
 import type { JsonSchema } from '../operations/query.ts';
 import { componentRef, componentSchemas, withRefs } from './openapi-components.ts';
 import type { OpenApiExamples } from './openapi-examples.ts';
+import { SAFE_REQUEST_ID_PATTERN } from './request-id.ts';
 
 const STATUS_TEXT: Record<string, string> = {
   '304': 'Not modified (If-None-Match matched the ETag)',
@@ -67,9 +68,10 @@ export interface OpenApiOptions {
  *   may also be a comma-separated list, which the server accepts too (`ids=A,B`); its item-count limits
  *   are in the description, since a comma list counts as one item to a validator;
  * - a required parameter with an alias (`household_income`, `income`) is declared optional, with the
- *   requirement in the description: OpenAPI cannot say "one of these two".
+ *   requirement in the description: OpenAPI cannot say "one of these two";
+ * - an optional query parameter allows an empty value, which the server takes as the parameter absent.
  */
-function parametersOf(op: Operation<never>): Array<Record<string, unknown>> {
+function parametersOf(op: Operation<never>, built: Readonly<Record<string, string>> | undefined): Array<Record<string, unknown>> {
   const props = (op.query.spec.schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((op.query.spec.schema.required ?? []) as string[]);
   const aliasesOf = (name: string): string[] =>
@@ -87,6 +89,11 @@ function parametersOf(op: Operation<never>): Array<Record<string, unknown>> {
     const list = op.query.spec.lists?.includes(name) === true;
     const aliases = aliasesOf(name);
     const needed = isPath || required.has(name);
+    // With the served build's example request, the examples are exactly its values: together they are
+    // one valid request (no `age` beside its `ages`), the one that answered the 200 example, and none
+    // names data the build does not hold. Without one (no data for it), the fixed examples.
+    const value = built === undefined ? undefined : built[name];
+    const shown = built === undefined ? example : value === undefined ? undefined : exampleValue(value, rest, list);
     const sentences = [
       description ?? name,
       ...(list ? [LIST_HINT.replaceAll('name', name), countLimits(rest)] : []),
@@ -96,9 +103,12 @@ function parametersOf(op: Operation<never>): Array<Record<string, unknown>> {
       name,
       in: isPath ? 'path' : 'query',
       required: needed && aliases.length === 0,
+      // api-contract §1.1: an empty value (`county_fips=`) is the parameter absent, which an optional
+      // one may be; a required one answers 400 `Required`.
+      ...(!isPath && !needed ? { allowEmptyValue: true } : {}),
       ...(description !== undefined || list || aliases.length > 0 ? { description: sentences.join('. ').replace(/\.\./g, '.') } : {}),
       ...(pro === true ? { 'x-required-tier': 'pro' } : {}),
-      ...(example !== undefined ? { example } : {}),
+      ...(shown !== undefined ? { example: shown } : {}),
       ...(list ? { style: 'form', explode: true } : {}),
       schema: list ? listSchema(rest) : rest,
     };
@@ -110,12 +120,22 @@ function parametersOf(op: Operation<never>): Array<Record<string, unknown>> {
       name: alias,
       in: 'query',
       required: false,
+      ...(required.has(canonical) ? {} : { allowEmptyValue: true }),
       description: `Alias of ${canonical}`,
       ...(list ? { style: 'form', explode: true } : {}),
       schema: list ? listSchema(schema) : schema,
     });
   }
   return parameters;
+}
+
+/** A value of the example request as the parameter's type: lists as arrays of their items. */
+function exampleValue(text: string, schema: JsonSchema, list: boolean): unknown {
+  if (list) return text.split(',').map((t) => exampleValue(t, (schema.items ?? {}) as JsonSchema, false));
+  const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
+  if (types.includes('integer') || types.includes('number')) return Number(text);
+  if (types.includes('boolean')) return text === 'true';
+  return text;
 }
 
 /** "Give 2 to 4." from a list schema's item-count limits, or nothing. */
@@ -142,8 +162,8 @@ function listSchema(schema: JsonSchema): JsonSchema {
 export function buildOpenApi(operations: ReadonlyArray<Operation<never>>, options: OpenApiOptions): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
-    const examples = options.examples?.get(op.id) ?? {};
-    const parameters = parametersOf(op);
+    const examples = options.examples?.responses.get(op.id) ?? {};
+    const parameters = parametersOf(op, options.examples?.parameters.get(op.id));
     const content = (type: string, schema: unknown, status: string): Record<string, unknown> => ({
       [type]: { schema, ...(examples[status] !== undefined ? { example: examples[status] } : {}) },
     });
@@ -158,8 +178,9 @@ export function buildOpenApi(operations: ReadonlyArray<Operation<never>>, option
             description: 'The `_links` of the body and the OpenAPI document (`service-desc`), as RFC 8288 links',
           },
           'X-Request-Id': {
-            schema: { type: 'string', format: 'uuid' },
-            description: 'Identifies the request in logs; quote it when reporting a problem',
+            schema: { type: 'string', pattern: SAFE_REQUEST_ID_PATTERN },
+            description:
+              'Identifies the request in logs; quote it when reporting a problem. The caller’s own X-Request-Id when it sent one of 1–128 characters of A–Z, a–z, 0–9, `.`, `_`, `:` and `-` (so one id follows a request through a gateway); otherwise a UUID the server made',
           },
           'RateLimit-Limit': { schema: { type: 'integer' }, description: 'Requests per UTC day of the caller’s tier' },
           'RateLimit-Remaining': { schema: { type: 'integer' }, description: 'Requests left today' },

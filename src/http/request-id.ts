@@ -7,7 +7,9 @@
 import { randomFillSync } from 'node:crypto';
 import type { ByteWriter } from '../operations/byte-writer.ts';
 
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** The caller ids kept, as the OpenAPI document declares the header (openapi.ts). */
+export const SAFE_REQUEST_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';
+const SAFE_REQUEST_ID = new RegExp(SAFE_REQUEST_ID_PATTERN);
 
 /** `incoming`: the header's value, '' when absent (uWS getHeader). */
 export function requestIdFrom(incoming: string | undefined): string {

@@ -13,7 +13,7 @@ import type { Quota } from '../policy/quota.ts';
 import type { RequestMetrics } from '../observability/request-metrics.ts';
 import type { Principal } from './credentials.ts';
 import { problemDoc, type ProblemLinks } from './http-replies.ts';
-import { TOOL_BY_NAME, TOOLS, toolArgsToRequest, toolField, type ToolDefinition } from './tools.ts';
+import { TOOL_BY_NAME, TOOLS, toolAlternatives, toolArgsToRequest, toolField, type ToolDefinition } from './tools.ts';
 
 export interface ToolServerDeps {
   readonly live: LiveRegistry;
@@ -93,7 +93,7 @@ async function callTool(
         deps.links,
         {
           kind: 'validation',
-          detail: validationDetail(req.errors),
+          detail: validationDetail(req.errors, toolAlternatives(tool)),
           errors: req.errors,
         },
         instance,
@@ -105,7 +105,8 @@ async function callTool(
   if (!result.ok) {
     // Errors name the tool's arguments (`plan_ids`, not REST's `ids`), and so does the detail written from them.
     const errors = result.problem.errors?.map((e) => ({ field: toolField(tool, e.field), message: e.message }));
-    const spec = errors === undefined ? result.problem : { ...result.problem, errors, detail: validationDetail(errors) };
+    const spec =
+      errors === undefined ? result.problem : { ...result.problem, errors, detail: validationDetail(errors, toolAlternatives(tool)) };
     return toolError(problemDoc(deps.links, spec, instance));
   }
   const body = result.body;

@@ -19,6 +19,7 @@ import { getPlanDetailsOperation } from '../operations/get-plan-details.ts';
 import { getPlanStatsOperation } from '../operations/get-plan-stats.ts';
 import { lookupZipOperation } from '../operations/lookup-zip.ts';
 import type { Operation } from '../operations/operation.ts';
+import type { Alternatives } from '../operations/problems.ts';
 import type { JsonSchema } from '../operations/query.ts';
 import { searchDentalPlansOperation } from '../operations/search-dental-plans.ts';
 import { searchPlansOperation } from '../operations/search-plans.ts';
@@ -366,4 +367,9 @@ export function toolField(tool: ToolDefinition, field: string): string {
   const [head, ...rest] = field.split('.');
   const back = Object.entries(tool.rename ?? {}).find(([, rest2]) => rest2 === head)?.[0];
   return back === undefined ? field : [back, ...rest].join('.');
+}
+
+/** The operation's alternative pairs (`age` or `ages`) in the tool's argument names. */
+export function toolAlternatives(tool: ToolDefinition): Alternatives {
+  return (tool.operation.query.spec.alternatives ?? []).map(([a, b]) => [toolField(tool, a), toolField(tool, b)] as const);
 }

@@ -52,11 +52,6 @@ export interface YearData {
   dataSource(state: string | null): string;
   /** `data_freshness` for a response about `state`: its source's date, and whether its premiums are modeled. */
   freshness(state: string | null): string;
-  /**
-   * Why the rating area of a county is a guess (a Connecticut planning region over legacy counties of
-   * several areas), or null when it is not; only for states with plan data in the build.
-   */
-  uncertainArea(countyFips: string): { readonly why: string; readonly possibleAreas: readonly number[] } | null;
   /** States with plan data, each with its premium provenance (real Rate PUF or modeled), for `/years`. */
   readonly premiumsByState: ReadonlyMap<string, 'rate_puf' | 'modeled'>;
   /** What a REST worker thread attaches to (shared memory; see {@link attachYearData}). */
@@ -161,10 +156,6 @@ function yearDataOver(year: number, ds: Dataset, catalog: PlanCatalog, baseUrl: 
       const own = provenance[state];
       if (own !== undefined) return own.data_source;
       return statesWithPlans.has(state) || !STATE_EXCHANGE_STATES.has(state) ? label : 'state_exchange';
-    },
-    uncertainArea: (fips) => {
-      const u = ds.manifest.rating_area_uncertainty?.counties[fips];
-      return u === undefined ? null : { why: u.why, possibleAreas: u.possible_areas };
     },
     freshness: (state) => {
       if (state === null) return freshness;

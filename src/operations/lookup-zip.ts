@@ -37,17 +37,27 @@ export const ZIP_RESPONSE = {
           rating_area_id: { type: 'string', description: 'The county’s rating area, e.g. "Rating Area 10"' },
           residential_share: { type: 'number', description: 'Share of the ZIP’s residential addresses in this county (HUD), 0–1' },
           primary: { type: 'boolean', description: 'True for the location used when county_fips is not given' },
-          rating_area_uncertain: {
-            type: 'boolean',
-            description:
-              'Present (true) when the rating area of this county is a best guess: the county straddles the state’s rating areas (a Connecticut planning region over legacy counties); rating_area_note says which areas it may be',
-          },
         },
         required: ['state', 'county_fips', 'county_name', 'rating_area_id', 'primary'],
         additionalProperties: false,
       },
     },
     multiple_areas: { type: 'boolean', description: 'True when the locations lie in different rating areas (premiums differ by county)' },
+    planning_regions: {
+      type: 'array',
+      description:
+        'Connecticut only: the 2022 planning regions the ZIP lies in, the county equivalents of today’s Census and HUD files, largest share of residential addresses first. Connecticut rates by its 8 legacy counties, so locations name those (HUD’s last crosswalk before the switch, Q4 2020) and their rating areas; these regions are for recognition only',
+      items: {
+        type: 'object',
+        properties: {
+          county_fips: { type: 'string', description: '5-digit FIPS code of the planning region (09110–09190)' },
+          name: { type: 'string', description: 'Planning region name, e.g. "Naugatuck Valley Planning Region"' },
+          residential_share: { type: 'number', description: 'Share of the ZIP’s residential addresses in this region (HUD, current), 0–1' },
+        },
+        required: ['county_fips', 'name', 'residential_share'],
+        additionalProperties: false,
+      },
+    },
     plan_year: { type: 'integer', description: 'Plan year the rating areas and plan availability are for' },
     plans_available: {
       type: 'boolean',
@@ -62,10 +72,6 @@ export const ZIP_RESPONSE = {
     data_source: {
       type: 'string',
       description: 'Source of the plan data of the primary location’s state; absent when plans_available is false',
-    },
-    rating_area_note: {
-      type: 'string',
-      description: 'Present when a location’s rating area is uncertain: which areas its towns are rated in, and why',
     },
     data_freshness: LABELS.data_freshness,
   },
@@ -119,16 +125,15 @@ export const lookupZipOperation = defineOperation({
         rating_area_id: ratingAreaLabel(l.ratingArea),
         residential_share: Math.round(l.residentialShare * 1e6) / 1e6,
         primary: l.primary,
-        ...(yd.uncertainArea(l.countyFips) === null ? {} : { rating_area_uncertain: true }),
       })),
       multiple_areas: spansRatingAreas(locations),
+      ...planningRegions(yd.ds.planningRegions(p.zip)),
       plan_year: p.year,
       plans_available: plansAvailable,
       plan_data_years: years,
       ...(plansAvailable
         ? { data_source: yd.dataSource(state) }
         : { note: noPlanDataNote(state, p.year, hasPublishedBenchmark(yd, locations[0]!), years) }),
-      ...uncertaintyNote(locations.map((l) => ({ fips: l.countyFips, area: l.ratingArea, u: yd.uncertainArea(l.countyFips) }))),
       data_freshness: yd.freshness(state),
     };
   },
@@ -145,17 +150,10 @@ export function noPlanDataNote(state: string, year: number, benchmark: boolean, 
   return `No plan data for ${state} in ${year}${planDataYearsClause(state, yearsWithPlans)}: search, plan detail, compare and out-of-pocket answer 404 for this ZIP${aptc}. The crosswalk has no ${state} plans. Its location and rating area are shown.`;
 }
 
-/** The note of a ZIP some of whose locations have a rating area the geography can only guess. */
-function uncertaintyNote(
-  locations: readonly { fips: string; area: number; u: { why: string; possibleAreas: readonly number[] } | null }[],
-): { rating_area_note?: string } {
-  const guessed = locations.filter((l) => l.u !== null);
-  if (guessed.length === 0) return {};
-  const parts = guessed.map(
-    (l) =>
-      `county ${l.fips} is placed in ${ratingAreaLabel(l.area)} but its towns are rated in areas ${l.u!.possibleAreas.join(', ')} (${l.u!.why})`,
-  );
-  return {
-    rating_area_note: `Rating area uncertain: ${parts.join('; ')}. Premiums and the benchmark are those of the area shown; a town of another legacy county may be priced differently.`,
-  };
+/** `planning_regions` of a Connecticut ZIP; nothing elsewhere. */
+function planningRegions(regions: ReadonlyArray<{ readonly fips: string; readonly name: string; readonly residentialShare: number }>): {
+  planning_regions?: Array<{ county_fips: string; name: string; residential_share: number }>;
+} {
+  if (regions.length === 0) return {};
+  return { planning_regions: regions.map((r) => ({ county_fips: r.fips, name: r.name, residential_share: r.residentialShare })) };
 }

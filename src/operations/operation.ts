@@ -199,7 +199,7 @@ export function execute<P>(
   }
   const plain = typeof query === 'string' ? (op.query.plain?.read(query, pathParams) ?? null) : null;
   const parsed = plain !== null ? plain : parseQuery<P>(op.query, typeof query === 'string' ? queryPairs(query) : query, pathParams);
-  if ('ok' in parsed && !parsed.ok) return { ok: false, problem: validationProblem(parsed.errors).spec };
+  if ('ok' in parsed && !parsed.ok) return { ok: false, problem: validationProblem(parsed.errors, op.query.spec.alternatives).spec };
   const params = parsed.params as P & { year?: number };
   const meta: RequestMeta = 'ok' in parsed ? parsed : parsed.meta;
   const crossErrors = op.check?.(params);

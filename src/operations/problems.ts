@@ -58,16 +58,25 @@ export class ProblemError extends Error {
   }
 }
 
-export function validationProblem(errors: readonly FieldError[]): ProblemError {
-  return new ProblemError({ kind: 'validation', detail: validationDetail(errors), errors });
+/** Pairs of parameters of which one is required (`age`, or a household's `ages`; query.ts `alternatives`). */
+export type Alternatives = readonly (readonly [string, string])[];
+
+export function validationProblem(errors: readonly FieldError[], alternatives: Alternatives = []): ProblemError {
+  return new ProblemError({ kind: 'validation', detail: validationDetail(errors, alternatives), errors });
 }
 
 /**
- * The detail of a validation problem, written from its errors alone, so a front that renames fields
- * (MCP tool arguments) writes it again from the renamed errors and the two never disagree.
+ * The detail of a validation problem, written from its errors (and the operation's alternative pairs)
+ * alone, so a front that renames fields (MCP tool arguments) writes it again from the renamed errors
+ * and the two never disagree.
  */
-export function validationDetail(errors: readonly FieldError[]): string {
-  return errors.length === 1 ? singleErrorDetail(errors[0]!) : 'Invalid input.';
+export function validationDetail(errors: readonly FieldError[], alternatives: Alternatives = []): string {
+  if (errors.length !== 1) return 'Invalid input.';
+  const e = errors[0]!;
+  // "Missing age" alone sends a caller pricing a household to the wrong fix: name the other way.
+  const other = e.message === 'Required' ? alternatives.find(([a]) => a === e.field)?.[1] : undefined;
+  if (other !== undefined) return `Missing required parameter ${e.field}: give ${e.field} (one person) or ${other} (a household).`;
+  return singleErrorDetail(e);
 }
 
 export function notFound(detail: string): ProblemError {

@@ -9,40 +9,40 @@
  * build hash) and four new LMDB databases `dental-*`. Nothing else: tables.bin differs from 7bdfd1d's
  * only by the build hash written in its directory (with the old hash put back it hashes to the old
  * pin), and the records of every other database digest to the old pin.
+ *
+ * Connecticut's ZIPs placed by their legacy counties (HUD's Q4 2020 CT rows, a new input) changed the
+ * geography on purpose: the 402 CT ZIPs resolve to legacy counties, every other ZIP resolves as before
+ * (compared ZIP by ZIP against the previous build when the pins below were updated); locations 54,224 →
+ * 54,201 and rating areas 500 → 501 (CT's area 7 is now used). tables.bin also carries each CT ZIP's
+ * planning regions (its directory's `planningRegions`), shown beside the legacy counties.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { sha256File } from '../../build/sources.ts';
 import { buildRealYear } from '../helpers/build-real-year.ts';
 import { lmdbContentDigest } from '../helpers/lmdb-content-digest.ts';
 
-/** The build hash of 7bdfd1d's PY2025 build, before dental plans. */
-const PRE_DENTAL_HASH = '39376d9683b571e45066f5de2e482d3f295a1b34f5eddcdfe97ff85fd53ba9e6';
-
 const dir = mkdtempSync(join(tmpdir(), 'hpd-federal-2025-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('PY2025 from the federal PUFs is the build before SBE sources (same tables.bin bytes, same records)', {
+test('PY2025 from the federal PUFs is the pinned build (same tables.bin bytes, same records)', {
   timeout: 120_000,
 }, async () => {
   const built = await buildRealYear(dir, 2025);
   const hash = built.manifest.build_hash;
-  assert.equal(hash, 'aaa44e2f8c723c3b92224e0844d44d3bfb8aa3bc5c116bc93ba47334fb65a67e');
-  assert.equal(await sha256File(join(built.dir, 'tables.bin')), 'a93cecb5eb9068d56fbc1524bb9046f42e22406681f9eb14c49be9c7ccbd550a');
-  const tables = readFileSync(join(built.dir, 'tables.bin'));
-  const withOldHash = Buffer.from(tables.toString('latin1').replace(hash, PRE_DENTAL_HASH), 'latin1');
-  assert.equal(createHash('sha256').update(withOldHash).digest('hex'), 'b1cd3087fd948dd330e8bd1dcec81293025bf163fd69191db94ffa88dcafb31e');
+  assert.equal(hash, '5ff04503e0ea91a35eab5bc9642b74bd7874a26dbb40ad0d8e2ffcbdce75daf4');
+  assert.equal(await sha256File(join(built.dir, 'tables.bin')), 'b52d46983846edfb57c5631b4250523b5c4de84f31a96cf6fd62bf6e0d39d276');
+  assert.equal(built.manifest.counts.locations, 54201);
+  assert.equal(built.manifest.counts.rating_areas, 501);
   const mdb = join(built.dir, 'data.mdb');
   assert.equal(
     lmdbContentDigest(mdb, (name) => name.startsWith('dental-')),
-    'd2c8e94ec780621b202aad98b300b7656499207b1b84c46ec3e10a5bf93d90e2',
+    '23462e5e22732e62b56c93b675d67bf63925dc72179969697924858edb1ca4ee',
   );
-  assert.equal(lmdbContentDigest(mdb), '2544c0937ec3ecd431615c6a0b50630e5ef9ebbcf982b6f5168248520c302ba1');
+  assert.equal(lmdbContentDigest(mdb), '705c91c34b62be6b0422920331752a1b942479f244c64e17f0ef420c080bc190');
   // The labels every 2025 answer carries are unchanged, now recorded per state.
   assert.equal(built.manifest.data_freshness, 'PY2025 as of 2024-12-05; premiums modeled from SLCSP benchmarks');
   assert.equal(Object.keys(built.manifest.provenance ?? {}).length, 31);

@@ -129,13 +129,6 @@ describe('PY2024 from the CT, RI and VT state-exchange bundles', () => {
       ds.close();
     }
   });
-
-  test('Connecticut ZIPs whose rating area is a guess are counted, region by region', () => {
-    const u = built.manifest.rating_area_uncertainty;
-    assert.equal(u?.zips, 343);
-    assert.deepEqual(Object.keys(u?.counties ?? {}), ['09110', '09130', '09140', '09150', '09160', '09180', '09190']);
-    assert.deepEqual(u?.counties['09110'] && [u.counties['09110'].assigned_area, u.counties['09110'].possible_areas], [2, [2, 7]]);
-  });
 });
 
 describe('build errors of the sources', () => {

@@ -51,7 +51,7 @@ describe('APTC worked by hand, Form 8962 style, on real PY2024 premiums', () => 
 
   test('a single adult in Hartford, CT', () => {
     /*
-     * Age 40, income $30,000, household of 1, ZIP 06103 (Capitol Planning Region → Rating Area 2).
+     * Age 40, income $30,000, household of 1, ZIP 06103 (Hartford County → Rating Area 2).
      * Line 4, FPL: 2023 guideline for 1 person = $14,580 (PY2024 uses the 2023 guidelines).
      * Line 5: 30,000 / 14,580 = 205.76 % → 205 (decimals dropped).
      * Line 7: IRA table, 200–250 % band runs 2.00 % → 4.00 %: 2.00 + (205 − 200)/50 × 2.00 = 2.20 %.

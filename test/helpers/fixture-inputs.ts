@@ -477,6 +477,8 @@ export interface FixtureInputOptions {
   readonly rates?: string;
   readonly benchmarks?: Readonly<Record<string, number>>;
   readonly hud?: string;
+  /** HUD's Q4 2020 Connecticut rows (legacy counties); default: the header alone. */
+  readonly hudCt2020?: string;
   readonly countyRatingAreas?: string;
 }
 
@@ -488,6 +490,7 @@ export function writeFixtureInputs(dir: string, year = 2025, opts: FixtureInputO
     service_area: ['service-area-puf.csv', serviceAreaCsv(year)],
     hud_zip_county: ['ZIP_COUNTY_122024.csv', opts.hud ?? hudCsv()],
     county_names: ['county_fips_2020.csv', countyNamesCsv()],
+    hud_zip_county_ct_2020: ['ZIP_COUNTY_122020_CT.csv', opts.hudCt2020 ?? 'ZIP,COUNTY,RES_RATIO,BUS_RATIO,OTH_RATIO,TOT_RATIO\r\n'],
     ct_planning_regions: ['ct_planning_regions_2022.csv', 'state_code,county_fips,county_name\nCT,09110,Capitol Planning Region\n'],
     county_rating_areas: ['county_rating_areas.csv', opts.countyRatingAreas ?? countyRatingAreasCsv()],
     county_rating_areas_2014: [

@@ -110,6 +110,26 @@ export const CASES: readonly Case[] = [
     fields: ['age', 'zip', 'per_page'],
   },
   {
+    // The missing pair is named whole: a caller pricing a household learns that ages is the other way.
+    name: 'search, neither age nor ages',
+    op: PLANS,
+    rest: '/v1/health/plans?zip=77002',
+    args: { zip: '77002' },
+    status: 400,
+    fields: ['age'],
+    detail: 'Missing required parameter age: give age (one person) or ages (a household).',
+  },
+  {
+    // ICHRA takes one employee's age: no alternative to name.
+    name: 'ichra, missing age',
+    op: ICHRA,
+    rest: '/v1/health/ichra/affordability?zip=77002&household_income=52000&hra_monthly=300',
+    args: { zip: '77002', household_income: 52000, hra_monthly: 300 },
+    status: 400,
+    fields: ['age'],
+    detail: 'Missing required parameter age.',
+  },
+  {
     // A misspelled filter never answers unfiltered plans (issue #20 §3.1): both fronts name it the same way.
     name: 'search, misspelled filter',
     op: PLANS,

@@ -23,9 +23,12 @@ const REDOCLY = join(ROOT, 'node_modules/.bin/redocly');
 interface Parameter {
   name: string;
   in: string;
+  required?: boolean;
   description?: string;
   style?: string;
   explode?: boolean;
+  example?: unknown;
+  allowEmptyValue?: boolean;
 }
 interface MediaType {
   schema: Record<string, unknown>;
@@ -37,7 +40,16 @@ interface Response {
 interface Doc {
   info: { version: string; license?: { name: string; url: string }; 'x-data-build'?: string };
   tags: Array<{ name: string; description: string }>;
-  paths: Record<string, { get: { tags: string[]; parameters: Parameter[]; responses: Record<string, Response> } }>;
+  paths: Record<
+    string,
+    {
+      get: {
+        tags: string[];
+        parameters: Parameter[];
+        responses: Record<string, Response & { headers?: Record<string, { schema: Record<string, unknown> }> }>;
+      };
+    }
+  >;
   components: { schemas: Record<string, unknown> };
 }
 
@@ -137,6 +149,59 @@ describe('OpenAPI document quality', () => {
     }
     // Every path but the crosswalk's (no crosswalk in the fixture), alias paths included.
     assert.equal(checked, OPERATIONS.reduce((n, op) => n + 1 + (op.aliasPaths?.length ?? 0), 0) - 1);
+  });
+
+  test('the parameter examples of each operation are together the request of its 200 example, required ones included', async () => {
+    let checked = 0;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      const ok = item.get.responses['200']!.content!['application/json']!.example as { _links: { self: { href: string } } } | undefined;
+      if (ok === undefined) continue;
+      const params = item.get.parameters;
+      for (const p of params) if (p.required === true) assert.notEqual(p.example, undefined, `${path}: required ${p.name} has an example`);
+      let target = path;
+      const query = new URLSearchParams();
+      for (const p of params.filter((x) => x.example !== undefined)) {
+        if (p.in === 'path') target = target.replace(`{${p.name}}`, String(p.example));
+        else for (const v of Array.isArray(p.example) ? p.example : [p.example]) query.append(p.name, String(v));
+      }
+      const q = query.toString();
+      const res = await s.get(`${target}${q === '' ? '' : `?${q}`}`, { tier: 'enterprise' });
+      assert.equal(res.status, 200, `${target}?${q}`);
+      // The same resource as the example: the self link names the same request (parameter order aside).
+      const self = new URL(((await res.json()) as { _links: { self: { href: string } } })._links.self.href);
+      const want = new URL(ok._links.self.href);
+      assert.equal(self.pathname, want.pathname, path);
+      assert.deepEqual([...self.searchParams].sort(), [...want.searchParams].sort(), path);
+      checked++;
+    }
+    assert.ok(checked >= 12, `${checked} operations`);
+  });
+
+  test('optional query parameters allow an empty value, which the server takes as absent', async () => {
+    for (const op of OPERATIONS) {
+      const required = new Set((op.query.spec.schema.required ?? []) as string[]);
+      for (const p of doc.paths[op.path]!.get.parameters) {
+        const canonical = op.query.spec.aliases?.[p.name] ?? p.name;
+        const optional = p.in === 'query' && !required.has(canonical);
+        assert.equal(p.allowEmptyValue === true, optional, `${op.path} ${p.name}`);
+      }
+    }
+    const plain = await s.get('/v1/health/plans?zip=99501&age=40', { tier: 'enterprise' });
+    const empties = await s.get('/v1/health/plans?zip=99501&age=40&county_fips=&metal_level=&issuer=&year=&cursor=', {
+      tier: 'enterprise',
+    });
+    assert.equal(empties.status, 200);
+    assert.equal(((await empties.json()) as { total: number }).total, ((await plain.json()) as { total: number }).total);
+  });
+
+  test("X-Request-Id is declared as what the server sends: the caller's safe id, echoed, or a UUID", async () => {
+    const declared = doc.paths['/v1/health/plans']!.get.responses['200']!.headers!['X-Request-Id']!.schema;
+    assert.equal(declared.format, undefined);
+    const pattern = new RegExp(declared.pattern as string);
+    const echoed = await s.get('/v1/health/plans?zip=99501&age=40', { tier: 'enterprise', headers: { 'x-request-id': 'gw:trace-42.a_b' } });
+    assert.equal(echoed.headers.get('x-request-id'), 'gw:trace-42.a_b');
+    const made = await s.get('/v1/health/plans?zip=99501&age=40', { tier: 'enterprise' });
+    for (const id of [echoed.headers.get('x-request-id')!, made.headers.get('x-request-id')!]) assert.match(id, pattern);
   });
 
   test('redocly lint with its recommended rules passes on the served document', { timeout: 60_000 }, async (t) => {

@@ -114,7 +114,9 @@ describe('national PY2025 build from the shared data', () => {
           missing.push(zip);
           continue;
         }
-        const here = locs.find((l) => l.countyFips === r.fields[countyCol]);
+        // Connecticut ZIPs are placed by legacy counties, not the planning regions of this file
+        // (connecticut-legacy-counties.test.ts).
+        const here = state === 'CT' ? locs[0] : locs.find((l) => l.countyFips === r.fields[countyCol]);
         assert.ok(here !== undefined && here.ratingArea > 0, `${zip} in county ${r.fields[countyCol]}`);
         if (states.has(here.state)) {
           if (ds.listSize(here.listId) === 0) missing.push(`${zip}/${here.countyFips} has no plans`);

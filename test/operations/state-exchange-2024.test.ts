@@ -1,7 +1,7 @@
 /**
  * @module Answers about the PY2024 state-exchange states through `execute()` (issue #23): provenance
- * per state in search answers, /years listing each year's states, and the ZIP lookup saying when
- * Connecticut's planning-region geography can only guess a rating area.
+ * per state in search answers and /years listing each year's states (Connecticut's geography:
+ * connecticut-legacy-counties.test.ts).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -51,23 +51,6 @@ describe('PY2024 answers from real state-exchange premiums', () => {
     assert.deepEqual(body.years, [
       { year: 2024, states: ['CT', 'RI', 'VT'], real_premium_states: ['CT', 'RI', 'VT'], modeled_premium_states: [] },
     ]);
-  });
-
-  test('a Connecticut ZIP in a planning region straddling rating areas says its area is a guess', () => {
-    // Hartford: Capitol Planning Region, placed in Rating Area 2; its Tolland County towns are area 7.
-    const hartford = run('/v1/health/zips/{zip}', 'year=2024', { zip: '06103' });
-    assert.equal(hartford.locations[0].rating_area_uncertain, true);
-    assert.match(
-      hartford.rating_area_note,
-      /^Rating area uncertain: county 09110 is placed in Rating Area 2 but its towns are rated in areas 2, 7/,
-    );
-    // Bridgeport: Greater Bridgeport Planning Region, wholly former Fairfield County: no note.
-    const bridgeport = run('/v1/health/zips/{zip}', 'year=2024', { zip: '06604' });
-    assert.equal(bridgeport.locations[0].county_fips, '09120');
-    assert.equal(bridgeport.locations[0].rating_area_uncertain, undefined);
-    assert.equal(bridgeport.rating_area_note, undefined);
-    // Rhode Island rates by one area: nothing to guess.
-    assert.equal(run('/v1/health/zips/{zip}', 'year=2024', { zip: '02903' }).rating_area_note, undefined);
   });
 });
 
