@@ -2,8 +2,9 @@
  * @module `hpd state`: verify and back up the embedded state files (API keys and users in `state.mdb`,
  * OAuth grants, clients and sessions in `oauth.mdb`), also while `hpd serve` runs on them.
  *
- * `verify` checks each file as the server does before mapping it (lmdb-file-check.ts), then reads every
- * record of every database, so damage the meta pages do not show is found before a request meets it.
+ * `verify` reads each file as every command does before opening it (lmdb-deep-check.ts: the meta pages,
+ * then every page, key and value, in a child process), so damage the meta pages do not show is found
+ * before a request meets it. Damage in pages LMDB no longer references is not found, and harms nothing.
  * `backup DIR` writes a compacted, consistent copy of each file (LMDB's own copy, taken in a read
  * transaction: writers are not stopped) and verifies the copies. Restoring is copying them back with
  * hpd stopped (README, "Limits and safety").
@@ -21,7 +22,7 @@ import { UsageError } from './usage-error.ts';
 export const STATE_USAGE = `Usage: hpd state <command>
 
 Commands:
-  verify        check ${STATE_FILE} and ${OAUTH_FILE} and read every record; exit 1 when one is damaged
+  verify        read every page and record of ${STATE_FILE} and ${OAUTH_FILE}; exit 1 when one is damaged
   backup DIR    write a consistent, compacted copy of each into DIR (new or empty), and verify the copies;
                 safe while hpd serve runs. Restore: stop hpd, copy the files back into the state directory
 

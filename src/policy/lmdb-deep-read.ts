@@ -10,47 +10,93 @@
  * reads of every key and value last, each value decoded as its store encodes it and encoded again, so
  * bytes a store could not have written are found too.
  */
-import { open } from 'lmdb';
+import { open, type Database, type Key, type RootDatabase } from 'lmdb';
 import type { DatabaseSpec, DeepReadVerdict } from './lmdb-deep-check.ts';
-import { walkLmdbFile } from './lmdb-page-walk.ts';
+import { newestTxnid, walkLmdbFile } from './lmdb-page-walk.ts';
 
 /** lmdb-js's encoder of a database (its own msgpackr instance), which its typings leave out. */
 interface Encoding {
   readonly encoder: { encode(value: unknown): Uint8Array };
 }
 
-function read(path: string, spec: DatabaseSpec): DeepReadVerdict {
+/** How often the snapshot is taken again when a writer commits between its start and the walk. */
+const SNAPSHOT_ATTEMPTS = 50;
+
+/** A database opened twice: its raw bytes, and its values decoded as its store decodes them. */
+interface Handles {
+  readonly raw: Database<Uint8Array, Uint8Array>;
+  readonly typed: Database<unknown, Key> | null;
+}
+
+async function read(path: string, spec: DatabaseSpec): Promise<DeepReadVerdict> {
   const root = open({ path, noSubdir: true, readOnly: true, maxDbs: 64, compression: false });
   try {
-    // Held until every read below is done; the reads of this synchronous turn share it.
-    const snapshot = root.useReadTransaction();
-    try {
-      const walked = walkLmdbFile(path);
-      if (typeof walked === 'string') return { damage: walked };
-      for (const name of Object.keys(walked.databases)) {
-        if (spec[name] === undefined) return { damage: `it holds a database "${name}" no store of hpd has` };
-        const raw = root.openDB({ name, keyEncoding: 'binary', encoding: 'binary' });
-        const typed = spec[name] === 'binary' ? null : root.openDB({ name, compression: false });
-        const decoded = typed === null ? null : typed.getRange()[Symbol.iterator]();
-        let entries = 0;
-        for (const { value } of raw.getRange()) {
-          entries++;
-          if (decoded === null || typed === null) continue;
-          const next = decoded.next();
-          if (next.done === true) return { damage: `database ${name} ends early when its values are decoded` };
-          const again = (typed as unknown as Encoding).encoder.encode(next.value.value);
-          if (Buffer.compare(Buffer.from(again), Buffer.from(value as Uint8Array)) !== 0)
-            return { damage: `a value of database ${name} is not what its store writes` };
+    const handles = new Map<string, Handles>();
+    for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
+      const verdict = readSnapshot(root, path, spec, handles);
+      if (verdict === 'moved') {
+        // Taken again below.
+      } else if ('unopened' in verdict) {
+        // Opening a database ends lmdb-js's read transaction, so it happens between snapshots:
+        // the walk has vetted the database list by then.
+        for (const name of verdict.unopened) {
+          const raw = root.openDB<Uint8Array, Uint8Array>({ name, keyEncoding: 'binary', encoding: 'binary' });
+          const typed = spec[name] === 'binary' ? null : root.openDB<unknown, Key>({ name, compression: false });
+          handles.set(name, { raw, typed });
         }
-        if (entries !== walked.databases[name])
-          return { damage: `database ${name} reads ${entries} entries, its pages hold ${walked.databases[name]}` };
-      }
-      return { databases: walked.databases };
-    } finally {
-      snapshot.done();
+      } else return verdict;
+      // lmdb-js keeps one read transaction per event turn: the next snapshot needs a new turn.
+      await new Promise((resolve) => setImmediate(resolve));
     }
+    return { damage: `a writer kept committing during ${SNAPSHOT_ATTEMPTS} attempts to read it: try again` };
   } finally {
     void root.close();
+  }
+}
+
+/**
+ * The walk and LMDB's reads of one snapshot; 'moved' when a commit came between the snapshot's start
+ * and the walk, which then walked a newer meta page than LMDB reads from; the databases the walk found
+ * that have no handles yet.
+ */
+function readSnapshot(
+  root: RootDatabase,
+  path: string,
+  spec: DatabaseSpec,
+  handles: ReadonlyMap<string, Handles>,
+): DeepReadVerdict | 'moved' | { readonly unopened: readonly string[] } {
+  const before = newestTxnid(path);
+  // Held until every read below is done: a writer in another process cannot reuse its pages meanwhile,
+  // nor those of any newer snapshot. The reads of this synchronous turn share it.
+  const snapshot = root.useReadTransaction();
+  try {
+    const walked = walkLmdbFile(path);
+    if (typeof walked === 'string') return { damage: walked };
+    if (walked.txnid !== before) return 'moved';
+    const names = Object.keys(walked.databases);
+    const unknown = names.find((name) => spec[name] === undefined);
+    if (unknown !== undefined) return { damage: `it holds a database "${unknown}" no store of hpd has` };
+    const unopened = names.filter((name) => !handles.has(name));
+    if (unopened.length > 0) return { unopened };
+    for (const name of names) {
+      const { raw, typed } = handles.get(name)!;
+      const decoded = typed === null ? null : typed.getRange()[Symbol.iterator]();
+      let entries = 0;
+      for (const { value } of raw.getRange()) {
+        entries++;
+        if (decoded === null || typed === null) continue;
+        const next = decoded.next();
+        if (next.done === true) return { damage: `database ${name} ends early when its values are decoded` };
+        const again = (typed as unknown as Encoding).encoder.encode(next.value.value);
+        if (Buffer.compare(Buffer.from(again), Buffer.from(value)) !== 0)
+          return { damage: `a value of database ${name} is not what its store writes` };
+      }
+      if (entries !== walked.databases[name])
+        return { damage: `database ${name} reads ${entries} entries, its pages hold ${walked.databases[name]}` };
+    }
+    return { databases: walked.databases };
+  } finally {
+    snapshot.done();
   }
 }
 
@@ -61,7 +107,7 @@ if (path === undefined || spec === undefined) {
 }
 let verdict: DeepReadVerdict;
 try {
-  verdict = read(path, JSON.parse(spec) as DatabaseSpec);
+  verdict = await read(path, JSON.parse(spec) as DatabaseSpec);
 } catch (err) {
   // LMDB's errors (MDB_PAGE_NOTFOUND, MDB_CORRUPTED) and a decoder's on garbage bytes alike.
   verdict = { damage: `reading it failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}` };

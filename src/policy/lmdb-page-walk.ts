@@ -54,6 +54,8 @@ interface DbRecord {
 export interface WalkSummary {
   readonly databases: Readonly<Record<string, number>>;
   readonly pages: number;
+  /** The transaction id of the meta page walked from. */
+  readonly txnid: bigint;
 }
 
 class Damage extends Error {}
@@ -238,6 +240,29 @@ class Walker {
   }
 }
 
+/** The newer of the two meta pages of an open file, and the page size. */
+function newestMeta(fd: number): { meta: Buffer; pageSize: number } {
+  const read = (offset: number): Buffer => {
+    const b = Buffer.alloc(META.txnid + 8);
+    readSync(fd, b, 0, b.length, offset);
+    return b;
+  };
+  const first = read(0);
+  const pageSize = first.readUInt32LE(META.freeDb);
+  const second = read(pageSize);
+  return { meta: second.readBigUInt64LE(META.txnid) > first.readBigUInt64LE(META.txnid) ? second : first, pageSize };
+}
+
+/** The transaction id of the file's newest meta page: the snapshot a reader beginning now gets. */
+export function newestTxnid(path: string): bigint {
+  const fd = openSync(path, 'r');
+  try {
+    return newestMeta(fd).meta.readBigUInt64LE(META.txnid);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * Walks the file at `path` from its newest meta page (which lmdb-file-check.ts has vetted); returns the
  * entries of each named database, or why the file is damaged. Reads only: it never maps the file.
@@ -245,15 +270,7 @@ class Walker {
 export function walkLmdbFile(path: string): WalkSummary | string {
   const fd = openSync(path, 'r');
   try {
-    const meta = (offset: number): Buffer => {
-      const b = Buffer.alloc(META.txnid + 8);
-      readSync(fd, b, 0, b.length, offset);
-      return b;
-    };
-    const first = meta(0);
-    const pageSize = first.readUInt32LE(META.freeDb);
-    const second = meta(pageSize);
-    const m = second.readBigUInt64LE(META.txnid) > first.readBigUInt64LE(META.txnid) ? second : first;
+    const { meta: m, pageSize } = newestMeta(fd);
     const pageCount = Number(m.readBigUInt64LE(META.lastPage)) + 1;
     if (pageCount * pageSize > statSync(path).size) return 'it is truncated';
     const walker = new Walker(fd, pageSize, pageCount);
@@ -307,7 +324,7 @@ export function walkLmdbFile(path: string): WalkSummary | string {
       databases[name] = Number(db.entries);
     }
     walker.assertFree(free, Number(m.readBigUInt64LE(META.mapSize) / BigInt(pageSize)));
-    return { databases, pages: walker.pages };
+    return { databases, pages: walker.pages, txnid: m.readBigUInt64LE(META.txnid) };
   } catch (err) {
     if (err instanceof Damage) return err.message;
     throw err;

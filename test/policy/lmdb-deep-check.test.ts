@@ -1,0 +1,60 @@
+/**
+ * The deep read of a state file (src/policy/lmdb-deep-check.ts) on sound files: it counts what each
+ * database holds, passes a file that does not exist yet, and never takes a file that another process is
+ * writing into for a damaged one (its child holds a read transaction while it walks the pages). Damage
+ * itself: test/adversarial/state-damage.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { OAUTH_DATABASES, OAUTH_FILE } from '../../src/auth-server/lmdb-adapter.ts';
+import { lmdbDeepCheck } from '../../src/policy/lmdb-deep-check.ts';
+import { openLmdbStateStore, STATE_DATABASES, STATE_FILE } from '../../src/policy/lmdb-store.ts';
+import { populateState } from '../helpers/state-population.ts';
+
+test('a sound file: every database counted; an absent one passes', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hpd-deep-check-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  assert.equal(await lmdbDeepCheck(join(dir, STATE_FILE), STATE_DATABASES), null);
+  await populateState(dir, 3, { users: 30, keysPerUser: 2, clients: 5, grants: 20 });
+  const state = await lmdbDeepCheck(join(dir, STATE_FILE), STATE_DATABASES);
+  assert.deepEqual(state, { databases: { counters: 60, keys: 60, 'keys-by-hash': 60, meta: 1, users: 30 } });
+  const oauth = await lmdbDeepCheck(join(dir, OAUTH_FILE), OAUTH_DATABASES);
+  assert.ok(oauth !== null && 'databases' in oauth, JSON.stringify(oauth));
+  assert.ok((oauth.databases.records ?? 0) > 20 && (oauth.databases.indexes ?? 0) > 20, JSON.stringify(oauth));
+});
+
+test('a file another process is writing into is never taken for a damaged one', { timeout: 120_000 }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hpd-deep-check-live-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  await populateState(dir, 4, { users: 40, keysPerUser: 2, clients: 1, grants: 1 });
+  const store = openLmdbStateStore(dir);
+  let writing = true;
+  let writes = 0;
+  // Every commit frees pages and reuses freed ones: what a check reading without a snapshot would trip on.
+  const writer = (async () => {
+    for (let i = 0; writing; i++) {
+      await store.putUser({
+        id: `usr_live${i % 300}`,
+        tier: 'pro',
+        created_at: '2026-11-26T00:00:00.000Z',
+        updated_at: `2026-11-26T00:00:${String(i % 60).padStart(2, '0')}.000Z`,
+      });
+      await store.saveCounters('2026-11-26', new Map([[`usr_live${i % 300}`, i]]));
+      writes++;
+    }
+  })();
+  try {
+    for (let i = 0; i < 8; i++) {
+      const check = await lmdbDeepCheck(join(dir, STATE_FILE), STATE_DATABASES);
+      assert.ok(check !== null && 'databases' in check, `check ${i} after ${writes} writes: ${JSON.stringify(check)}`);
+    }
+  } finally {
+    writing = false;
+    await writer;
+    await store.close();
+  }
+  assert.ok(writes > 8, `the writer kept committing meanwhile (${writes} commits)`);
+});
