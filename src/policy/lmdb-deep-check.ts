@@ -17,37 +17,59 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { damagedStateFile, lmdbFileProblem } from './lmdb-file-check.ts';
+import { StateError } from './state-error.ts';
 
 const HOOKS = new URL('../../bin/register-typescript.js', import.meta.url).href;
 const READER = fileURLToPath(new URL('./lmdb-deep-read.ts', import.meta.url));
-/** Far longer than reading any state file takes; a reader looping on a damaged page is stopped at it. */
+/** Far longer than reading any state file takes; a reader looping on garbage pages is stopped at it. */
 const READ_TIMEOUT_MS = 120_000;
 
 /** The named databases a file may hold and how each encodes its values (lmdb-js's own names). */
 export type DatabaseSpec = Readonly<Record<string, 'msgpack' | 'binary'>>;
 
-/** The child's one line: the entries of each database, or why the file is damaged. */
-export type DeepReadVerdict = { readonly databases: Readonly<Record<string, number>> } | { readonly damage: string };
+/**
+ * The child's one line: the entries of each database, why the file is damaged, or why it could not be
+ * read (a writer committing all the time), which says nothing about the file.
+ */
+export type DeepReadVerdict =
+  | { readonly databases: Readonly<Record<string, number>> }
+  | { readonly damage: string }
+  | { readonly unread: string };
 
 /** A sound file's entries per database, or why it is damaged. */
 export type DeepCheck = { readonly databases: Readonly<Record<string, number>> } | { readonly problem: string };
 
-/** The child's verdict on `path`, whatever way it ended. */
+/** A check that could not be made, for a reason that is not the file's. */
+function unchecked(path: string, why: string): StateError {
+  return new StateError(`the state file ${path} could not be checked (${why}); it was not opened: try again`);
+}
+
+/** The child's verdict on `path`, whatever way it ended; rejects with a StateError when there is none. */
 function readInChild(path: string, spec: DatabaseSpec): Promise<DeepCheck> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const env = { ...process.env };
     delete env.NODE_TEST_CONTEXT;
     const child = spawn(process.execPath, ['--import', HOOKS, READER, path, JSON.stringify(spec)], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: READ_TIMEOUT_MS,
     });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, READ_TIMEOUT_MS);
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
     child.stderr.setEncoding('utf8').on('data', (s: string) => (err += s));
-    child.on('error', (e) => resolve({ problem: `its reader could not start (${e.message})` }));
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(unchecked(path, `its reader could not start: ${e.message}`));
+    });
     child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      // A reader going round in circles on garbage pages; reading a sound file takes seconds at most.
+      if (timedOut) return resolve({ problem: `reading it did not finish within ${READ_TIMEOUT_MS / 1000} s` });
       if (signal !== null) return resolve({ problem: `reading it killed the reader (${signal})` });
       const said = err.trim().split('\n').at(-1) ?? '';
       if (code !== 0) return resolve({ problem: `reading it failed (exit ${code}${said === '' ? '' : `: ${said}`})` });
@@ -57,6 +79,7 @@ function readInChild(path: string, spec: DatabaseSpec): Promise<DeepCheck> {
       } catch {
         return resolve({ problem: 'reading it gave no verdict' });
       }
+      if ('unread' in verdict) return reject(unchecked(path, verdict.unread));
       resolve('damage' in verdict ? { problem: verdict.damage } : { databases: verdict.databases });
     });
   });

@@ -48,7 +48,7 @@ async function read(path: string, spec: DatabaseSpec): Promise<DeepReadVerdict> 
       // lmdb-js keeps one read transaction per event turn: the next snapshot needs a new turn.
       await new Promise((resolve) => setImmediate(resolve));
     }
-    return { damage: `a writer kept committing during ${SNAPSHOT_ATTEMPTS} attempts to read it: try again` };
+    return { unread: `a writer committed during each of ${SNAPSHOT_ATTEMPTS} attempts to read it` };
   } finally {
     void root.close();
   }

@@ -56,6 +56,8 @@ export interface WalkSummary {
   readonly pages: number;
   /** The transaction id of the meta page walked from. */
   readonly txnid: bigint;
+  /** Pages of the file the free list names: nothing reads them, and LMDB overwrites one whole to reuse it. */
+  readonly freePages: readonly number[];
 }
 
 class Damage extends Error {}
@@ -228,15 +230,22 @@ class Walker {
     return p.subarray(at + NODE_HEADER, at + NODE_HEADER + keySize);
   }
 
-  /** Runs of pages [first, first + count) the free list names must be pages no database reaches. */
-  assertFree(runs: ReadonlyArray<readonly [bigint, bigint]>, mapPages: number): void {
+  /**
+   * Runs of pages [first, first + count) the free list names must be pages no database reaches; returns
+   * those inside the file.
+   */
+  assertFree(runs: ReadonlyArray<readonly [bigint, bigint]>, mapPages: number): number[] {
+    const inFile: number[] = [];
     for (const [first, count] of runs) {
       // LMDB may list pages past its last page as free (the file then ends before them), never past the map.
       if (first < 2n || count < 1n || first + count > BigInt(mapPages))
         damaged(`the free list names pages outside the map's ${mapPages} pages`);
-      for (let pgno = Number(first); pgno < Math.min(Number(first + count), this.#pageCount); pgno++)
+      for (let pgno = Number(first); pgno < Math.min(Number(first + count), this.#pageCount); pgno++) {
         if (this.#reached[pgno] !== 0) damaged(`page ${pgno} is both free and in use`);
+        inFile.push(pgno);
+      }
     }
+    return inFile;
   }
 }
 
@@ -323,8 +332,8 @@ export function walkLmdbFile(path: string): WalkSummary | string {
       });
       databases[name] = Number(db.entries);
     }
-    walker.assertFree(free, Number(m.readBigUInt64LE(META.mapSize) / BigInt(pageSize)));
-    return { databases, pages: walker.pages, txnid: m.readBigUInt64LE(META.txnid) };
+    const freePages = walker.assertFree(free, Number(m.readBigUInt64LE(META.mapSize) / BigInt(pageSize)));
+    return { databases, pages: walker.pages, txnid: m.readBigUInt64LE(META.txnid), freePages };
   } catch (err) {
     if (err instanceof Damage) return err.message;
     throw err;

@@ -6,14 +6,15 @@
  * (state-damage.ts); `state-damage-run.ts` runs 100 per file.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { buildFixture } from '../helpers/fixture-build.ts';
 import { freePorts } from '../helpers/services.ts';
-import { populateState } from '../helpers/state-population.ts';
-import { contentDigest, describeTrial, STATE_FILES, trial, type Trial, type TrialSetup } from './state-damage.ts';
+import { walkLmdbFile } from '../../src/policy/lmdb-page-walk.ts';
+import { populateState, seededRandom } from '../helpers/state-population.ts';
+import { contentDigest, copyState, describeTrial, fileHash, hpd, STATE_FILES, trial, type Trial, type TrialSetup } from './state-damage.ts';
 
 const TRIALS_PER_FILE = 8;
 /** Of those, the first ones also start `hpd serve`. */
@@ -63,3 +64,34 @@ for (const file of STATE_FILES) {
     );
   });
 }
+
+test('damage confined to free pages harms nothing: commands work, and a backup carries none of it', { timeout: 120_000 }, async () => {
+  const state = join(dir, 'free-pages');
+  copyState(setup.pristine, state);
+  const file = join(state, 'state.mdb');
+  const walked = walkLmdbFile(file);
+  assert.ok(
+    typeof walked !== 'string' && walked.freePages.length > 0,
+    `the populated file has free pages: ${JSON.stringify(walked, (_, v) => (typeof v === 'bigint' ? String(v) : v))}`,
+  );
+  const page = walked.freePages[0]!;
+  const random = seededRandom(page);
+  const garbage = Buffer.from(Array.from({ length: 4096 }, () => Math.floor(random() * 256)));
+  const fd = openSync(file, 'r+');
+  writeSync(fd, garbage, 0, garbage.length, page * 4096);
+  closeSync(fd);
+  const env = { ...setup.env, HPD_STATE_DIR: state };
+  const verified = await hpd(['state', 'verify'], env);
+  assert.equal(verified.status, 0, verified.stderr);
+  assert.equal(await contentDigest(file), setup.digests['state.mdb'], 'every record as it was');
+  const to = join(dir, 'free-pages-backup');
+  const backup = await hpd(['state', 'backup', to], env);
+  assert.equal(backup.status, 0, backup.stderr);
+  assert.equal(readFileSync(join(to, 'state.mdb')).indexOf(garbage.subarray(0, 64)), -1, 'the compacting copy holds no free page');
+  const before = fileHash(file);
+  const created = await hpd(['keys', 'create', '--tier', 'pro'], env);
+  assert.equal(created.status, 0, created.stderr);
+  assert.notEqual(fileHash(file), before);
+  const again = await hpd(['state', 'verify'], env);
+  assert.equal(again.status, 0, again.stderr);
+});
