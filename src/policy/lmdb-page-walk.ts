@@ -20,7 +20,8 @@
  * reads them through LMDB once this walk has passed. Layout (LMDB of lmdb-js 3, 64-bit pgno_t): a 24-byte
  * page header (pgno u64, txnid u64, pad u16, flags u16, lower u16, upper u16; an overflow page's count
  * u32 in place of lower/upper); lower, upper and the node offsets count from the end of the header; a
- * node is lo u16, hi u16, flags u16, ksize u16, then the key, then the data (or an overflow pgno); a
+ * node is lo u16, hi u16, flags u16, ksize u16, then the key, then the data (or, for a big value, its
+ * overflow pages' first page number, txnid and count); a
  * database record (`MDB_db`) is pad u32, flags u16, depth u16, branch, leaf, overflow pages, entries and
  * root, u64 each.
  */
@@ -29,6 +30,8 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 const HEADER = 24;
 const NODE_HEADER = 8;
 const DB_RECORD = 48;
+/** A big value's node holds `MDB_ovpage` in its place: the first page, its txnid and the page count, u64 each. */
+const OVERFLOW_REF = 24;
 /** Offsets in a meta page: mm_mapsize, the free-page database's record, the main one's, mm_last_pg, mm_txnid. */
 const META = { mapSize: 40, freeDb: 48, mainDb: 96, lastPage: 144, txnid: 152 } as const;
 const P = { branch: 0x01, leaf: 0x02, overflow: 0x04 } as const;
@@ -127,10 +130,11 @@ class Walker {
     return Number(value);
   }
 
-  /** The value bytes of an overflow node's pages, which it claims. */
-  overflow(pgno: bigint, size: number, what: string): Buffer {
-    const first = this.#pgno(pgno, what);
+  /** The value bytes of the overflow pages a big value's node refers to (`ref`, its MDB_ovpage), which it claims. */
+  overflow(ref: Buffer, size: number, what: string): Buffer {
+    const first = this.#pgno(ref.readBigUInt64LE(0), what);
     const count = Math.ceil((HEADER + size) / this.#pageSize);
+    if (ref.readBigUInt64LE(16) !== BigInt(count)) damaged(`${what}: a ${size}-byte value gives ${ref.readBigUInt64LE(16)} overflow pages`);
     if (first + count > this.#pageCount) damaged(`${what}: its ${count} overflow pages run past the last page`);
     const b = this.#read(first, count);
     if (b.readBigUInt64LE(0) !== BigInt(first)) damaged(`overflow page ${first} carries another page's number`);
@@ -180,7 +184,7 @@ class Walker {
         const nodeFlags = p.readUInt16LE(at + 4);
         const keySize = p.readUInt16LE(at + 6);
         const dataSize = lo | (hi << 16);
-        const inline = leaf ? ((nodeFlags & F.bigData) !== 0 ? 8 : dataSize) : 0;
+        const inline = leaf ? ((nodeFlags & F.bigData) !== 0 ? OVERFLOW_REF : dataSize) : 0;
         const end = at + NODE_HEADER + keySize + inline;
         if (end > this.#pageSize) damaged(`${where}: node ${i} runs past the page`);
         spans.push([at, at + NODE_HEADER + keySize + inline + ((keySize + inline) % 2)]);
@@ -288,7 +292,7 @@ export function walkLmdbFile(path: string): WalkSummary | string {
       'the free-page list',
       dbRecord(m, META.freeDb),
       (key, flags, data, size) => {
-        const ids = (flags & F.bigData) !== 0 ? walker.overflow(data.readBigUInt64LE(0), size, 'the free-page list') : data;
+        const ids = (flags & F.bigData) !== 0 ? walker.overflow(data, size, 'the free-page list') : data;
         // An entry is a count of slots, then the slots: a page number, 0 (a hole: LMDB reserves more than it
         // fills) or -k followed by the first of a run of k pages.
         if (key.length !== 8 || ids.length < 8 || ids.length % 8 !== 0 || ids.readBigUInt64LE(0) > BigInt(ids.length / 8 - 1))
@@ -315,7 +319,7 @@ export function walkLmdbFile(path: string): WalkSummary | string {
       if ((flags & F.subData) === 0) {
         // lmdb-js keeps nothing but databases here; a plain value would still be a value.
         if ((flags & F.bigData) === 0) return 0;
-        walker.overflow(data.readBigUInt64LE(0), size, 'the database list');
+        walker.overflow(data, size, 'the database list');
         return Math.ceil((HEADER + size) / pageSize);
       }
       if (size !== DB_RECORD) damaged('a database record of the database list has the wrong size');
@@ -327,7 +331,7 @@ export function walkLmdbFile(path: string): WalkSummary | string {
       walker.tree(`database ${name}`, db, (_key, flags, data, size) => {
         if ((flags & F.subData) !== 0) damaged(`database ${name} holds a nested database`);
         if ((flags & F.bigData) === 0) return 0;
-        walker.overflow(data.readBigUInt64LE(0), size, `database ${name}`);
+        walker.overflow(data, size, `database ${name}`);
         return Math.ceil((HEADER + size) / pageSize);
       });
       databases[name] = Number(db.entries);

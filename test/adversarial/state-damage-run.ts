@@ -1,7 +1,7 @@
 /**
  * @module `node --import ./bin/register-typescript.js test/adversarial/state-damage-run.ts [--trials N]
- * [--seed S] [--serve-every K]`: the random-damage trials of state-damage.ts at length, N per file (100 by
- * default; every K-th also starts `hpd serve`), on a populated state directory and the fixture build.
+ * [--seed S] [--serve-every K] [--file state.mdb|oauth.mdb]`: the random-damage trials of state-damage.ts
+ * at length, N per file (100 by default; every K-th also starts `hpd serve`), on a populated state directory and the fixture build.
  * Prints, per file: signals (must be 0), detected (verify refused it, and so did every command opening
  * it), undetected but harmless (verify ok, every record as before), undetected and harmful (must be 0),
  * other broken rules; and each failing trial with its seed. Exits 1 on any failure.
@@ -15,7 +15,10 @@ import { freePorts } from '../helpers/services.ts';
 import { populateState } from '../helpers/state-population.ts';
 import { contentDigest, describeTrial, STATE_FILES, trial, type Trial } from './state-damage.ts';
 
-const { values } = parseArgs({ options: { trials: { type: 'string' }, seed: { type: 'string' }, 'serve-every': { type: 'string' } } });
+const { values } = parseArgs({
+  options: { trials: { type: 'string' }, seed: { type: 'string' }, 'serve-every': { type: 'string' }, file: { type: 'string' } },
+});
+const files = STATE_FILES.filter((f) => values.file === undefined || values.file === f);
 const trials = Number(values.trials ?? 100);
 const firstSeed = Number(values.seed ?? 1);
 const serveEvery = Number(values['serve-every'] ?? 10);
@@ -45,7 +48,7 @@ try {
       HPD_WORKERS: '0',
     },
   };
-  for (const file of STATE_FILES) {
+  for (const file of files) {
     const started = performance.now();
     const done: Trial[] = [];
     for (let i = 0; i < trials; i++) {

@@ -1,8 +1,8 @@
 /**
  * @module A state directory with a realistic, reproducible population, written through the stores
  * themselves: users with their keys (some revoked, some used), today's and yesterday's quota counters in
- * `state.mdb`; registered clients, sessions, grants with their access and refresh tokens (some consumed,
- * some destroyed) in `oauth.mdb`. Same `seed`, same records in the same order of writes.
+ * `state.mdb`; registered clients (some too big for a page), sessions, grants with their access and
+ * refresh tokens (some consumed, some destroyed) in `oauth.mdb`. Same `seed`, same records in the same order of writes.
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -80,12 +80,14 @@ export async function populateState(stateDir: string, seed: number, population: 
     for (let c = 0; c < population.clients; c++) {
       const id = hex(random, 16);
       clientIds.push(id);
+      // One client in ten registers many redirect URIs: a record too big for a page, on overflow pages.
+      const extra = c % 10 === 9 ? Array.from({ length: 150 + c }, (_, i) => `https://tenant${i}.example.com/oauth/callback`) : [];
       await oauth.adapterFor('Client').upsert(
         id,
         {
           client_id: id,
           client_name: `MCP client ${c}`,
-          redirect_uris: [`http://127.0.0.1:${20_000 + c}/callback`, `https://app${c}.example.com/oauth/callback`],
+          redirect_uris: [`http://127.0.0.1:${20_000 + c}/callback`, `https://app${c}.example.com/oauth/callback`, ...extra],
           token_endpoint_auth_method: 'none',
           grant_types: ['authorization_code', 'refresh_token'],
           response_types: ['code'],

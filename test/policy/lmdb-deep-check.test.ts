@@ -1,6 +1,6 @@
 /**
  * The deep read of a state file (src/policy/lmdb-deep-check.ts) on sound files: it counts what each
- * database holds, passes a file that does not exist yet, and never takes a file that another process is
+ * database holds (big records on overflow pages included), passes a file that does not exist yet, and never takes a file that another process is
  * writing into for a damaged one (its child holds a read transaction while it walks the pages). Damage
  * itself: test/adversarial/state-damage.test.ts.
  */
@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { OAUTH_DATABASES, OAUTH_FILE } from '../../src/auth-server/lmdb-adapter.ts';
+import { OAUTH_DATABASES, OAUTH_FILE, openOAuthStore } from '../../src/auth-server/lmdb-adapter.ts';
 import { lmdbDeepCheck } from '../../src/policy/lmdb-deep-check.ts';
 import { openLmdbStateStore, STATE_DATABASES, STATE_FILE } from '../../src/policy/lmdb-store.ts';
 import { populateState } from '../helpers/state-population.ts';
@@ -24,6 +24,23 @@ test('a sound file: every database counted; an absent one passes', async (t) => 
   const oauth = await lmdbDeepCheck(join(dir, OAUTH_FILE), OAUTH_DATABASES);
   assert.ok(oauth !== null && 'databases' in oauth, JSON.stringify(oauth));
   assert.ok((oauth.databases.records ?? 0) > 20 && (oauth.databases.indexes ?? 0) > 20, JSON.stringify(oauth));
+});
+
+test('records too big for a page, on overflow pages, some deleted since, are read as sound', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hpd-deep-check-big-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, OAUTH_FILE);
+  const oauth = openOAuthStore(path);
+  const clients = oauth.adapterFor('Client');
+  for (let i = 0; i < 12; i++)
+    await clients.upsert(
+      `client${i}`,
+      { client_id: `client${i}`, redirect_uris: Array.from({ length: 50 + 40 * i }, (_, j) => `https://app${j}.example.com/cb`) },
+      undefined,
+    );
+  for (let i = 0; i < 12; i += 3) await clients.destroy(`client${i}`);
+  await oauth.close();
+  assert.deepEqual(await lmdbDeepCheck(path, OAUTH_DATABASES), { databases: { indexes: 0, records: 8 } });
 });
 
 test('a file another process is writing into is never taken for a damaged one', { timeout: 120_000 }, async (t) => {
