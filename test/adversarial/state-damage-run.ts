@@ -4,7 +4,7 @@
  * at length, N per file (100 by default; every K-th also starts `hpd serve`), on a populated state directory and the fixture build.
  * Prints, per file: signals (must be 0), detected (verify refused it, and so did every command opening
  * it), undetected but harmless (verify ok, every record as before), undetected and harmful (must be 0),
- * other broken rules; and each failing trial with its seed. Exits 1 on any failure.
+ * other broken rules; what verify said, by kind; and each failing trial with its seed. Exits 1 on any failure.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,6 +64,13 @@ try {
     process.stdout.write(
       `${file}: ${trials} trials (${served} with serve) in ${((performance.now() - started) / 1000).toFixed(0)} s: signals ${signals}, detected ${detected}, undetected but harmless ${harmless}, undetected and harmful ${harmful}, trials breaking a rule ${failed.length}\n`,
     );
+    const reasons = new Map<string, number>();
+    for (const t of done) {
+      if (t.reason === null) continue;
+      const kind = t.reason.replace(/\d+/g, 'N').replace(/"[^"]*"/g, '"…"');
+      reasons.set(kind, (reasons.get(kind) ?? 0) + 1);
+    }
+    for (const [kind, n] of [...reasons].sort((a, b) => b[1] - a[1])) process.stdout.write(`  ${String(n).padStart(3)}× ${kind}\n`);
     for (const t of failed) process.stdout.write(`  ${describeTrial(t)}\n`);
     if (failed.length > 0) code = 1;
   }

@@ -136,6 +136,8 @@ export interface Trial {
   readonly serve: Answer | null;
   /** verify said ok and every record reads as before the damage. */
   readonly harmless: boolean;
+  /** What verify said about the damaged file (its line on stderr), when it refused it. */
+  readonly reason: string | null;
   /** What broke a rule; empty when the trial held. */
   readonly failures: readonly string[];
 }
@@ -159,7 +161,8 @@ export async function trial(setup: TrialSetup, file: StateFileName, seed: number
   const damaged = fileHash(path);
   const env = { ...setup.env, HPD_STATE_DIR: dir };
   const failures: string[] = [];
-  const verify = judge(await hpd(['state', 'verify'], env), file);
+  const verified = await hpd(['state', 'verify'], env);
+  const verify = judge(verified, file);
   const after = fileHash(path);
   if (after !== damaged) failures.push('verify changed the file');
   // Tells damage that does no harm (in pages nothing reaches) from damage verify missed.
@@ -189,7 +192,8 @@ export async function trial(setup: TrialSetup, file: StateFileName, seed: number
   ] as const) {
     if (answer?.startsWith('bad') === true) failures.push(`${what}: ${answer}`);
   }
-  return { seed, file, damage: d, verify, keysCreate, serve, harmless, failures };
+  const reason = verify === 'refused' ? verified.stderr.trim().replace(/^.*?: damaged: /, '') : null;
+  return { seed, file, damage: d, verify, keysCreate, serve, harmless, reason, failures };
 }
 
 /** One line a failing trial is reproduced from. */
