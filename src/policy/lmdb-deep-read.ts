@@ -22,6 +22,18 @@ interface Encoding {
 /** How often the snapshot is taken again when a writer commits between its start and the walk. */
 const SNAPSHOT_ATTEMPTS = 50;
 
+/**
+ * Whether `bytes` hold a UTF-16 surrogate encoded as UTF-8 (ED A0–BF 80–BF). msgpackr writes a lone
+ * surrogate of a string that way and reads it back as U+FFFD, so such a value never encodes to the same
+ * bytes again; any client can put one in a record (a client name in a registration), so those values are
+ * not judged by their bytes. Garbage holds such a triple once in some 8,000 bytes.
+ */
+function hasEncodedSurrogate(bytes: Uint8Array): boolean {
+  for (let i = 0; i + 2 < bytes.length; i++)
+    if (bytes[i] === 0xed && (bytes[i + 1]! & 0xe0) === 0xa0 && (bytes[i + 2]! & 0xc0) === 0x80) return true;
+  return false;
+}
+
 /** A database opened twice: its raw bytes, and its values decoded as its store decodes them. */
 interface Handles {
   readonly raw: Database<Uint8Array, Uint8Array>;
@@ -88,7 +100,7 @@ function readSnapshot(
         const next = decoded.next();
         if (next.done === true) return { damage: `database ${name} ends early when its values are decoded` };
         const again = (typed as unknown as Encoding).encoder.encode(next.value.value);
-        if (Buffer.compare(Buffer.from(again), Buffer.from(value)) !== 0)
+        if (Buffer.compare(Buffer.from(again), Buffer.from(value)) !== 0 && !hasEncodedSurrogate(value))
           return { damage: `a value of database ${name} is not what its store writes` };
       }
       if (entries !== walked.databases[name])

@@ -75,3 +75,16 @@ test('a file another process is writing into is never taken for a damaged one', 
   }
   assert.ok(writes > 8, `the writer kept committing meanwhile (${writes} commits)`);
 });
+
+test('records holding lone surrogates, which never encode to the same bytes again, are read as sound', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hpd-deep-check-surrogates-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, OAUTH_FILE);
+  const oauth = openOAuthStore(path);
+  // What a dynamic registration may carry: JSON's "\ud800" is a lone surrogate.
+  const names = ['\ud800', 'a\udfffb', `${'x'.repeat(40)}\ud83d`, `${'\ufffd'.repeat(3)}\udc00${'y'.repeat(300)}`];
+  for (const [i, name] of names.entries())
+    await oauth.adapterFor('Client').upsert(`client${i}`, { client_id: `client${i}`, client_name: name }, undefined);
+  await oauth.close();
+  assert.deepEqual(await lmdbDeepCheck(path, OAUTH_DATABASES), { databases: { indexes: 0, records: names.length } });
+});
