@@ -21,9 +21,13 @@
  * page header (pgno u64, txnid u64, pad u16, flags u16, lower u16, upper u16; an overflow page's count
  * u32 in place of lower/upper); lower, upper and the node offsets count from the end of the header; a
  * node is lo u16, hi u16, flags u16, ksize u16, then the key, then the data (or, for a big value, its
- * overflow pages' first page number, txnid and count); a
- * database record (`MDB_db`) is pad u32, flags u16, depth u16, branch, leaf, overflow pages, entries and
- * root, u64 each.
+ * overflow pages' first page number, txnid and count); a database record (`MDB_db`) is pad u32, flags
+ * u16, depth u16, branch, leaf, overflow pages, entries and root, u64 each. The free list's entries are
+ * a slot count, then page numbers, holes (0) and runs (-k, then the run's first page).
+ *
+ * What no walk can see: bytes changed inside a key or value where the layout stays sound. lmdb-deep-read.ts
+ * decodes every value and encodes it again, which catches most of those; a changed character inside a
+ * string can pass.
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 

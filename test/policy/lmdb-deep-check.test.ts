@@ -5,7 +5,8 @@
  * itself: test/adversarial/state-damage.test.ts.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -87,4 +88,20 @@ test('records holding lone surrogates, which never encode to the same bytes agai
     await oauth.adapterFor('Client').upsert(`client${i}`, { client_id: `client${i}`, client_name: name }, undefined);
   await oauth.close();
   assert.deepEqual(await lmdbDeepCheck(path, OAUTH_DATABASES), { databases: { indexes: 0, records: names.length } });
+});
+
+test('files written by this version of the stores stay sound: an lmdb or msgpackr upgrade must read them so', async (t) => {
+  // test/fixtures/state-files: test/helpers/state-population.ts, seed 5, 8 users with 2 keys each, 10
+  // clients (one on overflow pages), 8 grants, gzipped. The deep read encodes every value again and
+  // compares the bytes, so an upgrade that encodes a value otherwise would make every existing file look
+  // damaged and stop hpd serve: this test fails first.
+  const dir = mkdtempSync(join(tmpdir(), 'hpd-deep-check-fixture-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const fixtures = new URL('../fixtures/state-files/', import.meta.url);
+  for (const file of [STATE_FILE, OAUTH_FILE]) writeFileSync(join(dir, file), gunzipSync(readFileSync(new URL(`${file}.gz`, fixtures))));
+  assert.deepEqual(await lmdbDeepCheck(join(dir, STATE_FILE), STATE_DATABASES), {
+    databases: { counters: 16, keys: 16, 'keys-by-hash': 16, meta: 1, users: 8 },
+  });
+  const oauth = await lmdbDeepCheck(join(dir, OAUTH_FILE), OAUTH_DATABASES);
+  assert.ok(oauth !== null && 'databases' in oauth && (oauth.databases.records ?? 0) > 30, JSON.stringify(oauth));
 });
