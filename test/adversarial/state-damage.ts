@@ -6,8 +6,8 @@
  * random bytes over one of its files at a random offset past the two meta pages, within its length (the
  * meta pages and the length stay intact: what the file checks before mapping cannot see); then
  * `hpd state verify`, the content of every database read in a child of its own (to tell harmless damage
- * from harmful when verify says ok), `hpd keys create`, and optionally `hpd serve`. Everything follows
- * from the seed, which every failure names.
+ * from harmful when verify says ok), `hpd keys create`, and optionally `hpd serve` (and, on `state.mdb`,
+ * `hpd users list`). Everything follows from the seed, which every failure names.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -177,6 +177,11 @@ export async function trial(setup: TrialSetup, file: StateFileName, seed: number
     if (verify !== keysCreate) failures.push(`verify answered ${verify}, keys create ${keysCreate}`);
   } else if (keysCreate !== 'ok') failures.push(`keys create, which does not open ${file}, answered ${keysCreate}`);
   let serve: Answer | null = null;
+  if (withServe && file === 'state.mdb') {
+    // Every command opening the store has the same check before it: one of the users commands too.
+    const users = judge(await hpd(['users', 'list'], env), file);
+    if (users !== verify) failures.push(`verify answered ${verify}, users list ${users}`);
+  }
   if (withServe) {
     const before = fileHash(path);
     const r = await serveOnce(env);
