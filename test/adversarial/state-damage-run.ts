@@ -1,7 +1,8 @@
 /**
  * @module `node --import ./bin/register-typescript.js test/adversarial/state-damage-run.ts [--trials N]
- * [--seed S] [--serve-every K] [--file state.mdb|oauth.mdb]`: the random-damage trials of state-damage.ts
- * at length, N per file (100 by default; every K-th also starts `hpd serve`), on a populated state directory and the fixture build.
+ * [--seed S] [--serve-every K] [--file state.mdb|oauth.mdb] [--bytes MIN-MAX]`: the random-damage trials
+ * of state-damage.ts at length, N per file (100 by default; every K-th also starts `hpd serve`; MIN–MAX
+ * bytes overwritten, 4096-65536 by default), on a populated state directory and the fixture build.
  * Prints, per file: signals (must be 0), detected (verify refused it, and so did every command opening
  * it), undetected but harmless (verify ok, every record as before), undetected and harmful (must be 0),
  * other broken rules; what verify said, by kind; and each failing trial with its seed. Exits 1 on any failure.
@@ -13,11 +14,18 @@ import { parseArgs } from 'node:util';
 import { buildFixture } from '../helpers/fixture-build.ts';
 import { freePorts } from '../helpers/services.ts';
 import { populateState } from '../helpers/state-population.ts';
-import { contentDigest, describeTrial, STATE_FILES, trial, type Trial } from './state-damage.ts';
+import { contentDigest, DEFAULT_DAMAGE, describeTrial, STATE_FILES, trial, type Trial } from './state-damage.ts';
 
 const { values } = parseArgs({
-  options: { trials: { type: 'string' }, seed: { type: 'string' }, 'serve-every': { type: 'string' }, file: { type: 'string' } },
+  options: {
+    trials: { type: 'string' },
+    seed: { type: 'string' },
+    'serve-every': { type: 'string' },
+    file: { type: 'string' },
+    bytes: { type: 'string' },
+  },
 });
+const [min, max] = (values.bytes ?? `${DEFAULT_DAMAGE.min}-${DEFAULT_DAMAGE.max}`).split('-').map(Number) as [number, number];
 const files = STATE_FILES.filter((f) => values.file === undefined || values.file === f);
 const trials = Number(values.trials ?? 100);
 const firstSeed = Number(values.seed ?? 1);
@@ -38,6 +46,7 @@ try {
     pristine,
     digests,
     work: join(dir, 'trials'),
+    damageSize: { min, max },
     env: {
       ...process.env,
       HPD_DATA_DIR: builds,
@@ -62,7 +71,7 @@ try {
     const failed = done.filter((t) => t.failures.length > 0);
     const served = done.filter((t) => t.serve !== null).length;
     process.stdout.write(
-      `${file}: ${trials} trials (${served} with serve) in ${((performance.now() - started) / 1000).toFixed(0)} s: signals ${signals}, detected ${detected}, undetected but harmless ${harmless}, undetected and harmful ${harmful}, trials breaking a rule ${failed.length}\n`,
+      `${file}, ${min}–${max} bytes: ${trials} trials (${served} with serve) in ${((performance.now() - started) / 1000).toFixed(0)} s: signals ${signals}, detected ${detected}, undetected but harmless ${harmless}, undetected and harmful ${harmful}, trials breaking a rule ${failed.length}\n`,
     );
     const reasons = new Map<string, number>();
     for (const t of done) {

@@ -89,13 +89,21 @@ export interface Damage {
   readonly length: number;
 }
 
-/** Overwrites 4–64 KiB of `path` past its two meta pages with random bytes from `seed`, within its length. */
-export function damage(path: string, seed: number): Damage {
+/** How many bytes a trial overwrites, at least and at most: 4–64 KiB unless a run asks otherwise. */
+export interface DamageSize {
+  readonly min: number;
+  readonly max: number;
+}
+
+export const DEFAULT_DAMAGE: DamageSize = { min: 4096, max: 65_536 };
+
+/** Overwrites `size` bytes of `path` past its two meta pages with random bytes from `seed`, within its length. */
+export function damage(path: string, seed: number, size: DamageSize = DEFAULT_DAMAGE): Damage {
   const random = seededRandom(seed);
-  const size = statSync(path).size;
+  const fileSize = statSync(path).size;
   const pageSize = 4096;
-  const offset = 2 * pageSize + Math.floor(random() * (size - 2 * pageSize));
-  const length = Math.min(4096 + Math.floor(random() * (60 * 1024 + 1)), size - offset);
+  const offset = 2 * pageSize + Math.floor(random() * (fileSize - 2 * pageSize));
+  const length = Math.min(size.min + Math.floor(random() * (size.max - size.min + 1)), fileSize - offset);
   const bytes = Buffer.alloc(length);
   for (let i = 0; i < length; i++) bytes[i] = Math.floor(random() * 256);
   const fd = openSync(path, 'r+');
@@ -151,13 +159,15 @@ export interface TrialSetup {
   readonly work: string;
   /** The environment for hpd (data directory, ports); HPD_STATE_DIR is set per trial. */
   readonly env: NodeJS.ProcessEnv;
+  /** How much each trial overwrites (default {@link DEFAULT_DAMAGE}). */
+  readonly damageSize?: DamageSize;
 }
 
 export async function trial(setup: TrialSetup, file: StateFileName, seed: number, withServe: boolean): Promise<Trial> {
   const dir = join(setup.work, `${file}-${seed}`);
   copyState(setup.pristine, dir);
   const path = join(dir, file);
-  const d = damage(path, seed);
+  const d = damage(path, seed, setup.damageSize);
   const damaged = fileHash(path);
   const env = { ...setup.env, HPD_STATE_DIR: dir };
   const failures: string[] = [];
