@@ -6,8 +6,8 @@
  * exactly the key; everything meant for the operator (key id, owner, tier changes) goes to stderr.
  * The plaintext is never stored and never shown again.
  */
-import { createKey, KEY_PATTERN, listKeys, MAX_LABEL_LENGTH, revokeKey, UnknownKeyError } from '../policy/api-keys.ts';
 import { join } from 'node:path';
+import { createKey, KEY_PATTERN, listKeys, MAX_LABEL_LENGTH, revokeKey, UnknownKeyError } from '../policy/api-keys.ts';
 import { assertLmdbFilesSound } from '../policy/lmdb-deep-check.ts';
 import { STATE_DATABASES, STATE_FILE } from '../policy/lmdb-store.ts';
 import { openStateBackend } from '../policy/state-backend.ts';

@@ -9,12 +9,12 @@
  * quietly start a 15-second build in a new directory and serve from there. Configuration is by
  * environment, declared in src/config/settings.ts and validated all at once before anything starts.
  */
+import { join } from 'node:path';
 import { buildDataset } from '../../build/compile.ts';
 import { createProgress } from '../../build/progress.ts';
 import { type ServeConfig, serveConfig } from '../config/serve-config.ts';
 import { UWS_PACKAGE, uwsVersion } from '../http/uws.ts';
 import { yearsWithBuilds } from '../operations/data-registry.ts';
-import { join } from 'node:path';
 import { OAUTH_DATABASES, OAUTH_FILE } from '../auth-server/lmdb-adapter.ts';
 import { assertLmdbFilesSound } from '../policy/lmdb-deep-check.ts';
 import { STATE_DATABASES, STATE_FILE } from '../policy/lmdb-store.ts';
