@@ -40,6 +40,17 @@ export type DeepReadVerdict =
 /** A sound file's entries per database, or why it is damaged. */
 export type DeepCheck = { readonly databases: Readonly<Record<string, number>> } | { readonly problem: string };
 
+/**
+ * An error's words fit for the one line a command ends with: decoders quote what they decoded from the
+ * damaged bytes (garbage, or a record's content), so the message stops before its first quotation, and
+ * control and non-ASCII characters go.
+ */
+export function plainReason(message: string): string {
+  const quoted = message.search(/ ["{[]/);
+  const words = (quoted === -1 ? message : message.slice(0, quoted)).replace(/[^\x20-\x7e]/g, '?').trim();
+  return words.length > 120 ? `${words.slice(0, 117)}...` : words;
+}
+
 /** A check that could not be made, for a reason that is not the file's. */
 function unchecked(path: string, why: string): StateError {
   return new StateError(`the state file ${path} could not be checked (${why}); it was not opened: try again`);
@@ -72,7 +83,7 @@ function readInChild(path: string, spec: DatabaseSpec): Promise<DeepCheck> {
       // A reader going round in circles on garbage pages; reading a sound file takes seconds at most.
       if (timedOut) return resolve({ problem: `reading it did not finish within ${READ_TIMEOUT_MS / 1000} s` });
       if (signal !== null) return resolve({ problem: `reading it killed the reader (${signal})` });
-      const said = err.trim().split('\n').at(-1) ?? '';
+      const said = plainReason(err.trim().split('\n').at(-1) ?? '');
       if (code !== 0) return resolve({ problem: `reading it failed (exit ${code}${said === '' ? '' : `: ${said}`})` });
       let verdict: DeepReadVerdict;
       try {
@@ -81,7 +92,7 @@ function readInChild(path: string, spec: DatabaseSpec): Promise<DeepCheck> {
         return resolve({ problem: 'reading it gave no verdict' });
       }
       if ('unread' in verdict) return reject(unchecked(path, verdict.unread));
-      resolve('damage' in verdict ? { problem: verdict.damage } : { databases: verdict.databases });
+      resolve('damage' in verdict ? { problem: plainReason(verdict.damage) } : { databases: verdict.databases });
     });
   });
 }

@@ -87,7 +87,7 @@ function readSnapshot(
     if (walked.txnid !== before) return 'moved';
     const names = Object.keys(walked.databases);
     const unknown = names.find((name) => spec[name] === undefined);
-    if (unknown !== undefined) return { damage: `it holds a database "${unknown}" no store of hpd has` };
+    if (unknown !== undefined) return { damage: `it holds a database no store of hpd has: ${unknown}` };
     const unopened = names.filter((name) => !handles.has(name));
     if (unopened.length > 0) return { unopened };
     for (const name of names) {
@@ -121,7 +121,8 @@ let verdict: DeepReadVerdict;
 try {
   verdict = await read(path, JSON.parse(spec) as DatabaseSpec);
 } catch (err) {
-  // LMDB's errors (MDB_PAGE_NOTFOUND, MDB_CORRUPTED) and a decoder's on garbage bytes alike.
-  verdict = { damage: `reading it failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}` };
+  // LMDB's errors (MDB_PAGE_NOTFOUND, MDB_CORRUPTED) and a decoder's on garbage bytes alike; the parent
+  // makes the message fit one line.
+  verdict = { damage: `reading it failed: ${err instanceof Error ? err.message : String(err)}` };
 }
 process.stdout.write(`${JSON.stringify(verdict)}\n`);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { OAUTH_DATABASES, OAUTH_FILE, openOAuthStore } from '../../src/auth-server/lmdb-adapter.ts';
-import { lmdbDeepCheck } from '../../src/policy/lmdb-deep-check.ts';
+import { lmdbDeepCheck, plainReason } from '../../src/policy/lmdb-deep-check.ts';
 import { openLmdbStateStore, STATE_DATABASES, STATE_FILE } from '../../src/policy/lmdb-store.ts';
 import { populateState } from '../helpers/state-population.ts';
 
@@ -104,4 +104,14 @@ test('files written by this version of the stores stay sound: an lmdb or msgpack
   });
   const oauth = await lmdbDeepCheck(join(dir, OAUTH_FILE), OAUTH_DATABASES);
   assert.ok(oauth !== null && 'databases' in oauth && (oauth.databases.records ?? 0) > 30, JSON.stringify(oauth));
+});
+
+test("a reader's error becomes words fit for one line: no quoted content, no control or non-ASCII characters", () => {
+  assert.equal(
+    plainReason('Data read, but end of buffer not reached {"hash":"9f\u0000\n\u00e9"}'),
+    'Data read, but end of buffer not reached',
+  );
+  assert.equal(plainReason('MDB_PAGE_NOTFOUND: Requested page not found'), 'MDB_PAGE_NOTFOUND: Requested page not found');
+  assert.equal(plainReason('Unknown extension type 12\r\nnext'), 'Unknown extension type 12??next');
+  assert.equal(plainReason(`x${'y'.repeat(300)}`).length, 120);
 });
