@@ -25,8 +25,11 @@ import { chmodSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { assertLmdbFileUsable } from '../policy/lmdb-file-check.ts';
+import type { DatabaseSpec } from '../policy/lmdb-deep-check.ts';
 
 export const OAUTH_FILE = 'oauth.mdb';
+/** Its named databases and their values' encodings, for the deep read before it is opened (lmdb-deep-check.ts). */
+export const OAUTH_DATABASES: DatabaseSpec = { records: 'msgpack', indexes: 'msgpack' };
 
 /** oidc-provider's default clockTolerance (seconds), which this server keeps. */
 export const CLOCK_TOLERANCE_SECONDS = 15;

@@ -6,7 +6,10 @@
  * exactly the key; everything meant for the operator (key id, owner, tier changes) goes to stderr.
  * The plaintext is never stored and never shown again.
  */
+import { join } from 'node:path';
 import { createKey, KEY_PATTERN, listKeys, MAX_LABEL_LENGTH, purgeRevokedKeys, revokeKey, UnknownKeyError } from '../policy/api-keys.ts';
+import { assertLmdbFilesSound } from '../policy/lmdb-deep-check.ts';
+import { STATE_DATABASES, STATE_FILE } from '../policy/lmdb-store.ts';
 import { openStateBackend } from '../policy/state-backend.ts';
 import type { StateStore } from '../policy/state-store.ts';
 import { USER_ID_PATTERN } from '../policy/state-store.ts';
@@ -50,10 +53,14 @@ export function checkUserId(userId: string): string {
 
 /**
  * Opens the store for one command (Redis when HPD_REDIS_URL is set, as for `hpd serve`) and always
- * closes it, so writes are committed before exit.
+ * closes it, so writes are committed before exit. An embedded store's file is read whole first
+ * (lmdb-deep-check.ts): a damaged one is refused with one line and left as it is.
  */
 export async function withStore<T>(fn: (store: StateStore) => Promise<T> | T): Promise<T> {
   const redis = redisConfig(process.env);
+  // Read whole before it is opened: a command writing into a damaged file would spread the damage.
+  if (redis.url === undefined || redis.url === '')
+    await assertLmdbFilesSound([{ path: join(stateDir(), STATE_FILE), spec: STATE_DATABASES }]);
   const backend = await openStateBackend({ stateDir: stateDir(), redisUrl: redis.url, redisGraceMs: redis.graceMs, log: () => {} });
   try {
     return await fn(backend.store);

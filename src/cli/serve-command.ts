@@ -9,11 +9,15 @@
  * quietly start a 15-second build in a new directory and serve from there. Configuration is by
  * environment, declared in src/config/settings.ts and validated all at once before anything starts.
  */
+import { join } from 'node:path';
 import { buildDataset } from '../../build/compile.ts';
 import { createProgress } from '../../build/progress.ts';
 import { type ServeConfig, serveConfig } from '../config/serve-config.ts';
 import { UWS_PACKAGE, uwsVersion } from '../http/uws.ts';
 import { yearsWithBuilds } from '../operations/data-registry.ts';
+import { OAUTH_DATABASES, OAUTH_FILE } from '../auth-server/lmdb-adapter.ts';
+import { assertLmdbFilesSound } from '../policy/lmdb-deep-check.ts';
+import { STATE_DATABASES, STATE_FILE } from '../policy/lmdb-store.ts';
 import { redactRedisUrl } from '../policy/redis-link.ts';
 import { environmentUsage } from '../config/settings-docs.ts';
 import { SETTINGS } from '../config/settings.ts';
@@ -81,6 +85,18 @@ async function buildDefaultsIfMissing(c: ServeConfig, buildIfMissing: boolean): 
   }
 }
 
+/**
+ * The embedded state's files, read whole by child processes before anything opens them: a damaged page
+ * stops the start with one line instead of a signal in the middle of serving (lmdb-deep-check.ts).
+ * With Redis neither file is used; with an external issuer `oauth.mdb` is not.
+ */
+async function checkStateFiles(c: ServeConfig): Promise<void> {
+  if (c.redisUrl !== undefined && c.redisUrl !== '') return;
+  const files = [{ path: join(c.stateDir, STATE_FILE), spec: STATE_DATABASES }];
+  if (c.externalIssuer === undefined) files.push({ path: join(c.stateDir, OAUTH_FILE), spec: OAUTH_DATABASES });
+  await assertLmdbFilesSound(files);
+}
+
 /** Past the drain, what closing the state may take before the process gives up waiting and exits. */
 const EXIT_MARGIN_MS = 5_000;
 
@@ -101,6 +117,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   if (budget !== null) process.stderr.write(`${budget}\n`);
 
   const root = c.dataDir;
+  await checkStateFiles(c);
   await buildDefaultsIfMissing(c, args.buildIfMissing);
   const services = await startServices({
     buildsRoot: root,

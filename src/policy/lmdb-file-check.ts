@@ -72,14 +72,18 @@ export function lmdbFileProblem(path: string): string | null {
   }
 }
 
+/** The StateError every command stops with on a damaged state file; the message says what to do. */
+export function damagedStateFile(path: string, problem: string): StateError {
+  return new StateError(
+    `the state file ${path} is damaged (${problem}); it was not opened. Restore it from a backup (hpd state backup) with hpd stopped, or move it aside to start with an empty store (every API key and grant in it is then lost)`,
+  );
+}
+
 /**
  * Throws a StateError naming the file when it must not be opened: `hpd serve` and the CLI then stop
  * with that one line instead of dying on a signal, and an existing store is never replaced by an empty one.
  */
 export function assertLmdbFileUsable(path: string): void {
   const problem = lmdbFileProblem(path);
-  if (problem === null) return;
-  throw new StateError(
-    `the state file ${path} is damaged (${problem}); it was not opened. Restore it from a backup (hpd state backup) with hpd stopped, or move it aside to start with an empty store (every API key and grant in it is then lost)`,
-  );
+  if (problem !== null) throw damagedStateFile(path, problem);
 }

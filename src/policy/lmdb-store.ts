@@ -31,9 +31,18 @@ import { open, type Database, type RootDatabase } from 'lmdb';
 import type { ApiKeyRecord, StateStore, UserRecord } from './state-store.ts';
 import { InvariantError } from '../invariant.ts';
 import { assertLmdbFileUsable } from './lmdb-file-check.ts';
+import type { DatabaseSpec } from './lmdb-deep-check.ts';
 
 /** The environment file inside the state directory. */
 export const STATE_FILE = 'state.mdb';
+/** Its named databases and their values' encodings, for the deep read before it is opened (lmdb-deep-check.ts). */
+export const STATE_DATABASES: DatabaseSpec = {
+  keys: 'msgpack',
+  'keys-by-hash': 'msgpack',
+  users: 'msgpack',
+  counters: 'msgpack',
+  meta: 'binary',
+};
 const GENERATION = 'auth-generation';
 
 /**
