@@ -25,6 +25,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errors, type Grant, type Interaction, type Provider } from 'oidc-provider';
 import type { StateStore } from '../policy/state-store.ts';
 import type { AttemptThrottle } from './login-throttle.ts';
+import type { RegistrationLimit } from './registration-limit.ts';
 import { PAGE_HEADERS, renderErrorPage, renderInteractionPage, type InteractionPageOptions } from './pages.ts';
 import { verifyNothing, verifyPassword } from './passwords.ts';
 import { createUser, findUserByEmail, normalizeEmail, SignupError } from './users.ts';
@@ -56,6 +57,8 @@ export interface InteractionContext {
   clock: () => number;
   /** Back-off for the log-in and sign-up forms (login-throttle.ts). */
   throttle: AttemptThrottle;
+  /** Accounts created in an hour by every address together (signup-limit.ts); null: no such limit. */
+  signups: RegistrationLimit | null;
   onError(err: unknown): void;
 }
 
@@ -160,9 +163,10 @@ async function sendThrottled(
   form: 'login' | 'signup',
   email: string,
   retryAfterSeconds: number,
+  why = 'Too many attempts',
 ): Promise<void> {
   const opts = await pageOptions(interaction, ctx);
-  const message = `Too many attempts; try again in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`;
+  const message = `${why}; try again in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`;
   send(res, 429, renderInteractionPage({ ...opts, error: { form, message }, email: { form, value: email } }), {
     'retry-after': String(retryAfterSeconds),
   });
@@ -246,6 +250,12 @@ async function signup(req: IncomingMessage, res: ServerResponse, interaction: In
   const confirm = form.get('confirm') ?? '';
   const reservation = await ctx.throttle.signup(clientAddress(req));
   if (!reservation.allowed) return sendThrottled(res, interaction, ctx, 'signup', email, reservation.retryAfterSeconds);
+  // Taken before the form is judged, like the back-off: a refused form costs what an accepted one does.
+  const full = await ctx.signups?.take(clientAddress(req) ?? 'unknown');
+  if (full != null) {
+    reservation.attempt.failed();
+    return sendThrottled(res, interaction, ctx, 'signup', email, full.wait, 'This server is not taking new accounts right now');
+  }
   // Every sign-up attempt counts, refused or not: "already exists" answers an enumeration question.
   reservation.attempt.failed();
   const fail = async (message: string): Promise<void> => {

@@ -53,6 +53,7 @@ import type { InteractionContext } from './interactions.ts';
 import { OAUTH_FILE, openOAuthStore, type OAuthStore } from './lmdb-adapter.ts';
 import { expireUnusedClients } from './unused-clients.ts';
 import { createRegistrationLimit } from './registration-limit.ts';
+import { ALL_SIGNUPS_PER_HOUR, createSignupLimit } from './signup-limit.ts';
 import { createRedisRegistrationLimit } from './redis-registration-limit.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { createProvider } from './provider-config.ts';
@@ -107,6 +108,8 @@ export interface AuthServerOptions {
   clock?: () => number;
   /** Trust X-Forwarded-Proto/-Host from a TLS-terminating proxy (secure cookies). Default false. */
   trustProxy?: boolean;
+  /** Accounts the sign-up form creates in an hour, from every address together; 0: no limit. Default ALL_SIGNUPS_PER_HOUR. */
+  signupsPerHour?: number;
   /** Pre-registered first-party clients, in addition to dynamically registered ones. */
   clients?: ClientMetadata[];
   /** Called with unexpected errors (provider server_error, interaction failures); default stderr. */
@@ -245,6 +248,7 @@ export async function startAuthServer(opts: AuthServerOptions): Promise<AuthServ
       clock,
       // Shared with the other instances when they share a Redis: else each would grant its own tries.
       throttle: redis === undefined ? new LoginThrottle(clock) : new RedisLoginThrottle(redis, { clock, onError }),
+      signups: createSignupLimit(clock, opts.signupsPerHour ?? ALL_SIGNUPS_PER_HOUR, redis),
       onError,
     };
     // Shared with the other instances when they share a Redis: the server-wide limit is a total.

@@ -141,6 +141,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     trustedProxies: c.trustedProxies,
     workers,
     watchBuilds: c.watchBuilds,
+    signupsPerHour: c.signupsPerHour,
     responseCacheBytes: c.responseCacheBytes,
     searchCacheBytes: c.searchCacheBytes,
     drainMs,

@@ -49,6 +49,8 @@ export interface ServicesConfig {
   readonly mcpIdleMs?: number;
   readonly clock?: () => number;
   readonly version?: string;
+  /** The embedded authorization server's sign-up allowance (HPD_SIGNUPS_PER_HOUR; default its default). */
+  readonly signupsPerHour?: number;
   /** Timeouts and connection cap of each node:http listener (MCP, authorization server). */
   readonly listenerLimits?: Partial<ListenerLimits>;
   /** Longest time close() takes, from its call to closing what is left; default DEFAULT_DRAIN_MS. */
@@ -369,6 +371,7 @@ async function startMcpAndAuth(
       clock: c.clock,
       listenerLimits: c.listenerLimits,
       trustedProxies,
+      signupsPerHour: c.signupsPerHour,
       redis: parts.backend.redis?.client,
       health: authHealth,
       metrics,

@@ -35,6 +35,8 @@ export interface ServeConfig {
   /** Part of the drain during which readiness fails but every listener still accepts (at most half of it). */
   readonly drainNoticeMs: number;
   readonly watchBuilds: boolean;
+  /** Accounts the sign-up form creates in an hour, all addresses together; 0: no such limit. */
+  readonly signupsPerHour: number;
   readonly limits: Readonly<Record<Tier, number>>;
   /** Undefined: no metrics listener. */
   readonly metricsPort: number | undefined;
@@ -96,6 +98,7 @@ export function serveConfig(env: NodeJS.ProcessEnv = process.env, overrides: Ser
     drainMs: Math.round(v.drainSeconds * 1000),
     drainNoticeMs: Math.round(Math.min(v.drainNoticeSeconds, v.drainSeconds / 2) * 1000),
     watchBuilds: v.watchBuilds,
+    signupsPerHour: v.signupsPerHour,
     limits: Object.freeze({ free: v.quotaFree, pro: v.quotaPro, enterprise: v.quotaEnterprise }),
     metricsPort: v.metricsPort,
     metricsHost: v.metricsHost,

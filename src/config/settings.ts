@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseTrustedProxyList } from '../http/trusted-proxies.ts';
 import { LOG_LEVELS, type LogLevel } from '../observability/log-levels.ts';
+import { ALL_SIGNUPS_PER_HOUR } from '../auth-server/signup-limit.ts';
 import { DEFAULT_DAILY_LIMITS } from '../policy/tiers.ts';
 import { ConfigError } from './config-error.ts';
 import * as p from './parsers.ts';
@@ -261,6 +262,16 @@ export const SETTINGS = {
     defaultText: '2',
     description:
       "after SIGTERM, how long /readyz fails while every listener still accepts and serves, so the load balancer takes the instance out before it stops accepting: at least the balancer's check interval × fall (deploy/haproxy.cfg: 500 ms, then 250 ms, fall 2: out within ~0.8 s); at most half of HPD_DRAIN_SECONDS is used; 0 without a balancer",
+    scope: 'serve',
+  }),
+  signupsPerHour: setting<number>({
+    name: 'HPD_SIGNUPS_PER_HOUR',
+    parse: p.integer(0, 1_000_000),
+    expected: 'a whole number of accounts (0: no server-wide limit)',
+    fallback: ALL_SIGNUPS_PER_HOUR,
+    defaultText: String(ALL_SIGNUPS_PER_HOUR),
+    description:
+      'accounts the sign-up form of the embedded authorization server creates in an hour, from every address together (shared by the instances on one Redis); past it the form answers 429 with the wait. Each address is also paced by the log-in throttle. Accounts are kept, so this bounds how fast anyone can grow the state store',
     scope: 'serve',
   }),
   watchBuilds: setting<boolean>({

@@ -446,6 +446,31 @@ test('sign-up refusals: short password, mismatch, invalid or existing e-mail —
   assert.equal(store.listUsers().length, 1, 'no account was created by a refused sign-up');
 });
 
+test('the sign-up allowance of the server holds for every address together; 0 turns it off', async (t) => {
+  const { server, store } = await startFixture(t, { signupsPerHour: 2 });
+  const client = await registerClient(server.url);
+  const signUp = async (email: string): Promise<Response> => {
+    const jar = new CookieJar();
+    const { url } = await openInteraction(jar, server.url, { clientId: client.client_id, challenge: pkcePair().challenge });
+    return browse(jar, `${url}/signup`, { form: { email, password: PASSWORD, confirm: PASSWORD } });
+  };
+  assert.equal((await signUp('a1@example.org')).status, 303);
+  assert.equal((await signUp('a2@example.org')).status, 303);
+  const refused = await signUp('a3@example.org');
+  assert.equal(refused.status, 429);
+  assert.match(await refused.text(), /not taking new accounts right now/);
+  assert.equal(store.listUsers().length, 2, 'no account past the allowance');
+
+  const open = await startFixture(t, { signupsPerHour: 0 });
+  const openClient = await registerClient(open.server.url);
+  for (let i = 0; i < 3; i++) {
+    const jar = new CookieJar();
+    const { url } = await openInteraction(jar, open.server.url, { clientId: openClient.client_id, challenge: pkcePair().challenge });
+    const res = await browse(jar, `${url}/signup`, { form: { email: `b${i}@example.org`, password: PASSWORD, confirm: PASSWORD } });
+    assert.equal(res.status, 303, `sign-up ${i + 1} without a server-wide limit`);
+  }
+});
+
 test('a signed-in browser is not silently approved for a new client: it gets an Allow button', async (t) => {
   const { server } = await startFixture(t);
   const { jar, tokens } = await fullFlow(server.url, { email: 'kim@example.org', password: PASSWORD, mode: 'signup' });

@@ -329,6 +329,36 @@ test('two instances, one Redis: the log-in throttle is shared — 5 wrong passwo
   assert.ok(callback.searchParams.get('code') !== null, 'after the back-off the right password works on B');
 });
 
+test('two instances, one Redis: the sign-up allowance is a total — 3 an hour through both, the 4th refused on either with the wait, no 4th account', async (t) => {
+  const c = await startCluster(t, { signupsPerHour: 3 });
+  const client = await registerClient(c.direct.A);
+  c.balancer.route = 'alternate';
+  for (const email of ['s1@example.org', 's2@example.org', 's3@example.org']) {
+    const jar = new CookieJar();
+    const { url } = await openInteraction(jar, c.balancer.url, { clientId: client.client_id, challenge: pkcePair().challenge });
+    const callback = await submitAndFollow(jar, c.balancer.url, url, 'signup', { email, password: PASSWORD, confirm: PASSWORD });
+    assert.ok(callback.searchParams.get('code') !== null, email);
+  }
+  for (const route of ['A', 'B'] as const) {
+    const jar = new CookieJar();
+    c.balancer.route = route;
+    const { url } = await openInteraction(jar, c.balancer.url, { clientId: client.client_id, challenge: pkcePair().challenge });
+    const refused = await browse(jar, `${url}/signup`, {
+      form: { email: `late-${route}@example.org`, password: PASSWORD, confirm: PASSWORD },
+    });
+    assert.equal(refused.status, 429, `through ${route}`);
+    assert.ok(Number(refused.headers.get('retry-after')) > 0, 'says how long to wait');
+    assert.match(await refused.text(), /not taking new accounts right now; try again in \d+ seconds?\./);
+  }
+  assert.deepEqual(
+    c.store
+      .listUsers()
+      .map((u) => u.email)
+      .sort(),
+    ['s1@example.org', 's2@example.org', 's3@example.org'],
+  );
+});
+
 test('two instances, one Redis: the registration limits are totals — one address gets REGISTRATIONS_PER_HOUR across both, every address together ALL_REGISTRATIONS_PER_HOUR', async (t) => {
   let now = Date.now();
   const c = await startCluster(t, { clock: () => now });
