@@ -7,6 +7,7 @@ import { DENTAL_ENROLLEES, DENTAL_METAL_LEVELS, type DentalPlanRecord } from '..
 import { PLAN_TYPES } from '../engine/plan-record.ts';
 import type { YearData } from './data-registry.ts';
 import { HAL_LINK, LABELS, NULLABLE_DOLLARS } from './shared-schemas.ts';
+import { ISSUER_NOTE, issuerFields } from './issuer-fields.ts';
 
 export const DENTAL_PLAN_PROPERTIES = {
   id: {
@@ -18,7 +19,11 @@ export const DENTAL_PLAN_PROPERTIES = {
     description: '14-character plan ID shared by the on- and off-exchange variants; the Rate PUF’s PlanId',
   },
   name: { type: 'string', description: 'Marketing name of the dental plan' },
-  issuer: { type: 'string', description: 'Insurance company (issuer) marketing name' },
+  issuer: {
+    type: ['string', 'null'],
+    description: 'Insurance company (issuer) marketing name; null when the source file does not publish it (issuer_note)',
+  },
+  issuer_note: ISSUER_NOTE,
   issuer_id: { type: 'string', description: '5-digit HIOS issuer ID' },
   state: { type: 'string', description: 'Two-letter state code' },
   plan_type: { type: 'string', enum: [...PLAN_TYPES], description: 'Network type: hmo, ppo, epo, pos or indemnity' },
@@ -85,7 +90,7 @@ export function dentalPlanFields(r: DentalPlanRecord): Record<string, unknown> {
     id: r.id,
     standard_component_id: r.standard_component_id,
     name: r.name,
-    issuer: r.issuer,
+    ...issuerFields(r),
     issuer_id: r.issuer_id,
     state: r.state,
     plan_type: r.plan_type,

@@ -152,6 +152,9 @@ describe('GET /v1/health/dental/plans/{plan_id}', () => {
     const body = await expectOk(await s.get('/v1/health/dental/plans/86545CT1400003-01?year=2024'), 'getDentalPlanById');
     assert.equal(body.id, '86545CT1400003-01');
     assert.equal(body.standard_component_id, '86545CT1400003');
+    // The state's Plans file leaves the issuer name blank: null and the reason, never an empty name.
+    assert.equal(body.issuer, null);
+    assert.match(String(body.issuer_note), /does not publish the issuer name \(HIOS issuer ID 86545\)/);
     assert.equal(body.on_exchange, true);
     assert.equal(body.premiums_loaded, true);
     assert.equal(body.premium_note, null);
