@@ -2,7 +2,7 @@
  * @module `npm run bench:build`: the national build with modeled premiums, measured against its targets.
  *
  * Runs `hpd build` in a child process (so peak RSS is the compiler's own), then opens the result in a
- * second fresh process. Targets (issue: data build): build ≤ 60 s wall and ≤ 1.5 GB peak RSS on the
+ * second fresh process. Targets: build ≤ 60 s wall and ≤ 1.5 GB peak RSS on the
  * 2-core box; open ≤ 1 s and ≤ 400 MB resident. Each figure is printed with its ratio to the target.
  * Builds go to a temporary directory; the repository's data/builds is not touched.
  */

@@ -1,5 +1,5 @@
 /**
- * @module The build's CSV parser (build/read/csv-reader.ts) on real CMS files (issue 13 item 7): the
+ * @module The build's CSV parser (build/read/csv-reader.ts) on real CMS files: the
  * PY2025 Plan Attributes PUF (35.5 MB, 151 columns, inflated once into a temporary file) and the PY2025
  * Service Area PUF (1.2 MB), read from disk in 64 KiB chunks as the build reads plain files, every
  * record with its physical line number.

@@ -1,6 +1,6 @@
 /**
  * @module `npm run bench:observability`: what /metrics and the access log cost on the search workload
- * of the national build (issue #12 §5: our own counters are kept if prom-client would cost > 3 %).
+ * of the national build (our own counters are kept if prom-client would cost > 3 %).
  *
  * Three servers, one REST worker each, their JSON logs going to a file (as to a log collector, not to
  * this process): metrics and access log off; HPD_METRICS_PORT set; HPD_METRICS_PORT set and

@@ -1,6 +1,6 @@
 /**
  * @module `npm run bench:redis`: the search workload on one `hpd serve --workers 0` instance with the
- * state on Redis (`HPD_REDIS_URL`, issue #11) next to the same instance on the embedded LMDB store,
+ * state on Redis (`HPD_REDIS_URL`) next to the same instance on the embedded LMDB store,
  * in the same run: requests/s (target: Redis ≥ 0.9× embedded), p50/p99/p99.9, errors, the server's CPU
  * time per request, and how often the instance called Redis while it served.
  *

@@ -14,7 +14,7 @@
  * --cpu-prof and write its profile there), --no-micro (skip the micro-benchmarks), --report FILE.json
  * (only rewrite the markdown and SVG of an earlier run), --no-workers (skip bench/workers.bench.ts, which a
  * complete full run otherwise runs after the suite: `npm run bench:workers` alone), --no-tail (skip
- * bench/tail.bench.ts, issue #22's per-core figures of both worker modes, run next: `npm run bench:tail`
+ * bench/tail.bench.ts, the per-core figures of both worker modes, run next: `npm run bench:tail`
  * alone), --no-redis (skip
  * bench/redis.bench.ts, the Redis state store vs the embedded one, which a complete full run otherwise
  * runs last: `npm run bench:redis` alone; it needs /usr/bin/redis-server).
@@ -53,7 +53,7 @@ Options:
   --no-micro            skip the micro-benchmarks
   --report FILE.json    only rewrite the markdown and SVG of an earlier run
   --no-workers          skip bench/workers.bench.ts (otherwise run after a complete full run)
-  --no-tail             skip bench/tail.bench.ts (issue #22 per core: both worker modes, allocation,
+  --no-tail             skip bench/tail.bench.ts (per core: both worker modes, allocation,
                         GC, sustained rates; otherwise run after the workers figures, ~10 min)
   --no-redis            skip bench/redis.bench.ts (otherwise run last; needs /usr/bin/redis-server)
   --help                this text
@@ -100,7 +100,7 @@ const options: SuiteOptions = {
   durationS: Math.round(num('--duration', short ? 1 : 4)),
   reps: Math.round(num('--reps', short ? 1 : 3)),
   connections: Math.round(num('--connections', 64)),
-  // Open loop: the three workloads of issue #14 (--short: search only, to check the wrk2 path).
+  // Open loop: the three workloads (--short: search only, to check the wrk2 path).
   openLoop: short ? ['search'] : ['search', 'detail', 'aptc'],
   openLoopLevels: [0.5, 0.8, 0.95],
   warmup: !short,
@@ -144,7 +144,7 @@ try {
   process.stdout.write(
     `results: ${files.json}\n         ${files.markdown}\n         ${files.svg}\nwall time ${result.wall_seconds.toFixed(0)} s\n`,
   );
-  // The worker-thread figures (issue #10) and the Redis state store's (issue #11) run their own
+  // The worker-thread figures and the Redis state store's run their own
   // servers: after the suite, one after the other, so they never share the machine with its load runs.
   const companion = (file: string): number | null => {
     const r = spawnSync(
@@ -157,7 +157,7 @@ try {
   };
   if (complete && !flag('--no-workers') && companion('./workers.bench.ts') !== 0) process.exitCode = 2;
   if (complete && !flag('--no-tail')) {
-    // 1: a target of issue #22 was missed; anything else: it failed.
+    // 1: a target was missed; anything else: it failed.
     const status = companion('./tail.bench.ts');
     if (status === 1 && process.exitCode !== 2) process.exitCode = 1;
     else if (status !== 0 && status !== 1) process.exitCode = 2;

@@ -1,5 +1,5 @@
 /**
- * @module `npm run bench:tail`: issue #22's figures per core, in the configuration users run as well as
+ * @module `npm run bench:tail`: the figures per core, in the configuration users run as well as
  * with REST in the main thread. `npm run bench` runs it after the suite in a complete full run.
  *
  * Two servers on the national build, each with all of its threads pinned to the server core, next to
@@ -10,7 +10,7 @@
  * lines give the bytes allocated per request and the mark-compacts of every thread (bench/lib/gc-trace.ts).
  *
  * 1. Closed loop (wrk, 64 connections, 3 × 4 s, targets alternated): requests/s ÷ the ceiling's, and
- *    bytes allocated per request, for search, household search (issue #24: also ÷ single-age search),
+ *    bytes allocated per request, for search, household search (also ÷ single-age search),
  *    detail, years and APTC.
  * 2. Open loop (wrk2) at 80 % of each server's own median rate, the ceiling at the same rate: p99 ÷ the
  *    ceiling's p99, for search, detail and APTC (3 × 4 s).
@@ -51,7 +51,7 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BASE_URL = 'http://bench.test';
 const USAGE = `Usage: npm run bench:tail [-- options]
 
-Issue #22's figures per core: hpd serve --workers 0 and --workers 1 (every thread on the server core)
+The figures per core: hpd serve --workers 0 and --workers 1 (every thread on the server core)
 against the ceiling on the same core: requests/s ratios and bytes allocated per request (closed loop),
 p99 ratios at 80 % (open loop), mark-compacts in 30 s at 80 %, the sustained search rate, and 1 vs 2
 workers unpinned. About 9 minutes; needs wrk (wrk2 is built on first use).
@@ -311,7 +311,7 @@ function checks(modes: readonly Target[], closed: Map<string, Closed>, open: Map
       const f = floor[w];
       if (f !== undefined) out.push({ id: `${t.name}: ${w} requests/s ÷ ceiling`, measured: ratio, target: `≥ ${f}`, met: ratio >= f });
     }
-    // Issue #24: a three-member household search serves at least 0.8 of the single-age searches.
+    // A three-member household search serves at least 0.8 of the single-age searches.
     const hh = median(closed.get(`${t.name}/household`)!.rps) / median(closed.get(`${t.name}/search`)!.rps);
     out.push({ id: `${t.name}: household search requests/s ÷ single-age search`, measured: hh, target: '≥ 0.8', met: hh >= 0.8 });
     for (const w of OPEN) {

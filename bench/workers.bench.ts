@@ -1,6 +1,6 @@
 /**
- * @module `npm run bench:workers`: what REST worker threads cost and give on the national build (issue
- * #10): peak RSS of `hpd serve --workers 1`, `2` and `4`; search requests/s of 1 vs 2 workers with the
+ * @module `npm run bench:workers`: what REST worker threads cost and give on the national build:
+ * peak RSS of `hpd serve --workers 1`, `2` and `4`; search requests/s of 1 vs 2 workers with the
  * server's CPU time per request; and search latency while `hpd builds use` flips `current` between two
  * builds 10 times, next to the same run without flips.
  *

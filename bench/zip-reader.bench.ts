@@ -1,6 +1,6 @@
 /**
  * @module The build's ZIP reader (build/read/zip-entry.ts) against yauzl, the usual Node ZIP library,
- * on the real CMS Plan Attributes PUFs (issue 13 item 7): open the archive, find the one CSV member and
+ * on the real CMS Plan Attributes PUFs: open the archive, find the one CSV member and
  * stream its inflated bytes to the end, which is all the compiler asks of a ZIP reader. yauzl is timed
  * twice: as documented (its own inflate stream) and tuned (raw member bytes through a 64 KiB inflate,
  * our chunk size); both check the CRC-32 as ours does, since yauzl checks only sizes.

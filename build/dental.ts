@@ -1,5 +1,5 @@
 /**
- * @module The dental half of a build (issue #24 §5): where each stand-alone dental plan is offered and
+ * @module The dental half of a build: where each stand-alone dental plan is offered and
  * what it costs, in the shape the LMDB `dental-*` databases hold (src/engine/dental-record.ts).
  *
  * Dental plans are placed exactly as medical plans are (their own service areas, expanded against the

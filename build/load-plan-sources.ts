@@ -31,7 +31,7 @@ export interface PlanSourcesData {
   readonly newestImport: string | null;
   /** States whose plans were taken as statewide because their Service Areas file has no rows. */
   readonly statewideByDecision: string[];
-  /** Individual stand-alone dental plan variants (issue #24 §5), kept apart from `variants`. */
+  /** Individual stand-alone dental plan variants, kept apart from `variants`. */
   readonly dental: Map<string, DentalPlanRecord>;
   readonly dentalServiceAreas: Map<string, ServiceArea>;
   /** State → the source of its dental plans (its Rates file prices them, when it has one). */

@@ -18,7 +18,7 @@ export interface Premiums {
   readonly premiumsModeled: boolean;
   /**
    * The rates of the dental plans asked for, from a real Rate PUF only: null when premiums are modeled,
-   * since modeled medical premiums give no basis for dental ones (issue #24 §5).
+   * since modeled medical premiums give no basis for dental ones.
    */
   readonly dentalRates: RateTable['rates'] | null;
 }

@@ -19,7 +19,7 @@ export interface SourcePremiums {
   readonly modeledStates: ReadonlySet<string>;
   /** Newest ImportDate of each source's Rates file (null when modeled or undated), by bundle id. */
   readonly ratesImport: ReadonlyMap<string, string | null>;
-  /** Dental plans' rates from real Rate PUFs (issue #24 §5); never modeled. */
+  /** Dental plans' rates from real Rate PUFs; never modeled. */
   readonly dentalRates: RateTable['rates'];
   /** States whose dental plans' source has a real Rates file: their dental premiums are loaded. */
   readonly dentalRatedStates: ReadonlySet<string>;

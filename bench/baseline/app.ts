@@ -423,7 +423,7 @@ export function createBaselineApp(config: BaselineConfig): Hono<Env> {
             : String(r.name).toLowerCase();
     const nextCursor =
       hasMore && last !== undefined
-        ? // The year and build that issued it, as ours writes them (issue #20): the first 12 characters of the build hash.
+        ? // The year and build that issued it, as ours writes them: the first 12 characters of the build hash.
           Buffer.from(
             JSON.stringify({ v: 1, k: [lastKey(last), last.standard_component_id], f: fingerprint, y: year, b: buildHash.slice(0, 12) }),
           ).toString('base64url')

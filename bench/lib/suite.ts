@@ -226,7 +226,7 @@ const HPD = join(ROOT, 'bin/hpd.js');
 const BASE_URL = 'https://api.bench.test';
 /** High enough that the daily quota never refuses a benchmark request. */
 const QUOTA = QUOTA_OUT_OF_REACH;
-/** The search response cache's setting (the other half of issue #14); 0 turns it off. */
+/** The search response cache's setting; 0 turns it off. */
 const SEARCH_CACHE = 'HPD_SEARCH_CACHE_MB';
 /** The open-loop ratio target: ours' p99 ≤ 1.25× the ceiling's at 80 % of our maximum rate. */
 const P99_RATIO_TARGET = 1.25;
@@ -843,11 +843,11 @@ function checksOf(workloads: readonly WorkloadResult[], ratios: SuiteResult['rat
     0.5,
     '×',
   );
-  // Issue #22's floors; bench/tail.bench.ts checks the same per core in both worker modes.
+  // The floors; bench/tail.bench.ts checks the same per core in both worker modes.
   check('years_vs_ceiling', 'years requests/s, ours ÷ ceiling', ratios.years?.ours_ceiling, '>=', 0.9, '×');
   check('detail_vs_ceiling', 'detail requests/s, ours ÷ ceiling', ratios.detail?.ours_ceiling, '>=', 0.8, '×');
   check('aptc_vs_ceiling', 'aptc requests/s, ours ÷ ceiling', ratios.aptc?.ours_ceiling, '>=', 0.5, '×');
-  // Issue #24: a three-member household search costs at most a quarter more than a single-age one.
+  // A three-member household search costs at most a quarter more than a single-age one.
   const rpsOf = (name: WorkloadName): number | undefined => workloads.find((w) => w.name === name)?.targets.ours?.full.median.rps;
   const household = rpsOf('household');
   const single = rpsOf('search');

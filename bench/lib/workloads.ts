@@ -10,7 +10,7 @@
  * - detail: plan variants of every kind (mostly the on-exchange `-01`, also CSR and off-exchange
  *   variants, and 14-character standard component ids).
  * - household: the search mix with three members instead of one age (two adults and a child under 21,
- *   `ages`; issue #24 §1), its cursors its own: the same ZIPs and options, priced for a family.
+ *   `ages`), its cursors its own: the same ZIPs and options, priced for a family.
  * - years: the one URL.
  * - aptc: households of one to five members seeking coverage, incomes from 80 % to 600 % FPL or so.
  * - realistic (only when asked for): the search stream a response cache would see, Zipf-distributed

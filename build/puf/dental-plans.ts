@@ -1,5 +1,5 @@
 /**
- * @module The stand-alone dental rows of a Plans PUF (issue #24 §5): individual market,
+ * @module The stand-alone dental rows of a Plans PUF: individual market,
  * `DentalOnlyPlan` = Yes. They are read in the Plan Attributes pass (plan-attributes.ts), not in a
  * second pass over a 35 MB file, and checked like medical rows: a row without a usable identity is
  * rejected with its file, line, column and reason; an unreadable optional value is nulled with a warning.

@@ -3,7 +3,7 @@
  * area covers.
  *
  * Only individual-market service areas are kept, keyed by issuer and service area id (the id is unique
- * only within an issuer); medical ones in the returned map, stand-alone dental ones (issue #24 §5) in
+ * only within an issuer); medical ones in the returned map, stand-alone dental ones in
  * the map the caller passes for them, if any, so that medical plans never see a dental area. A whole-state row expands later, against the geography, to every county of
  * the state; a partial-county row keeps its ZIP list so that a plan is offered only in those ZIPs.
  */

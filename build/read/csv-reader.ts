@@ -11,7 +11,7 @@
  * Fields are returned raw: enclosing quotes are removed and doubled quotes undone, but nothing is trimmed,
  * because deciding what whitespace means is the value parsers' job and the raw text is what a diagnostic quotes.
  *
- * Why not a library (issue 13 item 7): speed. csv-parse 7.0.3, the usual Node parser, also gives line numbers
+ * Why not a library: speed. csv-parse 7.0.3, the usual Node parser, also gives line numbers
  * (`info: true`) and positioned errors, but on the PY2025 Plan Attributes PUF (35.5 MB, 24,528 lines × 151
  * columns, read in 64 KiB chunks) it takes 1,677 ms of CPU where this parser takes 321 ms (21 vs 111 MB/s), and
  * 122 vs 20 ms on the Service Area PUF (1.2 MB); `bench/csv-reader.bench.ts`, 2026-11, shared 2-core machine.

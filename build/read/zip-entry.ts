@@ -10,7 +10,7 @@
  * (zeros in the local header). The inflated bytes are checked against both, so a truncated or corrupt download
  * fails the build instead of yielding a silently short table.
  *
- * Why not yauzl (issue 13 item 7; 3.4.0, well kept): measured on the real PUFs by `bench/zip-reader.bench.ts`
+ * Why not yauzl (3.4.0, well kept): measured on the real PUFs by `bench/zip-reader.bench.ts`
  * (2026-11, shared 2-core machine, process CPU per full read of the member), yauzl as documented takes 116 ms for
  * the PY2025 Plan Attributes PUF (35.5 MB inflated) and 208 ms for PY2023 (47.3 MB), against 48 and 60 ms here;
  * even its raw member bytes through our 64 KiB inflate take 60 and 76 ms (+25 %). And yauzl checks sizes, not the

@@ -1,6 +1,6 @@
 /**
- * @module oidc-provider storage on Redis, for several `hpd serve` instances behind one load balancer
- * (issue #11): a client registered through one instance, or a refresh token it issued, must be known
+ * @module oidc-provider storage on Redis, for several `hpd serve` instances behind one load balancer:
+ * a client registered through one instance, or a refresh token it issued, must be known
  * to every other. Same contract as the LMDB store (lmdb-adapter.ts), which stays the default.
  *
  * Layout (all under `prefix`, default `hpd:oauth:`):

@@ -1,5 +1,5 @@
 /**
- * @module Dynamic client registrations per client address (issue #21, finding 5): a token bucket of
+ * @module Dynamic client registrations per client address: a token bucket of
  * {@link REGISTRATIONS_PER_HOUR}, refilled evenly over the hour, in memory on one host and in the
  * shared Redis for several instances (redis-registration-limit.ts, the same buckets).
  *

@@ -1,6 +1,5 @@
 /**
- * @module Dynamically registered clients that never complete an authorization expire (issue #21,
- * finding 5).
+ * @module Dynamically registered clients that never complete an authorization expire.
  *
  * Registration is open to anyone (MCP clients register themselves), and a registered client was kept
  * forever: 80,000 registrations from one client in 66 s grew oauth.mdb from 20 KB to 110 MB, never

@@ -49,7 +49,7 @@ export const DB = {
   crosswalk: 'crosswalk',
   benefits: 'benefits',
   familyTiers: 'family-tiers',
-  /** Stand-alone dental plans (issue #24 §5), apart from the medical ones: see dental-record.ts. */
+  /** Stand-alone dental plans, apart from the medical ones: see dental-record.ts. */
   dentalPlans: 'dental-plans',
   /** County FIPS → the dental plan variants offered there ({@link DentalOffer}[]). */
   dentalOffers: 'dental-offers',

@@ -168,7 +168,7 @@ export interface Dataset {
    * the file has no such amount (modeled or age-rated plans). Read from LMDB once, on first use.
    */
   familyTierCents(standardComponentId: string, ratingArea: number, column: TierColumn): number | null;
-  /** The stand-alone dental plans (issue #24 §5), read from LMDB once, on first use. */
+  /** The stand-alone dental plans, read from LMDB once, on first use. */
   dental(): DentalCatalog;
   /** States with plan data in this build. */
   statesWithPlans(): readonly string[];

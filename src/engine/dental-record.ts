@@ -1,5 +1,5 @@
 /**
- * @module The stand-alone dental plan records of a build (issue #24 §5), kept apart from the medical
+ * @module The stand-alone dental plan records of a build, kept apart from the medical
  * plans: their own LMDB databases (build-format.ts `DB.dental*`), never the columnar tables, so a
  * medical search reads exactly what it read before dental plans were compiled.
  *

@@ -1,5 +1,5 @@
 /**
- * @module Stand-alone dental plans of an opened build (issue #24 §5): a small index of their own, read
+ * @module Stand-alone dental plans of an opened build: a small index of their own, read
  * from the LMDB `dental-*` databases into RAM on first use (a few thousand offers per year), and the
  * pure search over it. Medical search never reads any of it.
  */

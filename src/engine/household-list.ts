@@ -1,5 +1,5 @@
 /**
- * @module A location's plan list priced for one household (issue #24 §1): the household's total at every
+ * @module A location's plan list priced for one household: the household's total at every
  * list position and the positions in order of that total, for a search to filter, sort and page by.
  *
  * The build stores premium orders per age only. Within a state every plan shares one age curve, so the

@@ -1,5 +1,5 @@
 /**
- * @module One household's premium for the plans of one location (issue #24 §1): the APTC benchmark, the
+ * @module One household's premium for the plans of one location: the APTC benchmark, the
  * lowest-cost plans, search, compare, detail and the OOP estimate all price a family through here, so a
  * plan's household total is the same number wherever it is shown.
  *

@@ -1,5 +1,5 @@
 /**
- * @module What a plan-shopping page draws its filters from (issue #24 §2; the CMS Marketplace API's
+ * @module What a plan-shopping page draws its filters from (the CMS Marketplace API's
  * `/plans/search/stats`): for one search's location, age and filters, ignoring paging and sort, the
  * number of matching plans per metal level, plan type, issuer and HSA eligibility, and the range of their
  * premiums and deductibles. Plans are matched by the search's own {@link Matcher}, so every facet's

@@ -131,7 +131,7 @@ function samples(id: string, f: Facts): OperationSamples {
         missing: [{ query: q(['zip', '00000'], ['age', '40']), path: {} }],
       };
     case 'comparePlans':
-      // A household, so the example shows the member breakdown (issue #24 §1).
+      // A household, so the example shows the member breakdown.
       return {
         ok: { query: q(['ids', `${first},${second}`], ['zip', f.zip], ['ages', '40,38,10']), path: {} },
         missing: [{ query: q(['ids', `${first},${NO_SUCH_PLAN}-01`], ...where), path: {} }],

@@ -2,7 +2,7 @@
  * @module One full garbage collection when a thread has loaded what it serves, before it takes
  * requests. Loading the builds leaves garbage in the old generation and the last loaded objects in the
  * young generation; left there, they are collected in the middle of traffic: a 7–12 ms scavenge that
- * copies them, then a 20–40 ms mark-compact (measured on the national build, one core, issue #22). On
+ * copies them, then a 20–40 ms mark-compact (measured on the national build, one core). On
  * one core a pause of the main thread is a pause of every worker too.
  */
 import { setFlagsFromString } from 'node:v8';

@@ -1,5 +1,5 @@
 /**
- * @module The fields of a stand-alone dental plan (issue #24 §5) that search and detail both answer,
+ * @module The fields of a stand-alone dental plan that search and detail both answer,
  * their schema, and the labels of dental responses. Dental premiums are the Rate PUF's or null: modeled
  * medical premiums give no basis for dental ones, so a state without a Rate PUF gets null and says so.
  */

@@ -1,6 +1,6 @@
 /**
- * @module `GET /v1/health/dental/plans/{plan_id}`: the record of a stand-alone dental plan variant
- * (issue #24 §5). A premium needs a location and an age: search gives it; the detail says whether the
+ * @module `GET /v1/health/dental/plans/{plan_id}`: the record of a stand-alone dental plan variant.
+ * A premium needs a location and an age: search gives it; the detail says whether the
  * state's dental rates are loaded at all.
  */
 import type { DentalPlanRecord } from '../engine/dental-record.ts';

@@ -16,7 +16,7 @@ import { HOUSEHOLD_AGES, LABELS, MEMBER_BREAKDOWN, LINKS_OF, NULLABLE_NUMBER, P,
 interface Params {
   plan_id: string;
   year: number;
-  /** Pricing (issue #24 §1): a location and one age or a household, optionally with the credit's income. */
+  /** Pricing: a location and one age or a household, optionally with the credit's income. */
   zip?: string;
   county_fips?: string;
   age?: number;

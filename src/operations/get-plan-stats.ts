@@ -1,5 +1,5 @@
 /**
- * @module `GET /v1/health/plans/stats`: the facets and ranges of a search (issue #24 §2), for a
+ * @module `GET /v1/health/plans/stats`: the facets and ranges of a search, for a
  * plan-shopping page's filters. It takes the search's location, age and filters; a search's page,
  * order and cursor have no meaning here and are refused as unknown. Counts per metal level, plan type,
  * issuer and HSA eligibility, and the premium and deductible ranges, are those of the plans the same

@@ -1,5 +1,5 @@
 /**
- * @module One plan priced for a household at a location, with each member's share (issue #24 §1): what
+ * @module One plan priced for a household at a location, with each member's share: what
  * plan detail, compare and the OOP estimate show for `ages`. The total is the household rater's, the
  * number search sorts by and the APTC benchmark ranks by.
  */

@@ -1,5 +1,5 @@
 /**
- * @module The accepted path of a REST query string, compiled per operation (issue #22's first step).
+ * @module The accepted path of a REST query string, compiled per operation.
  *
  * Nearly every request an integrator sends is plain (`zip=77002&age=40&page=2`) and valid. For those,
  * {@link PlainReader.read} scans the raw query text once and builds the validated parameters straight

@@ -40,7 +40,7 @@ export const P = {
 export const NULLABLE_NUMBER = { type: ['number', 'null'] } as const;
 
 /** Annual household income, dollars: the APTC estimate's and the ICHRA test's, each with its wording. */
-/** `ages`: a household priced instead of one `age` (issue #24 §1): a Pro parameter, like income. */
+/** `ages`: a household priced instead of one `age`: a Pro parameter, like income. */
 export const HOUSEHOLD_AGES = {
   type: 'array',
   items: { type: 'integer', minimum: 0, maximum: 65 },
@@ -100,7 +100,7 @@ export const LABELS = {
 /** The required members a located page ends with: its place, where it was priced, its provenance. */
 export const LOCATED_PAGE_REQUIRED = ['zip', 'state', ...Object.keys(PRICED_AT), ...Object.keys(LABELS)] as const;
 
-/** A household's members with their shares of a plan's premium (issue #24 §1: compare, detail, OOP). */
+/** A household's members with their shares of a plan's premium (compare, detail, OOP). */
 export const MEMBER_BREAKDOWN = {
   type: 'array',
   description:

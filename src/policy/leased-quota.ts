@@ -4,7 +4,7 @@
  * script call and counts them down locally, so a request waits on Redis only when its thread has no
  * allowance left for that user.
  *
- * Exactness (issue #11): the sum over instances of successful requests never exceeds the limit, since
+ * Exactness: the sum over instances of successful requests never exceeds the limit, since
  * every success spends a unit leased from the Redis counter, which never grants past the limit. A
  * refusal happens only when Redis has nothing left to grant while other threads still hold unused
  * units, so no request is refused while the sum is below the limit minus what the others hold. Each

@@ -1,5 +1,5 @@
 /**
- * @module The check an LMDB file of the state directory passes before it is mapped (issue #21, finding 4).
+ * @module The check an LMDB file of the state directory passes before it is mapped.
  *
  * LMDB maps the file and trusts it: a `state.mdb` truncated below its last page killed the process with
  * SIGBUS at the first read that touched the missing part (after `hpd serve` had said it was serving), and

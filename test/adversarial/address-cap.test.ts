@@ -1,5 +1,5 @@
 /**
- * Issue #21 finding 6: one address reconnecting as fast as it can must not take the whole REST
+ * One address reconnecting as fast as it can must not take the whole REST
  * connection cap. A flood from 127.0.0.2 keeps 200 connections wanted against a cap of 150; a client at
  * 127.0.0.3 must still be served, the flood must hold no more than its per-address share, and the share
  * must come back once the flood's connections close (closes are counted even though uWS cannot say

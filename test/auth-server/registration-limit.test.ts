@@ -1,5 +1,5 @@
 /**
- * Anonymous dynamic client registration is bounded (issue #21, finding 5): 80,000 `POST /reg` from one
+ * Anonymous dynamic client registration is bounded: 80,000 `POST /reg` from one
  * client in ~66 s were all 201, and every client was kept forever (oauth.mdb grew from 20 KB to 110 MB).
  * Now one address gets {@link REGISTRATIONS_PER_HOUR} an hour, then 429 with Retry-After, while another
  * address still registers; and a client that never completes an authorization expires after a day,

@@ -1,6 +1,6 @@
 /**
- * Two authorization servers sharing one Redis, as two `hpd serve` instances behind a load balancer
- * (issue #11): both configured with the same issuer (the balancer's URL), each with its own Redis
+ * Two authorization servers sharing one Redis, as two `hpd serve` instances behind a load balancer:
+ * both configured with the same issuer (the balancer's URL), each with its own Redis
  * connection as separate processes would have. A small HTTP balancer in this file sends each request
  * to the instance a test chooses, so a flow can start on one instance and continue on the other: what
  * one instance stored (clients, interactions, codes, refresh tokens, grants) and signed (tokens,

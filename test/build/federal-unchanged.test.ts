@@ -1,11 +1,11 @@
 /**
  * @module The federal PY2025 build, given no state-exchange input, is byte for byte the build of the
- * compiler before plan years could have several sources (issue #23): the same build hash and the same
+ * compiler before plan years could have several sources: the same build hash and the same
  * tables.bin, and the same records in data.mdb (its content digest: the file's own bytes also carry
  * LMDB's page layout, see lmdb-content-digest.ts). The pins were measured on commit 7bdfd1d; a change
  * that means to alter the 2025 build updates them and says why in its commit.
  *
- * Stand-alone dental plans (issue #24 §5) changed the build on purpose: the compiler version (so the
+ * Stand-alone dental plans changed the build on purpose: the compiler version (so the
  * build hash) and four new LMDB databases `dental-*`. Nothing else: tables.bin differs from 7bdfd1d's
  * only by the build hash written in its directory (with the old hash put back it hashes to the old
  * pin), and the records of every other database digest to the old pin.

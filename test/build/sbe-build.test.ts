@@ -1,6 +1,6 @@
 /**
- * @module Plan year 2024 compiled from the three state-based-exchange bundles of the shared data
- * (issue #23): what each file gave, provenance per state, the service-area decision for Vermont, and
+ * @module Plan year 2024 compiled from the three state-based-exchange bundles of the shared data:
+ * what each file gave, provenance per state, the service-area decision for Vermont, and
  * the build errors of a state given twice and of a year without its own rule table.
  */
 import assert from 'node:assert/strict';
@@ -50,7 +50,7 @@ describe('PY2024 from the CT, RI and VT state-exchange bundles', () => {
         sbe_vt_service_areas: rows.sbe_vt_service_areas,
       },
       {
-        // Individual dental plans, their rates and service areas are kept since issue #24 §5: CT 6 plans,
+        // Individual dental plans, their rates and service areas are kept: CT 6 plans,
         // 2,448 rate rows, 5 service-area rows; RI 7, 357, 2; VT 1, 1 (its file has no service areas).
         sbe_ct_plans: [82, 0, 5],
         sbe_ct_rates: [19584, 0, 8160],

@@ -1,5 +1,5 @@
 /**
- * @module Where build inputs come from (issue 12 §6): every URL in data/sources/*.json is the official
+ * @module Where build inputs come from: every URL in data/sources/*.json is the official
  * publisher's (CMS, HUD, Census) or PolicyEngine-US at a pinned commit, never a personal repository or
  * a moving branch, and has its checksum; `hpd sources init` writes a new year from the CMS patterns and
  * `--pin` records the checksums of what was downloaded (no network: the "download" is placed in the cache).

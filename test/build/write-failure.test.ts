@@ -1,5 +1,5 @@
 /**
- * A build the machine stops (issue #21, finding 7): `hpd build` on a full disk printed "unexpected
+ * A build the machine stops: `hpd build` on a full disk printed "unexpected
  * error: ENOSPC: no space left on device, write". It must name the stage and the path, publish
  * nothing, and leave nothing behind. The full disk is real: a 3 MiB tmpfs mounted by the test (root,
  * as the README's test command runs on the project's machines), far smaller than the PY2025 build.

@@ -210,7 +210,7 @@ describe('hpd build: fixture builds', { timeout: 60_000 }, () => {
     assert.ok(r.stdout.includes('puf_data+modeled_premiums'));
     assert.match(r.stdout, new RegExp(`\\b${FIXTURE_PLANS.length} plans \\(\\d+ variants\\), \\d+ issuers, 2 states`));
     assert.match(r.stdout, /\d+ ZIPs, \d+ locations, \d+ counties, \d+ rating areas/);
-    // The fixture's dental row is kept apart as a dental plan since issue #24 §5, no longer out of scope.
+    // The fixture's dental row is kept apart as a dental plan, not out of scope.
     assert.match(r.stdout, /plan_attributes\s+\d+ rows, 0 rejected, 0 out of scope/);
     assert.match(r.stderr, /^plan attributes: /m, 'progress lines on stderr');
     assert.deepEqual(h.tmpDirsLeft(), []);

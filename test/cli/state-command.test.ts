@@ -1,6 +1,6 @@
 /**
- * The state files that hold customers' keys and grants are at least as safe as the build files (issue
- * #21, finding 4): real LMDB files, written by real `hpd` processes, then truncated, emptied or
+ * The state files that hold customers' keys and grants are at least as safe as the build files: real
+ * LMDB files, written by real `hpd` processes, then truncated, emptied or
  * overwritten. Before the check, `hpd keys list` on a truncated `state.mdb` died on SIGBUS with no
  * message, `hpd serve` on a truncated `oauth.mdb` likewise, and a 0-byte `state.mdb` was recreated
  * empty (every key then answered 401). Now each refuses with one line naming the file, exit 1, and

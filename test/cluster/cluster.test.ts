@@ -1,5 +1,5 @@
 /**
- * Several instances behind a load balancer (issue #11), tested as a real cluster on loopback: Debian's
+ * Several instances behind a load balancer, tested as a real cluster on loopback: Debian's
  * HAProxy with deploy/haproxy.cfg, two `hpd serve` (one REST worker each) with their own copies of the
  * build, one real redis-server. Quotas stay exact across instances and restarts, a key revoked through
  * one instance's CLI and an access token revoked at one instance's /token/revocation are refused by

@@ -1,5 +1,5 @@
 /**
- * @module The dental catalog and search of the engine (issue #24 §5): the index read from the LMDB
+ * @module The dental catalog and search of the engine: the index read from the LMDB
  * `dental-*` databases (a partial county's ZIP list honoured, a build without them empty) and the order
  * of a search: by premium then plan id when premiums exist, plans without one last; else by name then id.
  */

@@ -148,7 +148,7 @@ describe('family tiers (NY, VT; domain.md §3.3)', () => {
   });
 });
 
-describe('family-tier amounts from the Rate PUF (issue #23 §5)', () => {
+describe('family-tier amounts from the Rate PUF', () => {
   test('the household picks the tier column of the file: subscriber or couple, with 0, 1, 2 or 3+ dependants', () => {
     assert.equal(tierColumn([40], 21), 'individual');
     assert.equal(tierColumn([40, 38], 21), 'couple');

@@ -1,5 +1,5 @@
 /**
- * @module Checks of the engine against the outside world on real PY2024 premiums (issue #23): the SLCSP
+ * @module Checks of the engine against the outside world on real PY2024 premiums: the SLCSP
  * of every rating area of CT, RI and VT against the KFF-derived benchmarks, and one APTC per state
  * worked by hand as on IRS Form 8962.
  */

@@ -1,5 +1,5 @@
 /**
- * @module What premium_with_credit must be for a fixture plan, by the rule (issue #24 §1): the premium less
+ * @module What premium_with_credit must be for a fixture plan, by the rule: the premium less
  * the APTC, never below 0, the credit never paying the share that is not for essential health benefits
  * (EHBPercentTotalPremium below 1; one fixture bronze plan has 0.9), nothing off a catastrophic plan.
  */

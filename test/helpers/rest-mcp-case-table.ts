@@ -130,7 +130,7 @@ export const CASES: readonly Case[] = [
     detail: 'Missing required parameter age.',
   },
   {
-    // A misspelled filter never answers unfiltered plans (issue #20 §3.1): both fronts name it the same way.
+    // A misspelled filter never answers unfiltered plans: both fronts name it the same way.
     name: 'search, misspelled filter',
     op: PLANS,
     rest: '/v1/health/plans?zip=77002&age=40&metal=silver',
@@ -395,7 +395,7 @@ export const CASES: readonly Case[] = [
     status: 400,
     fields: ['county_fips'],
   },
-  // Households (issue #24 §1).
+  // Households.
   {
     name: 'search for a household',
     op: PLANS,

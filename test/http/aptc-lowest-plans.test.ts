@@ -1,5 +1,5 @@
 /**
- * @module What the APTC estimate answers besides the credit (issue #24 §3): the CSR level of the
+ * @module What the APTC estimate answers besides the credit: the CSR level of the
  * household's income, and its lowest-cost silver and bronze plans with their household premiums. Checked
  * against other endpoints, not the engine. For one member, the plans are the first of a premium-sorted
  * search by metal level. For a family, a plan's household premium is the sum of its searched single-age

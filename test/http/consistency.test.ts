@@ -1,5 +1,5 @@
 /**
- * @module The choices the contract leaves open, made the same way everywhere (issue 12 §4), through a
+ * @module The choices the contract leaves open, made the same way everywhere, through a
  * real server: `multiple_areas` means several rating areas, "plan not offered here" is one 404, the
  * crosswalk tells a missing data file from a client mistake, a ZIP of a state without plan data says so,
  * and a safe incoming X-Request-Id is kept.
@@ -107,7 +107,7 @@ describe('a plan not offered at the location is 404 on compare, OOP and detail',
     await expectOk(await s.get(`${oop}?zip=${FIXTURE_ZIPS.harris}&age=30&scenario=low`), 'estimateOop');
   });
 
-  test('detail is priced only with a location and an age (issue #24 §1): a zip alone is a 400 naming age, never a 404', async () => {
+  test('detail is priced only with a location and an age: a zip alone is a 400 naming age, never a 404', async () => {
     const path = '/v1/health/plans/11111TX0010001-01';
     const body = await expectProblem(await s.get(`${path}?zip=${FIXTURE_ZIPS.montgomery}`), 400, path, { fields: ['age'] });
     assert.equal(body.errors[0].message, 'Required with zip (or give ages)');
@@ -134,7 +134,7 @@ describe('GET /v1/health/zips/{zip} for a state without plan data', () => {
     assert.ok(body._links.search !== undefined, 'a search link where a search answers');
   });
 
-  test('one rule for every endpoint, and every link it gives answers (issue #20 §3.5)', async () => {
+  test('one rule for every endpoint, and every link it gives answers', async () => {
     const zip = FIXTURE_ZIPS.honolulu;
     const lookup = await expectOk(await s.get(`/v1/health/zips/${zip}`), 'lookupZip');
     assert.equal(lookup._links.search, undefined, 'no link to a search that answers 404');

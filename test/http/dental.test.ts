@@ -1,5 +1,5 @@
 /**
- * @module Stand-alone dental plans through the API (issue #24 §5), on real builds: PY2024 from the CT, RI
+ * @module Stand-alone dental plans through the API, on real builds: PY2024 from the CT, RI
  * and VT state-exchange files (real dental rates) and PY2025 from the federal PUFs (no Rate PUF, so
  * every dental premium is null and labelled, never modeled). The premiums below were read by hand from
  * shared/data/cms/sbe-py2024 (line numbers of the CSV files):

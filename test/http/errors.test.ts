@@ -514,7 +514,7 @@ describe('routing, methods and content negotiation', () => {
   });
 });
 
-describe('unknown query parameters (api-contract §1.1, changed 2026-11-24; issue #20 §3.1)', () => {
+describe('unknown query parameters (api-contract §1.1, changed 2026-11-24)', () => {
   const PLAN = '11111TX0010001-01';
   const endpoints = [
     `${SEARCH}?zip=77002&age=40`,

@@ -1,5 +1,5 @@
 /**
- * @module A household priced on plan detail, compare and the OOP estimate (issue #24 §1), checked against
+ * @module A household priced on plan detail, compare and the OOP estimate, checked against
  * search: a plan's total there is its household search row's premium, each member's share its single-age
  * premium when charged (0 for a fourth child under 21), and premium_with_credit the total less the APTC
  * estimate's credit. Single-age requests answer without any household member.

@@ -1,5 +1,5 @@
 /**
- * @module Plan search priced for a household (issue #24 §1), checked against other endpoints rather than
+ * @module Plan search priced for a household, checked against other endpoints rather than
  * the engine: a plan's household premium is the sum of its single-age searched premiums over the members
  * charged (the three-child rule), its premium_with_credit that total less the APTC estimate's credit for
  * the same household, and the order, pages, cursors, filters and stats are those of the totals.

@@ -1,5 +1,5 @@
 /**
- * @module The ICHRA affordability test through the API (issue #24 §4). The lowest-cost silver plan is
+ * @module The ICHRA affordability test through the API. The lowest-cost silver plan is
  * checked against the search endpoint, not the engine: the first plan of a premium-sorted silver search
  * for the same age and ZIP. The threshold and the smallest
  * affordable HRA are worked out here from the 2025 required contribution percentage (9.02 %, Rev. Proc.

@@ -4,7 +4,7 @@
  * real requests and real responses of a real server on port 0 against `/v1/openapi.json` as served.
  *
  * - Every request the server accepts (any answer but a 400) must validate: a validating gateway in
- *   front must never refuse what the server takes (issue #20 §3.3: `ids=A,B`, `income`, `/zip/{zip}`
+ *   front must never refuse what the server takes (`ids=A,B`, `income`, `/zip/{zip}`
  *   and HEAD were all refused).
  * - Every response, problems included, must validate against the response its status declares, and
  *   its status must be declared.

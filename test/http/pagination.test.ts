@@ -248,7 +248,7 @@ describe('cursors are bound to their query', () => {
     test(`replayed with ${q}: 400 on cursor`, async () => {
       const path = `${SEARCH}?${q}&per_page=2&cursor=${cursor}`;
       const body = await expectProblem(await s.get(path), 400, path, { fields: ['cursor'] });
-      // What went wrong and what to do, not "Invalid cursor: Invalid cursor." (issue #20 §3.4).
+      // What went wrong and what to do, not "Invalid cursor: Invalid cursor.".
       assert.match(
         messageOf(body, 'cursor'),
         /^Issued for another query \(other filters or sort\): send it with the parameters of the request that returned it, or drop it/,

@@ -1,5 +1,5 @@
 /**
- * A response finished from `onWritable` is made of its own bytes (issue #21, finding 1).
+ * A response finished from `onWritable` is made of its own bytes.
  *
  * Loopback hides partial writes: its send buffer autotunes to megabytes. In a network namespace of the
  * test's own, `net.ipv4.tcp_wmem` and `tcp_rmem` are small (they are per namespace: nothing else on the

@@ -1,5 +1,5 @@
 /**
- * @module The facets and ranges of a search (issue #24 §2) against the search itself. Each facet's counts
+ * @module The facets and ranges of a search against the search itself. Each facet's counts
  * add up to `total`, and `total` is the total of the same search. A facet value fed back as a filter
  * gives a search whose total is that value's count. The premium range is the first and last premium of
  * the premium-sorted search; the deductible range the lowest and highest deductible its plans show.

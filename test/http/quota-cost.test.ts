@@ -1,7 +1,7 @@
 /**
  * What each kind of request costs against the caller's daily quota: the README's "What a request costs"
- * table, measured here on a real REST server and MCP endpoint sharing one counter (issue #21, finding
- * 7). Each row sends one request and reads the counter's change from `RateLimit-Remaining` of a `years`
+ * table, measured here on a real REST server and MCP endpoint sharing one counter. Each
+ * row sends one request and reads the counter's change from `RateLimit-Remaining` of a `years`
  * request before and after (the `years` request itself costs 1).
  */
 import assert from 'node:assert/strict';

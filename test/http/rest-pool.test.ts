@@ -1,5 +1,5 @@
 /**
- * REST from worker threads behind one exclusive port (issue #10, part 1): daily quotas stay exact across
+ * REST from worker threads behind one exclusive port: daily quotas stay exact across
  * workers, a revocation applies to the next request in every worker, a worker that fails is replaced
  * without taking the others down, and a build published under load is adopted by every worker with
  * each response wholly from one build.

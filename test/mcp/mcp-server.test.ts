@@ -202,7 +202,7 @@ describe('tools with an API key', () => {
     );
   });
 
-  test('errors say what is wrong with the argument sent, by the name it was sent under (issue #20 §3.2, §3.4)', async (t) => {
+  test('errors say what is wrong with the argument sent, by the name it was sent under', async (t) => {
     const { client } = await fx.connect(fx.rest.keys.pro);
     t.after(() => client.close());
     const call = async (name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> =>
@@ -437,7 +437,7 @@ describe('OAuth access tokens (RS256 JWTs against the authorization server’s k
       ['HS256 with the public key', hs256],
       ['tampered payload', tampered],
       ['signed by another key', await token({ sub: 'usr_token_pro' }, { key: otherKey })],
-      // RFC 9068 (issue #21, finding 7): typed as an access token, and not older than an hour.
+      // RFC 9068: typed as an access token, and not older than an hour.
       ['typed JWT, not at+jwt (an ID token)', await token({ sub: 'usr_token_pro' }, { typ: 'JWT' })],
       ['issued two hours ago, still unexpired', await token({ sub: 'usr_token_pro' }, { iat: now - 7200, exp: now + 900 })],
       ['revoked API key', plaintext],

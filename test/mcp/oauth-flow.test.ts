@@ -239,7 +239,7 @@ describe('MCP OAuth flow end to end with the SDK client', () => {
         params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
       }),
     });
-    assert.equal(revoked.status, 401, 'the access token of a revoked grant is refused before it expires (issue #21, finding 7)');
+    assert.equal(revoked.status, 401, 'the access token of a revoked grant is refused before it expires');
     assert.match(revoked.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
   });
 

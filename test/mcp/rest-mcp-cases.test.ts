@@ -63,7 +63,7 @@ async function viaMcp(c: Case): Promise<Outcome> {
   return { status: Number(problem.status), doc: problem };
 }
 
-/** The tool serving an operation (found by path: tool and export names are being unified, issue 13 item 2). */
+/** The tool serving an operation (found by path). */
 function toolFor(op: string): string {
   const tool = TOOLS.find((t) => t.operation.path === op);
   assert.ok(tool !== undefined, `no tool for ${op}`);

@@ -27,8 +27,8 @@ const DEPARTURES: Readonly<Record<string, string>> = {
   'get_plan_crosswalk.year.maximum': 'the REST range instead of const 2025 (see const)',
 };
 
-const HOUSEHOLD = 'issue #24 §1 (household pricing); pinned by test/fixtures/mcp-tool-input-schemas.json';
-/** Arguments §7.5 does not have, added by an issue: `tool.argument` → where it comes from. */
+const HOUSEHOLD = 'household pricing; pinned by test/fixtures/mcp-tool-input-schemas.json';
+/** Arguments §7.5 does not have, added since: `tool.argument` → where it comes from. */
 const ADDED_ARGUMENTS: Readonly<Record<string, string>> = {
   'search_plans.ages': HOUSEHOLD,
   'get_plan_details.zip': HOUSEHOLD,
@@ -46,17 +46,17 @@ const ADDED_ARGUMENTS: Readonly<Record<string, string>> = {
 /** Arguments §7.5 requires that ours do not, and why. */
 const NO_LONGER_REQUIRED: Readonly<Record<string, string>> = {
   'search_plans.age':
-    'age or ages (issue #24 §1): exactly one is required, checked with the other arguments (a top-level oneOf is refused by several MCP clients)',
+    'age or ages: exactly one is required, checked with the other arguments (a top-level oneOf is refused by several MCP clients)',
   'compare_plans.age': 'age or ages, as on search_plans',
   'estimate_out_of_pocket.age': 'age or ages, as on search_plans',
 };
 
-/** Tools §7.5 does not have, added by an issue: tool name → where it comes from. */
+/** Tools §7.5 does not have, added since: tool name → where it comes from. */
 const BEYOND_CONTRACT: Readonly<Record<string, string>> = {
-  get_plan_stats: 'issue #24 §2 (facets and ranges of a search); its schema is pinned by test/fixtures/mcp-tool-input-schemas.json',
-  check_ichra_affordability: 'issue #24 §4 (ICHRA affordability); its schema is pinned by test/fixtures/mcp-tool-input-schemas.json',
-  search_dental_plans: 'issue #24 §5 (dental plans by ZIP); its schema is pinned by test/fixtures/mcp-tool-input-schemas.json',
-  get_dental_plan_details: 'issue #24 §5 (a dental plan’s record); its schema is pinned by test/fixtures/mcp-tool-input-schemas.json',
+  get_plan_stats: 'facets and ranges of a search; its schema is pinned by test/fixtures/mcp-tool-input-schemas.json',
+  check_ichra_affordability: 'ICHRA affordability; its schema is pinned by test/fixtures/mcp-tool-input-schemas.json',
+  search_dental_plans: 'dental plans by ZIP; its schema is pinned by test/fixtures/mcp-tool-input-schemas.json',
+  get_dental_plan_details: 'a dental plan’s record; its schema is pinned by test/fixtures/mcp-tool-input-schemas.json',
 };
 
 const withoutDescriptions = (v: unknown): unknown =>

@@ -1,5 +1,5 @@
 /**
- * @module What a model reads of the MCP tools (issue 12 §4): every input property described, the
+ * @module What a model reads of the MCP tools: every input property described, the
  * crosswalk's `year` schema agreeing with its description, money written as money, and results shaped
  * as the README says (a one-line summary, then the REST body as JSON text, and `structuredContent`).
  */
@@ -32,7 +32,7 @@ describe('tool input schemas', () => {
   });
 
   test('every output property of every tool has a description a model can read, and no type is an array', () => {
-    // Issue #20 §3.6: ~260 output properties had none, and 67 `type: [T, "null"]` unions made the MCP
+    // Output properties without a description, and `type: [T, "null"]` unions made the MCP
     // Inspector's --strict warn (single-type dialects reject them). The rule, over every tool's
     // outputSchema at every depth (properties, array items, anyOf/oneOf branches):
     // - every property has a description of at least 8 characters;

@@ -102,7 +102,7 @@ describe('search: validation, parameter tier gate, year', () => {
         'per_page: Number must be greater than or equal to 1',
       ],
     );
-    // The list of allowed metal levels is being unified (issue 13 item 1): only its form is checked.
+    // The list of allowed metal levels is being unified: only its form is checked.
     assert.match(errors[2]!, /^metal_level: Invalid enum value\. Expected 'bronze' \| .*, received 'tin'$/);
     assert.deepEqual(fieldErrors(run(PLANS, 'pro', 'zip=77002&age=4.5')), ['age: Expected integer, received float']);
   });

@@ -1,5 +1,5 @@
 /**
- * @module One capability, one name (issue #13 item 2). The operationId and the MCP tool name are public
+ * @module One capability, one name. The operationId and the MCP tool name are public
  * (api-contract §2, §7.5) and pinned here; the file and the export follow the tool name:
  * `search_plans` lives in `src/operations/search-plans.ts` as `searchPlansOperation`.
  */

@@ -1,6 +1,6 @@
 /**
  * A search cursor replayed where it does not belong says which of its request's parts differs, so the
- * caller knows whether repeating the original request can help (issue #20 §3.4): another plan year
+ * caller knows whether repeating the original request can help: another plan year
  * (send that year), another build of the same year (it cannot: start again), or other filters. The
  * builds are real: a 2026 build beside the 2025 one, and a second 2025 build adopted by a reload.
  */

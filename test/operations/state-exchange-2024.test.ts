@@ -1,5 +1,5 @@
 /**
- * @module Answers about the PY2024 state-exchange states through `execute()` (issue #23): provenance
+ * @module Answers about the PY2024 state-exchange states through `execute()`: provenance
  * per state in search answers and /years listing each year's states (Connecticut's geography:
  * connecticut-legacy-counties.test.ts).
  */
@@ -54,7 +54,7 @@ describe('PY2024 answers from real state-exchange premiums', () => {
   });
 });
 
-describe('PY2024 ICHRA affordability on real premiums (issue #24 §4)', () => {
+describe('PY2024 ICHRA affordability on real premiums', () => {
   test('in CT, RI and VT the lowest-cost silver plan is the first of a premium-sorted silver search; 8.39 % of income', () => {
     for (const zip of ['06103', '02903', '05401']) {
       const search = run('/v1/health/plans', `zip=${zip}&age=40&year=2024&metal_level=silver&per_page=1`);
@@ -72,7 +72,7 @@ describe('PY2024 ICHRA affordability on real premiums (issue #24 §4)', () => {
   });
 });
 
-describe('PY2024 household premiums on real rates (issue #24 §1)', () => {
+describe('PY2024 household premiums on real rates', () => {
   test('a household’s premium is the Rate PUF’s: CT and RI sum the members’ rates, VT takes the family-tier amount (hand-checked)', () => {
     // Figures read by hand from CTRates05102024.csv, RIRates05102024.csv and VTRates05102024.csv (PY2024).
     const cases = [

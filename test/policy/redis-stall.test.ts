@@ -1,6 +1,6 @@
 /**
- * A Redis that stalls is treated like an unreachable one within one command timeout (issue #21, finding
- * 3). A real Redis is stalled with `DEBUG SLEEP` from another connection; its connection stays open, so
+ * A Redis that stalls is treated like an unreachable one within one command timeout. A
+ * real Redis is stalled with `DEBUG SLEEP` from another connection; its connection stays open, so
  * ioredis keeps calling it ready. Before, a Free request (which leases exactly what it needs) waited for
  * the whole stall, one 1 s timeout after another, and the link never went down, so the outage rules
  * never applied. Now the first timeout marks the link down: the waiting request is counted locally (the

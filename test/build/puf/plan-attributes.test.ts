@@ -474,7 +474,7 @@ describe('loadPlanAttributes: the real PY2025 file', () => {
     const counts = sink.files.get(file)!;
     assert.equal(counts.rowsRead, 24527);
     assert.equal(counts.rowsRejected, 0);
-    // Left out: the 558 SHOP rows; the 1,306 individual dental variants are kept apart (issue #24 §5).
+    // Left out: the 558 SHOP rows; the 1,306 individual dental variants are kept apart.
     assert.equal(counts.rowsIgnored, 558);
     assert.equal(result.dental.size, 1306);
     assert.equal(new Set([...result.dental.values()].map((d) => d.standard_component_id)).size, 819);

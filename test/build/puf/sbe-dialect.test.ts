@@ -1,6 +1,6 @@
 /**
  * @module The CMS state-based-exchange PUFs (CT, RI, VT, PY2024) read through the federal loaders by
- * their column dialect (issue #23 §1): row counts, no rejected row, values normalised, and
+ * their column dialect: row counts, no rejected row, values normalised, and
  * diagnostics that point at the SBE file's own line and column.
  */
 import assert from 'node:assert/strict';
