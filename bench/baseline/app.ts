@@ -233,7 +233,7 @@ export function createBaselineApp(config: BaselineConfig): Hono<Env> {
       id: r.id,
       standard_component_id: r.standard_component_id,
       name: r.name,
-      issuer: r.issuer,
+      ...issuerOf(r),
       state: r.state,
       metal_level: r.metal_level,
       plan_type: r.plan_type,
@@ -400,7 +400,7 @@ export function createBaselineApp(config: BaselineConfig): Hono<Env> {
       _links: { self: { href: `${baseUrl}/v1/health/plans/${r.id}?year=${year}` } },
       id: r.id,
       name: r.name,
-      issuer: r.issuer,
+      ...issuerOf(r),
       state: r.state,
       metal_level: r.metal_level,
       plan_type: r.plan_type,
@@ -500,4 +500,18 @@ function problem(c: Context, status: number, detail: string): Response {
   return c.body(JSON.stringify({ type: `about:blank`, title: titles[status] ?? 'Error', status, detail }), status as 400, {
     'content-type': 'application/problem+json',
   });
+}
+
+/**
+ * The issuer as the reference answers it: the name, or null with the reason where the source Plans file
+ * leaves the name blank (the state-exchange files of CT, RI and VT).
+ */
+function issuerOf(r: Row): { issuer: string | null; issuer_note: string | null } {
+  const name = String(r.issuer);
+  if (name.trim() !== '') return { issuer: name, issuer_note: null };
+  const noDocuments = r.benefits_summary_url === null && r.brochure_url === null && r.formulary_url === null;
+  return {
+    issuer: null,
+    issuer_note: `The source Plans file does not publish the issuer name (HIOS issuer ID ${String(r.issuer_id)})${noDocuments ? ', nor the plan’s document URLs' : ''}`,
+  };
 }
