@@ -194,7 +194,7 @@ describe('loadGeography with the real shared data', () => {
           territoryRows++;
           continue;
         }
-        // Connecticut ZIPs get legacy counties, not these planning regions (connecticut-legacy-counties.test.ts).
+        // Connecticut ZIPs get legacy counties, not these planning regions (connecticut-legacy-counties.real-data.test.ts).
         if (state === 'CT') continue;
         const zip = r.fields[zi]!;
         let set = expected.get(zip);

@@ -115,7 +115,7 @@ describe('national PY2025 build from the shared data', () => {
           continue;
         }
         // Connecticut ZIPs are placed by legacy counties, not the planning regions of this file
-        // (connecticut-legacy-counties.test.ts).
+        // (connecticut-legacy-counties.real-data.test.ts).
         const here = state === 'CT' ? locs[0] : locs.find((l) => l.countyFips === r.fields[countyCol]);
         assert.ok(here !== undefined && here.ratingArea > 0, `${zip} in county ${r.fields[countyCol]}`);
         if (states.has(here.state)) {

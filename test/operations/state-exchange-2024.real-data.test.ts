@@ -1,7 +1,7 @@
 /**
  * @module Answers about the PY2024 state-exchange states through `execute()`: provenance
  * per state in search answers and /years listing each year's states (Connecticut's geography:
- * connecticut-legacy-counties.test.ts).
+ * connecticut-legacy-counties.real-data.test.ts).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
