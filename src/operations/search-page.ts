@@ -8,7 +8,7 @@
  */
 import type { HouseholdRater } from '../engine/household-rater.ts';
 import type { SearchRows } from '../engine/search.ts';
-import { ByteWriter } from './byte-writer.ts';
+import { ByteWriter } from '../encoding/byte-writer.ts';
 import type { YearData } from './data-registry.ts';
 import { InvariantError } from '../invariant.ts';
 import { locationFields, type ResolvedLocation } from './location.ts';

@@ -6,8 +6,8 @@
  * against another query or another build is refused instead of silently paging something else.
  */
 import type { Mutable } from '../engine/mutable.ts';
-import { HashStream } from './fast-hash.ts';
-import { ByteWriter } from './byte-writer.ts';
+import { HashStream } from '../encoding/fast-hash.ts';
+import { ByteWriter } from '../encoding/byte-writer.ts';
 import type { SortKey, ZipLocation } from '../engine/dataset.ts';
 import { METAL_LEVEL_FILTER_VALUES, PLAN_TYPES, type MetalLevel } from '../engine/plan-record.ts';
 import { searchInto, SearchRows, type CsrOverride, type SearchFilters, type SearchQuery } from '../engine/search.ts';
