@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { Bench } from 'tinybench';
 import { fragmentSerializer, compileSerializer } from '../src/http/serializers.ts';
-import { queryPairs } from '../src/operations/query-string.ts';
+import { queryPairs } from '../src/encoding/query-string.ts';
 import { openRegistry } from '../src/operations/data-registry.ts';
 import { execute } from '../src/operations/operation.ts';
 import { getPlanDetailsOperation } from '../src/operations/get-plan-details.ts';

@@ -9,7 +9,7 @@
  * compare and no OOP estimate: the load runs exercise those on our server and the ceiling only.
  */
 import { createHash } from 'node:crypto';
-import { fastHash } from '../../src/operations/fast-hash.ts';
+import { fastHash } from '../../src/encoding/fast-hash.ts';
 import type { Database, Statement } from 'better-sqlite3';
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';

@@ -10,7 +10,7 @@ import { NO_LIST } from '../../src/engine/build-format.ts';
 import { OOP_SCENARIOS, estimateOop } from '../../src/engine/oop.ts';
 import { searchPlans } from '../../src/engine/search.ts';
 import { estimateAptc } from '../../src/engine/subsidy.ts';
-import { ByteWriter } from '../../src/operations/byte-writer.ts';
+import { ByteWriter } from '../../src/encoding/byte-writer.ts';
 import { writeSearchPage } from '../../src/http/search-page-writer.ts';
 import { compileSerializer, fragmentSerializer } from '../../src/http/serializers.ts';
 import { SearchPageModel } from '../../src/operations/search-page.ts';

@@ -9,7 +9,8 @@ import { openTable } from '../read/table.ts';
 import { forEachRow } from '../read/table-rows.ts';
 import { padCode } from '../read/values.ts';
 import { countyNameKey, splitTableKey } from './county-name-key.ts';
-import type { County, GeographyConfig } from './geography.ts';
+import type { County } from './county.ts';
+import type { GeographyConfig } from './geography-config.ts';
 
 export interface CountyAreaTables {
   /** "ST:NAMEKEY" → area, from the current name-keyed table. */

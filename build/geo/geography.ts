@@ -20,22 +20,10 @@ import { padCode } from '../read/values.ts';
 import type { ProgressSink } from '../progress.ts';
 import { countyAreaResolver, readCountyAreaTables } from './county-area.ts';
 import { readCountyZip3, readZip3Areas } from './zip3-areas.ts';
+import type { County } from './county.ts';
+import type { GeographyConfig } from './geography-config.ts';
 
-export interface GeographyConfig {
-  readonly zip3_states: { readonly value: readonly string[] };
-  readonly zip3_counties: { readonly value: Readonly<Record<string, string>> };
-  readonly county_table_2014_states: { readonly value: readonly string[] };
-  readonly county_aliases: { readonly value: Readonly<Record<string, { key: string; why: string }>> };
-  readonly county_areas: { readonly value: Readonly<Record<string, { area: number; why: string }>> };
-  readonly jurisdictions: { readonly value: readonly string[] };
-  readonly state_exchange_states: { readonly value: readonly string[] };
-}
-
-export interface County {
-  readonly fips: string;
-  readonly state: string;
-  readonly name: string;
-}
+export type { GeographyConfig } from './geography-config.ts';
 
 export interface Location {
   readonly state: string;

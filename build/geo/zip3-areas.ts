@@ -9,7 +9,7 @@ import { DIAGNOSTIC_CODES, FatalBuildError, type DiagnosticSink } from '../read/
 import { openTable } from '../read/table.ts';
 import { forEachRow } from '../read/table-rows.ts';
 import { padCode } from '../read/values.ts';
-import type { GeographyConfig } from './geography.ts';
+import type { GeographyConfig } from './geography-config.ts';
 
 /** "ST:995" → area, for the ZIP3-rated states. */
 export async function readZip3Areas(

@@ -65,7 +65,7 @@ import { OAUTH_SCOPES } from '../policy/oauth-scopes.ts';
 import { loadOrCreateAuthSecrets, type AuthSecrets } from './secrets.ts';
 import type { AccessLog } from '../observability/access-log.ts';
 import type { HealthProbes } from '../observability/health-probes.ts';
-import { createNodeRequestObserver } from '../observability/node-request-observer.ts';
+import { createNodeRequestObserver } from '../http/node-request-observer.ts';
 import type { RequestMetrics } from '../observability/request-metrics.ts';
 
 export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 900;

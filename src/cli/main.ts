@@ -5,7 +5,7 @@
  * Commands are loaded on demand, so `hpd keys` does not load the HTTP servers or the OAuth provider.
  */
 import { debugEnabled } from '../config/settings.ts';
-import { PACKAGE_VERSION } from './package-version.ts';
+import { PACKAGE_VERSION } from '../package-version.ts';
 import { suggestion } from '../operations/suggest.ts';
 import { describeFailure } from './one-line-errors.ts';
 import { UsageError } from './usage-error.ts';

@@ -24,7 +24,7 @@ import { SETTINGS } from '../config/settings.ts';
 import { parseCommandArgs } from './args.ts';
 import { fdBudgetWarning, openFileLimit } from './fd-budget.ts';
 import { removePidFile, writePidFile } from './pid-file.ts';
-import { PACKAGE_VERSION } from './package-version.ts';
+import { PACKAGE_VERSION } from '../package-version.ts';
 import { startServices } from './services.ts';
 import { REPO_ROOT } from './paths.ts';
 import { CliError, UsageError } from './usage-error.ts';

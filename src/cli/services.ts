@@ -24,7 +24,7 @@ import { createAccessLog, type AccessLog } from '../observability/access-log.ts'
 import { createHealthProbes, type HealthProbes } from '../observability/health-probes.ts';
 import { flushLogger, type Logger, type LogLevel } from '../observability/logger.ts';
 import { createMetricsExposition } from '../observability/metrics-exposition.ts';
-import { startMetricsServer, type MetricsServer } from '../observability/metrics-server.ts';
+import { startMetricsServer, type MetricsServer } from '../http/metrics-server.ts';
 import { watchStoreHealth } from '../observability/store-health-watch.ts';
 import { RequestMetrics } from '../observability/request-metrics.ts';
 

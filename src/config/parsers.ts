@@ -4,7 +4,7 @@
  * Patterns rather than Number(): Number accepts '1e3', '0x10', ' 5 ' and '', which nobody means.
  */
 import { resolve } from 'node:path';
-import { parseRedisUrl } from './redis-url.ts';
+import { parseRedisUrl } from '../policy/redis-url.ts';
 
 export type Parser<T> = (text: string) => T | undefined;
 
@@ -39,7 +39,7 @@ export const httpUrl: Parser<string> = (text) => {
   return text.replace(/\/+$/, '');
 };
 
-/** redis://, rediss:// or redis+sentinel:// (src/config/redis-url.ts). */
+/** redis://, rediss:// or redis+sentinel:// (src/policy/redis-url.ts). */
 export const redisUrl: Parser<string> = (text) => ('problem' in parseRedisUrl(text) ? undefined : text);
 
 /** What is wrong with a refused Redis URL. */

@@ -22,7 +22,7 @@ import { ALL_SIGNUPS_PER_HOUR } from '../auth-server/signup-limit.ts';
 import { DEFAULT_DAILY_LIMITS } from '../policy/tiers.ts';
 import { ConfigError } from './config-error.ts';
 import * as p from './parsers.ts';
-import { maskRedisUrl } from './redis-url.ts';
+import { maskRedisUrl } from '../policy/redis-url.ts';
 
 /** The repository root: default locations are inside it, so every command works from any directory. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

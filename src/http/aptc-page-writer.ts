@@ -6,7 +6,7 @@
  */
 import type { LowestPlan } from '../engine/subsidy.ts';
 import { BENCHMARK_WORDS, type AptcPageModel } from '../operations/aptc-page.ts';
-import { latin1Bytes, type ByteWriter } from '../operations/byte-writer.ts';
+import { latin1Bytes, type ByteWriter } from '../encoding/byte-writer.ts';
 import { writeLocationMembers } from './location-writer.ts';
 import { writeEcho } from './query-echo.ts';
 

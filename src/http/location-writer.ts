@@ -4,7 +4,7 @@
  * Search writes them at the top level, the APTC estimate inside `location`.
  */
 import type { ResolvedLocation } from '../operations/location.ts';
-import { latin1Bytes, type ByteWriter } from '../operations/byte-writer.ts';
+import { latin1Bytes, type ByteWriter } from '../encoding/byte-writer.ts';
 
 const T = {
   zip: latin1Bytes('"zip":'),

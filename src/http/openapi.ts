@@ -4,7 +4,7 @@
  * resource schemas are published as named components (openapi-components.ts) and every response
  * carries an example taken from the served build (openapi-examples.ts).
  */
-import { PACKAGE_VERSION } from '../cli/package-version.ts';
+import { PACKAGE_VERSION } from '../package-version.ts';
 import type { Operation } from '../operations/operation.ts';
 import type { JsonSchema } from '../operations/query.ts';
 import { componentRef, componentSchemas, withRefs } from './openapi-components.ts';

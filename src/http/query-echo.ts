@@ -4,7 +4,7 @@
  * but for commas. Every byte is JSON-safe, so the same bytes go in a body and in a Link header.
  */
 import { encodeValue, type QueryValues } from '../operations/operation.ts';
-import type { ByteWriter } from '../operations/byte-writer.ts';
+import type { ByteWriter } from '../encoding/byte-writer.ts';
 
 /** Writes `?k=v&…` for the names of `order` the request gave; returns whether it wrote any. */
 export function writeEcho(w: ByteWriter, order: readonly string[], raw: QueryValues): boolean {

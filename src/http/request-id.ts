@@ -5,7 +5,7 @@
  * gateway or a client's own logs.
  */
 import { randomFillSync } from 'node:crypto';
-import type { ByteWriter } from '../operations/byte-writer.ts';
+import type { ByteWriter } from '../encoding/byte-writer.ts';
 
 /** The caller ids kept, as the OpenAPI document declares the header (openapi.ts). */
 export const SAFE_REQUEST_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';

@@ -9,7 +9,7 @@ import type { QuotaDecision } from '../policy/quota.ts';
 import { RATE_LIMIT_HEADER } from '../policy/rate-limit-headers.ts';
 import type { Tier } from '../policy/tiers.ts';
 import type { Coding, Variants } from './compression.ts';
-import { ByteWriter } from '../operations/byte-writer.ts';
+import { ByteWriter } from '../encoding/byte-writer.ts';
 import { writeGeneratedRequestId } from './request-id.ts';
 import { endWithBody } from './response-writer.ts';
 import type { HttpResponse } from './uws.ts';

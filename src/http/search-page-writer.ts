@@ -7,7 +7,7 @@
 import type { HouseholdRater } from '../engine/household-rater.ts';
 import { SUMMARY_JSON } from '../operations/plan-catalog.ts';
 import type { SearchPageModel } from '../operations/search-page.ts';
-import { ByteWriter, latin1Bytes } from '../operations/byte-writer.ts';
+import { ByteWriter, latin1Bytes } from '../encoding/byte-writer.ts';
 import { writeLocationMembers } from './location-writer.ts';
 import { writeEcho } from './query-echo.ts';
 

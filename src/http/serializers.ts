@@ -5,7 +5,7 @@
  * member into a response; whether it or JSON.stringify is faster on our bodies is measured in the
  * benchmark suite.
  */
-import { writeCents } from '../operations/cents-text.ts';
+import { writeCents } from '../encoding/cents-text.ts';
 import fastJson from 'fast-json-stringify';
 import type { JsonSchema } from '../operations/query.ts';
 import { SUMMARY_JSON, type SummaryJson } from '../operations/plan-catalog.ts';

@@ -25,7 +25,7 @@ import { OAUTH_SCOPES } from '../policy/oauth-scopes.ts';
 import type { Quota } from '../policy/quota.ts';
 import type { AccessLog } from '../observability/access-log.ts';
 import type { HealthProbes } from '../observability/health-probes.ts';
-import { createNodeRequestObserver } from '../observability/node-request-observer.ts';
+import { createNodeRequestObserver } from '../http/node-request-observer.ts';
 import type { RequestMetrics } from '../observability/request-metrics.ts';
 import type { CredentialVerifier, Principal } from './credentials.ts';
 import { readJson, sendJson, sendProblem, sendRpcError, type ProblemLinks } from './http-replies.ts';

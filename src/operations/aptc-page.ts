@@ -7,7 +7,7 @@ import type { AptcEstimate } from '../engine/subsidy.ts';
 import { ratingAreaLabel, type YearData } from './data-registry.ts';
 import { locationFields, type ResolvedLocation } from './location.ts';
 import { echoQuery, type PageModel, type QueryValues, type RequestMeta } from './operation.ts';
-import { type BenchmarkData, benchmarkDataOf } from './plan-data-years.ts';
+import { type BenchmarkData, benchmarkDataOf } from './benchmark-data.ts';
 
 const NO_YEARS: readonly number[] = [];
 

@@ -15,7 +15,7 @@ import { loadRules } from '../engine/rules.ts';
 import type { TaxYearRules } from '../engine/rules-types.ts';
 import { attachPlanCatalog, buildPlanCatalog, type CatalogImage, type PlanCatalog } from './plan-catalog.ts';
 import { InvariantError } from '../invariant.ts';
-import { benchmarkOnlyFreshness } from './plan-data-years.ts';
+import { benchmarkOnlyFreshness } from './benchmark-data.ts';
 
 /** States with their own marketplace platform (api-contract §1.9): labelled `state_exchange`. */
 export const STATE_EXCHANGE_STATES: ReadonlySet<string> = new Set([

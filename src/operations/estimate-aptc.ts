@@ -12,7 +12,8 @@ import { hasPublishedBenchmark, noPlanData, resolveLocation, type LocationParams
 import { defineOperation } from './operation.ts';
 import { NO_ERRORS } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { BENCHMARK_DATA, PLAN_DATA_YEAR_LINKS, PLAN_DATA_YEARS, planDataYears } from './plan-data-years.ts';
+import { BENCHMARK_DATA } from './benchmark-data.ts';
+import { PLAN_DATA_YEAR_LINKS, PLAN_DATA_YEARS, planDataYears } from './plan-data-years.ts';
 import { HOUSEHOLD_INCOME, LABELS, LINKS_OF, NULLABLE_NUMBER, P, PRICED_AT } from './shared-schemas.ts';
 
 interface Params extends LocationParams {

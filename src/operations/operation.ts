@@ -5,14 +5,14 @@
  * the engine and its response schema. The REST front maps it to a route, the MCP front to a tool, and
  * the OpenAPI document is generated from the same definition.
  */
-import { digestText, HashStream } from './fast-hash.ts';
-import { jsonString, needsEscape } from './json-string.ts';
+import { digestText, HashStream } from '../encoding/fast-hash.ts';
+import { jsonString, needsEscape } from '../encoding/json-string.ts';
 import { TIER_RANK, type Tier } from '../policy/tiers.ts';
 import type { DataRegistry } from './data-registry.ts';
 import { InvariantError } from '../invariant.ts';
 import { ProblemError, validationProblem, type FieldError, type ProblemSpec } from './problems.ts';
 import { parseQuery, type CompiledQuery, type JsonSchema } from './query.ts';
-import { queryPairs } from './query-string.ts';
+import { queryPairs } from '../encoding/query-string.ts';
 
 export interface OperationContext {
   readonly registry: DataRegistry;

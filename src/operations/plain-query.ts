@@ -13,7 +13,7 @@
  * The metadata lives in the reader: it is valid until the reader's next request, which on a thread is
  * never before the page of this one is written (execute and the writers run in one turn).
  */
-import type { JsonSchema, QuerySpec } from './query.ts';
+import type { JsonSchema, QuerySpec } from './query-spec.ts';
 
 /** How a parameter's text is checked and converted (the JSON Schema keywords our query schemas use). */
 interface Slot {

@@ -11,27 +11,10 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { PlainReader } from './plain-query.ts';
 import type { FieldError } from './problems.ts';
+import type { JsonSchema, QuerySpec } from './query-spec.ts';
 import { unknownNameMessage } from './unknown-name.ts';
 
-export type JsonSchema = Record<string, unknown>;
-
-export interface QuerySpec {
-  /** JSON Schema of the canonical parameters: an object with `properties` and `required`. */
-  readonly schema: JsonSchema;
-  /** Alias → canonical name. */
-  readonly aliases?: Readonly<Record<string, string>>;
-  /** Parameters given as comma-separated lists, or repeated (`ages=40&ages=38`), or both. */
-  readonly lists?: readonly string[];
-  /**
-   * Pairs of which exactly one is required (`age` or a household's `ages`). The schema cannot say so:
-   * a top-level `oneOf` is refused by several MCP clients' tool-schema checks, so the pair stays out of
-   * `required` and is checked here, with every other error of the request: the first one missing reads
-   * `Required` as a schema-required name would, both given is refused on the second.
-   */
-  readonly alternatives?: readonly (readonly [string, string])[];
-  /** Pairs of which at most one may be given (where neither is also fine: plan detail's age or ages). */
-  readonly exclusive?: readonly (readonly [string, string])[];
-}
+export type { JsonSchema, QuerySpec } from './query-spec.ts';
 
 // verbose: error objects carry the offending value (`e.data`), which the messages below quote and measure.
 const ajv = new Ajv({ coerceTypes: 'array', useDefaults: true, allErrors: true, strict: true, allowUnionTypes: true, verbose: true });

@@ -8,14 +8,14 @@
  */
 import type { HouseholdRater } from '../engine/household-rater.ts';
 import type { SearchRows } from '../engine/search.ts';
-import { ByteWriter } from './byte-writer.ts';
+import { ByteWriter } from '../encoding/byte-writer.ts';
 import type { YearData } from './data-registry.ts';
 import { InvariantError } from '../invariant.ts';
 import { locationFields, type ResolvedLocation } from './location.ts';
 import { echoQuery, encodeValue, type PageModel, type RequestMeta } from './operation.ts';
 import type { SummaryParts } from './plan-catalog.ts';
 import { creditCentsFor, summaryRow } from './plan-summary-row.ts';
-import type { SearchParams } from './search-plans.ts';
+import type { SearchParams } from './search-params.ts';
 
 /** A member of a household search. */
 export interface SearchMember {

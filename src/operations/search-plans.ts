@@ -6,10 +6,10 @@
  * against another query or another build is refused instead of silently paging something else.
  */
 import type { Mutable } from '../engine/mutable.ts';
-import { HashStream } from './fast-hash.ts';
-import { ByteWriter } from './byte-writer.ts';
+import { HashStream } from '../encoding/fast-hash.ts';
+import { ByteWriter } from '../encoding/byte-writer.ts';
 import type { SortKey, ZipLocation } from '../engine/dataset.ts';
-import { METAL_LEVEL_FILTER_VALUES, PLAN_TYPES, type MetalLevel, type PlanType } from '../engine/plan-record.ts';
+import { METAL_LEVEL_FILTER_VALUES, PLAN_TYPES, type MetalLevel } from '../engine/plan-record.ts';
 import { searchInto, SearchRows, type CsrOverride, type SearchFilters, type SearchQuery } from '../engine/search.ts';
 import { AptcEstimateRecord, csrVariantFor, estimateAptcInto } from '../engine/subsidy.ts';
 import { HouseholdList } from '../engine/household-list.ts';
@@ -21,28 +21,7 @@ import { NO_ERRORS, validationProblem, type FieldError } from './problems.ts';
 import { compileQuery } from './query.ts';
 import { AGE_OR_AGES, HOUSEHOLD_AGES, LABELS, LINKS_OF, PRICED_AT, P, PLAN_SUMMARY, LOCATED_PAGE_REQUIRED } from './shared-schemas.ts';
 import { SearchPageModel } from './search-page.ts';
-
-export interface SearchParams {
-  zip: string;
-  /** Exactly one of age and ages is given (the query's alternatives). */
-  age?: number;
-  ages?: number[];
-  year: number;
-  county_fips?: string;
-  metal_level?: string;
-  plan_type?: PlanType;
-  issuer?: string;
-  hsa_eligible?: boolean;
-  max_premium?: number;
-  max_deductible?: number;
-  sort_by: SortKey;
-  sort_order: 'asc' | 'desc';
-  cursor?: string;
-  page: number;
-  per_page: number;
-  income?: number;
-  household_size?: number;
-}
+import type { SearchParams } from './search-params.ts';
 
 /**
  * Why a cursor is refused; each says what to do, since a client can only repair what it is told. Worded

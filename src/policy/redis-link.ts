@@ -25,7 +25,7 @@
  * the new primary), and the link is up again once ROLE answers `master`.
  */
 import { Redis, type RedisOptions } from 'ioredis';
-import { maskRedisUrl, parseRedisUrl, type RedisTarget } from '../config/redis-url.ts';
+import { maskRedisUrl, parseRedisUrl, type RedisTarget } from './redis-url.ts';
 import { isCommandTimeout, isReadOnlyReply } from './redis-failure.ts';
 import { RedisUnreachableError } from './redis-unreachable-error.ts';
 

@@ -41,7 +41,6 @@ import {
   writeEpochRecord,
   type Epoch,
 } from './redis-epoch.ts';
-import { DEFAULT_REDIS_GRACE_MS } from './state-backend.ts';
 import type { ApiKeyRecord, StateStore, StoreHealth, UserRecord } from './state-store.ts';
 import { StateError } from './state-error.ts';
 import { InvariantError } from '../invariant.ts';
@@ -56,6 +55,8 @@ export const CHANGES_CHANNEL = `${REDIS_PREFIX}changes`;
 export const quotaKey = (day: string): string => `${REDIS_PREFIX}quota:${day}`;
 /** Safety net for lost change messages: the generation is compared this often. */
 export const CHECK_MS = 500;
+/** Default time known keys are served while Redis is unreachable (HPD_REDIS_GRACE_SECONDS). */
+export const DEFAULT_REDIS_GRACE_MS = 5 * 60_000;
 const MAX_CAS_TRIES = 20;
 
 /**

@@ -11,14 +11,11 @@ import type { RedisLink } from './redis-link.ts';
 import type { StateStore } from './state-store.ts';
 import type { Tier } from './tiers.ts';
 
-/** Default time known keys are served while Redis is unreachable (redis-store.ts). */
-export const DEFAULT_REDIS_GRACE_MS = 5 * 60_000;
-
 export interface StateBackendConfig {
   readonly stateDir: string;
   /** redis:// URL; absent: the embedded store. */
   readonly redisUrl?: string;
-  /** How long known keys are served while Redis is unreachable (default 5 min). */
+  /** How long known keys are served while Redis is unreachable (default: redis-store.ts DEFAULT_REDIS_GRACE_MS). */
   readonly redisGraceMs?: number;
   /** Named in Redis state log lines (e.g. "rest worker 1"). */
   readonly name?: string;
@@ -57,7 +54,7 @@ export async function openStateBackend(c: StateBackendConfig): Promise<StateBack
   let store: StateStore;
   try {
     store = await openRedisStateStore(link, {
-      graceMs: c.redisGraceMs ?? DEFAULT_REDIS_GRACE_MS,
+      graceMs: c.redisGraceMs,
       clock: c.clock,
       epochFile: join(c.stateDir, REDIS_EPOCH_FILE),
       recordEpoch: c.recordEpoch === true,

@@ -14,7 +14,7 @@ import { CONFIG_DOC, environmentUsage, markdownTable, TABLE_END, TABLE_START } f
 import { BENCH_VARIABLES, readSetting, REPO_ROOT, SETTING_KEYS, SETTINGS } from '../../src/config/settings.ts';
 import { DEFAULT_DRAIN_MS, DEFAULT_LISTENER_LIMITS } from '../../src/http/node-listener.ts';
 import { DEFAULT_REST_MAX_CONNECTIONS, DEFAULT_RESPONSE_CACHE_BYTES, DEFAULT_SEARCH_CACHE_BYTES } from '../../src/http/server.ts';
-import { DEFAULT_REDIS_GRACE_MS } from '../../src/policy/state-backend.ts';
+import { DEFAULT_REDIS_GRACE_MS } from '../../src/policy/redis-store.ts';
 import { runHpd, type HpdRun } from '../helpers/run-hpd.ts';
 
 const NAMES = SETTING_KEYS.map((k) => SETTINGS[k].name);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { writeAptcPage } from '../../src/http/aptc-page-writer.ts';
-import { ByteWriter } from '../../src/operations/byte-writer.ts';
+import { ByteWriter } from '../../src/encoding/byte-writer.ts';
 import { linkHeader } from '../../src/http/conditional.ts';
 import { compileSerializer } from '../../src/http/serializers.ts';
 import { AptcPageModel } from '../../src/operations/aptc-page.ts';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { PACKAGE_VERSION } from '../../src/cli/package-version.ts';
+import { PACKAGE_VERSION } from '../../src/package-version.ts';
 import { OPERATIONS } from '../../src/operations/index.ts';
 import { BASE } from '../helpers/http-assert.ts';
 import { startFixtureServer, type FixtureServer } from '../helpers/rest-server.ts';

@@ -15,7 +15,7 @@ import { linkHeader } from '../../src/http/conditional.ts';
 import { writeAptcPage } from '../../src/http/aptc-page-writer.ts';
 import { compileSerializer } from '../../src/http/serializers.ts';
 import { AptcPageModel } from '../../src/operations/aptc-page.ts';
-import { ByteWriter } from '../../src/operations/byte-writer.ts';
+import { ByteWriter } from '../../src/encoding/byte-writer.ts';
 import { type DataRegistry, openRegistry } from '../../src/operations/data-registry.ts';
 import { APTC_RESPONSE, estimateAptcOperation } from '../../src/operations/estimate-aptc.ts';
 import { OPERATIONS } from '../../src/operations/index.ts';

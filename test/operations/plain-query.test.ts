@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { OPERATIONS } from '../../src/operations/index.ts';
 import type { Operation } from '../../src/operations/operation.ts';
 import { parseQuery, type JsonSchema } from '../../src/operations/query.ts';
-import { queryPairs } from '../../src/operations/query-string.ts';
+import { queryPairs } from '../../src/encoding/query-string.ts';
 
 /** A small deterministic generator (mulberry32), so a failure names a reproducible case. */
 function random(seed: number): () => number {

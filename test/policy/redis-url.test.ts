@@ -1,12 +1,12 @@
 /**
- * The forms HPD_REDIS_URL takes (src/config/redis-url.ts): one server, or sentinels and a master name;
+ * The forms HPD_REDIS_URL takes (src/policy/redis-url.ts): one server, or sentinels and a master name;
  * a malformed value is refused with the reason, and no password ever shows in a log line, in
  * `hpd config`'s masking or in an error message, whether the URL parses or not; a start waits for
  * a Redis that answers within its timeout.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { maskRedisUrl, parseRedisUrl } from '../../src/config/redis-url.ts';
+import { maskRedisUrl, parseRedisUrl } from '../../src/policy/redis-url.ts';
 import { maskUrlPassword, readSetting } from '../../src/config/settings.ts';
 import { connectRedis, redactRedisUrl } from '../../src/policy/redis-link.ts';
 import { startTestRedis } from '../helpers/redis-server.ts';

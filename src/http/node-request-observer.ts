@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestPath } from '../http/request-target.ts';
-import type { AccessLog } from './access-log.ts';
-import { OTHER_ROUTE, RequestMetrics, ROUTES, type Front } from './request-metrics.ts';
+import { requestPath } from './request-target.ts';
+import type { AccessLog } from '../observability/access-log.ts';
+import { OTHER_ROUTE, RequestMetrics, ROUTES, type Front } from '../observability/request-metrics.ts';
 
 export type NodeRequestObserver = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -4,11 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { queryPairs } from '../../src/operations/query-string.ts';
-import { ByteWriter } from '../../src/operations/byte-writer.ts';
-import { writeCents } from '../../src/operations/cents-text.ts';
-import { fastHash } from '../../src/operations/fast-hash.ts';
-import { jsonString } from '../../src/operations/json-string.ts';
+import { queryPairs } from '../../src/encoding/query-string.ts';
+import { ByteWriter } from '../../src/encoding/byte-writer.ts';
+import { writeCents } from '../../src/encoding/cents-text.ts';
+import { fastHash } from '../../src/encoding/fast-hash.ts';
+import { jsonString } from '../../src/encoding/json-string.ts';
 
 describe('ByteWriter.exactView', () => {
   it('views exactly what was written, keeps one view per length up to its bound, and then makes one per call', () => {

@@ -3,11 +3,11 @@
  * stay on a private interface while the API listens publicly. Only GET and HEAD /metrics exist.
  */
 import type { AddressInfo } from 'node:net';
-import { toListenError } from '../http/listen-error.ts';
-import { createNodeListener, type ListenerLimits } from '../http/node-listener.ts';
-import { requestPath } from '../http/request-target.ts';
-import type { MetricsExposition } from './metrics-exposition.ts';
-import { PROMETHEUS_CONTENT_TYPE } from './prometheus-text.ts';
+import { toListenError } from './listen-error.ts';
+import { createNodeListener, type ListenerLimits } from './node-listener.ts';
+import { requestPath } from './request-target.ts';
+import type { MetricsExposition } from '../observability/metrics-exposition.ts';
+import { PROMETHEUS_CONTENT_TYPE } from '../observability/prometheus-text.ts';
 
 export interface MetricsServer {
   readonly port: number;
