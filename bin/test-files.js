@@ -3,7 +3,7 @@
 //
 //   real-data  `*.real-data.test.ts`: they compile the shared data's real plan years (seconds to a
 //              minute each), so they run on their own, after the rest (`npm run test:real-data`).
-//   fast       the units that need no server, no child process and no real data: the engine, the
+//   fast       the units that need no server, no child process and no real data: the engine, the encoders, the
 //              operations, the compiler, the docs checks and the hot path's writers (`npm run test:fast`).
 //   units      everything but the real-data files (`npm test` runs units, then real-data).
 //
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const REAL_DATA = /\.real-data\.test\.ts$/;
-const FAST_FOLDERS = ['test/engine/', 'test/operations/', 'test/build/', 'test/docs/'];
+const FAST_FOLDERS = ['test/engine/', 'test/encoding/', 'test/operations/', 'test/build/', 'test/docs/'];
 const FAST_FILES = /^test\/http\/[^/]*writer[^/]*\.test\.ts$/;
 // A test that starts a process of its own (a build killed midway, a full disk) is not a unit.
 const STARTS_PROCESSES = /\b(spawn|fork|execFile)\(|spawnSync\(process\.execPath/;
