@@ -10,17 +10,10 @@ import { OAUTH_FILE, openOAuthStore } from '../../src/auth-server/lmdb-adapter.t
 import { openLmdbStateStore } from '../../src/policy/lmdb-store.ts';
 import { TIERS } from '../../src/policy/tiers.ts';
 
-/** mulberry32: small, seeded, and the same on every platform. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32: small, seeded, and the same on every platform (the benchmarks' generator). */
+import { prng as seededRandom } from '../../bench/lib/util.ts';
+
+export { seededRandom };
 
 function hex(random: () => number, bytes: number): string {
   return Array.from({ length: bytes }, () =>

@@ -18,9 +18,9 @@ import { AptcPageModel } from '../../src/operations/aptc-page.ts';
 import { ByteWriter } from '../../src/encoding/byte-writer.ts';
 import { type DataRegistry, openRegistry } from '../../src/operations/data-registry.ts';
 import { APTC_RESPONSE, estimateAptcOperation } from '../../src/operations/estimate-aptc.ts';
-import { OPERATIONS } from '../../src/operations/index.ts';
-import { type ExecuteResult, execute, type Operation } from '../../src/operations/operation.ts';
+import { type ExecuteResult, execute } from '../../src/operations/operation.ts';
 import { buildRealYear } from '../helpers/build-real-year.ts';
+import { runOperation } from '../helpers/run-operation.ts';
 
 const BASE = 'http://api.test';
 const BENCHMARK_FILE = 'slcsp_by_rating_area.yaml';
@@ -41,9 +41,7 @@ after(() => {
 type Body = any;
 
 function run(path: string, query: string, pathParams: Record<string, string> = {}): ExecuteResult {
-  const op: Operation<never> | undefined = OPERATIONS.find((o) => o.path === path);
-  assert.ok(op !== undefined, `no operation at ${path}`);
-  return execute(op, { registry, baseUrl: BASE }, 'enterprise', [...new URLSearchParams(query)], pathParams);
+  return runOperation(registry, path, query, pathParams, 'enterprise', BASE);
 }
 
 function ok(path: string, query: string, pathParams: Record<string, string> = {}): Body {

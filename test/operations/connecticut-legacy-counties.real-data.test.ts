@@ -12,9 +12,8 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BuildResult } from '../../build/compile.ts';
 import { type DataRegistry, openRegistry } from '../../src/operations/data-registry.ts';
-import { OPERATIONS } from '../../src/operations/index.ts';
-import { type ExecuteResult, execute, type Operation } from '../../src/operations/operation.ts';
 import { buildRealYear, REPO_ROOT } from '../helpers/build-real-year.ts';
+import { bodyOf, runOperation } from '../helpers/run-operation.ts';
 
 const SHARED = resolve(REPO_ROOT, '../shared/data');
 
@@ -96,11 +95,7 @@ after(() => {
 type Body = any;
 
 function run(path: string, query: string, pathParams: Record<string, string> = {}): Body {
-  const op: Operation<never> | undefined = OPERATIONS.find((o) => o.path === path);
-  assert.ok(op !== undefined, `no operation at ${path}`);
-  const r: ExecuteResult = execute(op, { registry, baseUrl: 'http://api.test' }, 'pro', [...new URLSearchParams(query)], pathParams);
-  assert.ok(r.ok, `expected a body, got ${JSON.stringify(!r.ok && r.problem)}`);
-  return r.body;
+  return bodyOf(runOperation(registry, path, query, pathParams));
 }
 
 const zipLookup = (zip: string): Body => run('/v1/health/zips/{zip}', 'year=2024', { zip });

@@ -9,9 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type DataRegistry, openRegistry } from '../../src/operations/data-registry.ts';
-import { OPERATIONS } from '../../src/operations/index.ts';
-import { type ExecuteResult, execute, type Operation } from '../../src/operations/operation.ts';
 import { buildRealYear } from '../helpers/build-real-year.ts';
+import { bodyOf, runOperation } from '../helpers/run-operation.ts';
 
 let dir: string;
 let registry: DataRegistry;
@@ -29,11 +28,7 @@ after(() => {
 type Body = any;
 
 function run(path: string, query: string, pathParams: Record<string, string> = {}): Body {
-  const op: Operation<never> | undefined = OPERATIONS.find((o) => o.path === path);
-  assert.ok(op !== undefined, `no operation at ${path}`);
-  const r: ExecuteResult = execute(op, { registry, baseUrl: 'http://api.test' }, 'pro', [...new URLSearchParams(query)], pathParams);
-  assert.ok(r.ok, `expected a body, got ${JSON.stringify(!r.ok && r.problem)}`);
-  return r.body;
+  return bodyOf(runOperation(registry, path, query, pathParams));
 }
 
 describe('PY2024 answers from real state-exchange premiums', () => {
