@@ -7,6 +7,7 @@
  * Failures are tool execution errors carrying the REST problem document (MCP 2025-11-25, SEP-1303), so
  * a model can read `errors[].field` and correct itself.
  */
+import { PLAN_YEAR_RANGE_TEXT } from '../engine/plan-years.ts';
 import { checkIchraAffordabilityOperation } from '../operations/check-ichra-affordability.ts';
 import { comparePlansOperation } from '../operations/compare-plans.ts';
 import { estimateAptcOperation } from '../operations/estimate-aptc.ts';
@@ -196,8 +197,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       plan_id: { description: '14-character plan ID without variant' },
       // The source year is required, so no default to state; the range is the REST one.
       year: {
-        description:
-          'Source plan year (2014–2030), mapped to year + 1: 2025 gives the 2025 → 2026 crosswalk. Years whose crosswalk data is not loaded are answered with an error',
+        description: `Source plan year (${PLAN_YEAR_RANGE_TEXT}), mapped to year + 1: 2025 gives the 2025 → 2026 crosswalk. Years whose crosswalk data is not loaded are answered with an error`,
       },
       state: { description: 'Two-letter state of the plan (a HealthCare.gov state)' },
     },

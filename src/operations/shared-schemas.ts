@@ -6,12 +6,12 @@
  * the subset draft-07 and OpenAPI 3.1 share: `type: [T, 'null']` for nullable values, no `nullable`,
  * no `prefixItems`.
  */
+import { PLAN_YEAR_MAX, PLAN_YEAR_MIN } from '../engine/plan-years.ts';
 import { METAL_LEVELS, PLAN_TYPES } from '../engine/plan-record.ts';
 import { ISSUER_NOTE } from './issuer-fields.ts';
 import type { JsonSchema } from './query.ts';
 
-export const YEAR_MIN = 2014;
-export const YEAR_MAX = 2030;
+export { PLAN_YEAR_MAX as YEAR_MAX, PLAN_YEAR_MIN as YEAR_MIN } from '../engine/plan-years.ts';
 
 export const P = {
   zip: { type: 'string', minLength: 5, maxLength: 5, pattern: '^\\d{5}$', description: '5-digit ZIP code', example: '99501' },
@@ -24,8 +24,8 @@ export const P = {
   },
   year: {
     type: 'integer',
-    minimum: YEAR_MIN,
-    maximum: YEAR_MAX,
+    minimum: PLAN_YEAR_MIN,
+    maximum: PLAN_YEAR_MAX,
     description: 'Plan year; defaults to the current year of /v1/health/years',
   },
   county_fips: {

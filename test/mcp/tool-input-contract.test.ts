@@ -25,6 +25,15 @@ const DEPARTURES: Readonly<Record<string, string>> = {
   'get_plan_crosswalk.year.type': 'the REST range instead of const 2025 (see const)',
   'get_plan_crosswalk.year.minimum': 'the REST range instead of const 2025 (see const)',
   'get_plan_crosswalk.year.maximum': 'the REST range instead of const 2025 (see const)',
+  ...Object.fromEntries(
+    ['compare_plans', 'estimate_aptc', 'estimate_out_of_pocket', 'get_plan_details', 'list_issuers', 'lookup_zip', 'search_plans'].flatMap(
+      (tool) =>
+        ['minimum', 'maximum'].map((k) => [
+          `${tool}.year.${k}`,
+          'plan years run from the first rules table in data/rules to the last (a year without one can be neither built nor served), not a fixed 2014–2030',
+        ]),
+    ),
+  ),
 };
 
 const HOUSEHOLD = 'household pricing; pinned by test/fixtures/mcp-tool-input-schemas.json';
