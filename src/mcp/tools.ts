@@ -7,6 +7,7 @@
  * Failures are tool execution errors carrying the REST problem document (MCP 2025-11-25, SEP-1303), so
  * a model can read `errors[].field` and correct itself.
  */
+import { DEFAULT_VARIANT, PLAN_ID_PATTERN } from '../engine/plan-record.ts';
 import { PLAN_YEAR_RANGE_TEXT } from '../engine/plan-years.ts';
 import { checkIchraAffordabilityOperation } from '../operations/check-ichra-affordability.ts';
 import { comparePlansOperation } from '../operations/compare-plans.ts';
@@ -32,8 +33,8 @@ import { toolOutputSchema } from './tool-output.ts';
 /** The contract's plan ID shape (§7.5): a variant ID, or a 14-character ID meaning its -01 variant. */
 const PLAN_ID = {
   type: 'string',
-  pattern: '^\\d{5}[A-Z]{2}\\d{7}(-\\d{2})?$',
-  description: 'Plan variant ID (14-character ID + -NN); a bare 14-character ID means its -01 variant',
+  pattern: PLAN_ID_PATTERN,
+  description: `Plan variant ID (14-character ID + -NN); a bare 14-character ID means its -${DEFAULT_VARIANT} variant`,
 } as const;
 const PRO = 'Requires Pro or Enterprise.';
 
@@ -235,7 +236,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     params: {
       plan_id: {
         ...PLAN_ID,
-        description: 'Dental plan variant ID (14-character ID + -NN); a bare 14-character ID means its -01 variant, else -00',
+        description: `Dental plan variant ID (14-character ID + -NN); a bare 14-character ID means its -${DEFAULT_VARIANT} variant, else -00`,
       },
     },
     summarize: (b) =>
