@@ -18,7 +18,7 @@ import type { YearData } from './data-registry.ts';
 import { defineOperation } from './operation.ts';
 import { NO_ERRORS, validationProblem, type FieldError } from './problems.ts';
 import { compileQuery, type JsonSchema } from './query.ts';
-import { LABELS, LINKS_OF, PRICED_AT, PLAN_SUMMARY, LOCATED_PAGE_REQUIRED } from './shared-schemas.ts';
+import { HOUSEHOLD_MEMBERS, LABELS, LINKS_OF, PRICED_AT, PLAN_SUMMARY, LOCATED_PAGE_REQUIRED } from './shared-schemas.ts';
 import {
   FILTER_SETTERS,
   PAGING_AND_ORDER,
@@ -92,20 +92,7 @@ export const SEARCH_RESPONSE = {
       type: 'string',
       description: 'Cursor of the next page, to send as cursor with the same parameters; absent on the last page',
     },
-    members: {
-      type: 'array',
-      description:
-        'With ages only: each member in the order of ages, and whether the member is charged (false for children under 21 beyond the three oldest, who are covered at no premium); premiums are the household’s total',
-      items: {
-        type: 'object',
-        properties: {
-          age: { type: 'integer', description: 'Member age' },
-          charged: { type: 'boolean', description: 'Whether the member adds to the household premium' },
-        },
-        required: ['age', 'charged'],
-        additionalProperties: false,
-      },
-    },
+    members: HOUSEHOLD_MEMBERS,
     zip: { type: 'string', description: 'The ZIP code searched' },
     state: { type: 'string', description: 'Two-letter state code of the location priced' },
     ...PRICED_AT,

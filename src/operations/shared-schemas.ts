@@ -8,6 +8,8 @@
  */
 import { PLAN_YEAR_MAX, PLAN_YEAR_MIN } from '../engine/plan-years.ts';
 import { METAL_LEVELS, PLAN_TYPES } from '../engine/plan-record.ts';
+import { MEMBER_PREMIUM_BASES } from '../engine/subsidy.ts';
+import { PAID_TIERS } from '../policy/tiers.ts';
 import { ISSUER_NOTE } from './issuer-fields.ts';
 import type { JsonSchema } from './query.ts';
 
@@ -100,6 +102,25 @@ export const LABELS = {
 /** The required members a located page ends with: its place, where it was priced, its provenance. */
 export const LOCATED_PAGE_REQUIRED = ['zip', 'state', ...Object.keys(PRICED_AT), ...Object.keys(LABELS)] as const;
 
+/** A household member's age, in the order of `ages`. */
+const MEMBER_AGE = { type: 'integer', description: 'Member age' } as const;
+
+/** A searched household's members: whether each is charged (search rows carry the household total alone). */
+export const HOUSEHOLD_MEMBERS = {
+  type: 'array',
+  description:
+    'With ages only: each member in the order of ages, and whether the member is charged (false for children under 21 beyond the three oldest, who are covered at no premium); premiums are the household’s total',
+  items: {
+    type: 'object',
+    properties: {
+      age: MEMBER_AGE,
+      charged: { type: 'boolean', description: 'Whether the member adds to the household premium' },
+    },
+    required: ['age', 'charged'],
+    additionalProperties: false,
+  },
+} as const;
+
 /** A household's members with their shares of a plan's premium (compare, detail, OOP). */
 export const MEMBER_BREAKDOWN = {
   type: 'array',
@@ -108,7 +129,7 @@ export const MEMBER_BREAKDOWN = {
   items: {
     type: 'object',
     properties: {
-      age: { type: 'integer', description: 'Member age' },
+      age: MEMBER_AGE,
       premium: { type: 'number', description: 'The member’s monthly share of the household premium, dollars; 0 when not charged' },
       charged: {
         type: 'boolean',
@@ -116,7 +137,7 @@ export const MEMBER_BREAKDOWN = {
       },
       premium_basis: {
         type: 'string',
-        enum: ['member_rate', 'tier_share'],
+        enum: [...MEMBER_PREMIUM_BASES],
         description:
           'member_rate: premium is the member’s own age-rated premium; tier_share: a family tier (NY, VT) priced the household as one premium and premium is this member’s share of it (split by age-curve rates, evenly in VT), not a premium the member could buy alone',
       },
@@ -262,7 +283,7 @@ export const PROBLEM_RESPONSE = {
         additionalProperties: false,
       },
     },
-    required_tier: { type: 'string', enum: ['pro', 'enterprise'] },
+    required_tier: { type: 'string', enum: PAID_TIERS },
     upgrade: { type: 'string' },
   },
   required: ['type', 'title', 'status', 'detail'],
