@@ -51,6 +51,15 @@ export interface ProblemBody {
   readonly upgrade?: string;
 }
 
+/**
+ * The 500 of every front (REST, MCP): what failed is in the server's logs, found by the request id
+ * the response carries in X-Request-Id.
+ */
+export const INTERNAL_ERROR: ProblemSpec = {
+  kind: 'internal',
+  detail: 'An unexpected error occurred. Quote the X-Request-Id when contacting support.',
+};
+
 export class ProblemError extends Error {
   readonly spec: ProblemSpec;
   constructor(spec: ProblemSpec) {
