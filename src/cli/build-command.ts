@@ -9,7 +9,7 @@ import { loadSourcesFile } from '../../build/sources.ts';
 import { buildsRoot, cacheRoot, REPO_ROOT } from './paths.ts';
 import { join, resolve } from 'node:path';
 import { parseCommandArgs } from './args.ts';
-import { UsageError } from './usage-error.ts';
+import { planYearArg } from './plan-year-arg.ts';
 
 export const BUILD_USAGE = `Usage: hpd build --year YEAR [options]
 
@@ -35,10 +35,7 @@ Options:
 export async function buildCommand(argv: readonly string[]): Promise<number> {
   const yearIdx = argv.indexOf('--year');
   const yearText = yearIdx >= 0 ? argv[yearIdx + 1] : argv.find((a) => a.startsWith('--year='))?.slice(7);
-  const year = Number(yearText);
-  if (yearText === undefined || !Number.isInteger(year) || year < 2014 || year > 2100) {
-    throw new UsageError('--year YEAR is required (e.g. --year 2025)');
-  }
+  const year = planYearArg(yearText, '--year');
   const sourcesArg =
     argv.find((a) => a.startsWith('--sources='))?.slice(10) ??
     (argv.includes('--sources') ? argv[argv.indexOf('--sources') + 1] : undefined);

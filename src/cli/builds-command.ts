@@ -16,6 +16,7 @@ import { openCurrentDataset, openDataset, type Dataset } from '../engine/dataset
 import { renderBuildDiff } from './build-diff-text.ts';
 import { buildsRoot } from './paths.ts';
 import { parseCommandArgs, unknownSubcommand } from './args.ts';
+import { planYearArg } from './plan-year-arg.ts';
 import { CliError, UsageError } from './usage-error.ts';
 
 export const BUILDS_USAGE = `Usage: hpd builds <list|use|prune|diff> [options]
@@ -43,12 +44,6 @@ Options common to all:
 Exit codes: 0 success, 1 failure (one line on stderr), 2 usage mistake.`;
 
 const HEX_PREFIX = /^[0-9a-f]{4,64}$/;
-
-function parseYear(text: string, what: string): number {
-  const year = Number(text);
-  if (!/^\d{4}$/.test(text) || year < 2014 || year > 2100) throw new UsageError(`${what} must be a plan year, got "${text}"`);
-  return year;
-}
 
 function parse(
   command: string,
@@ -80,7 +75,7 @@ function mb(bytes: number): string {
 function listCommand(argv: readonly string[]): number {
   const { values, positionals } = parse('list', argv, { year: { type: 'string' }, verify: { type: 'boolean' } });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-  const year = typeof values.year === 'string' ? parseYear(values.year, '--year') : undefined;
+  const year = typeof values.year === 'string' ? planYearArg(values.year, '--year') : undefined;
   const root = rootOf(values);
   const entries = listBuilds(root, { year, verify: values.verify === true });
   if (values.json === true) {
@@ -128,7 +123,7 @@ function resolveHash(root: string, year: number, prefix: string): string {
 function useCommand(argv: readonly string[]): number {
   const { values, positionals } = parse('use', argv, {});
   if (positionals.length !== 2) throw new UsageError('usage: hpd builds use YEAR HASH');
-  const year = parseYear(positionals[0]!, 'YEAR');
+  const year = planYearArg(positionals[0]!, 'YEAR');
   const root = rootOf(values);
   const hash = resolveHash(root, year, positionals[1]!);
   const before = currentHash(root, year);
@@ -166,7 +161,7 @@ function pruneCommand(argv: readonly string[]): number {
     throw new UsageError('--keep K is required (the number of newest builds to keep per year, at least 1)');
   const keep = Number(values.keep);
   if (!/^\d+$/.test(values.keep) || keep < 1) throw new UsageError(`--keep must be a whole number of at least 1, got "${values.keep}"`);
-  const year = typeof values.year === 'string' ? parseYear(values.year, '--year') : undefined;
+  const year = typeof values.year === 'string' ? planYearArg(values.year, '--year') : undefined;
   const dryRun = values['dry-run'] === true;
   const root = rootOf(values);
   const years = year !== undefined ? [year] : catalogYears(root);
@@ -231,7 +226,7 @@ function removeBuild(root: string, year: number, e: CatalogEntry): boolean {
 function openRef(root: string, text: string): Dataset {
   const m = /^(\d{4})(?::([0-9a-f]+))?$/.exec(text);
   if (m === null) throw new UsageError(`a build is YEAR or YEAR:HASH (e.g. 2025 or 2025:3fa4c1d2), got "${text}"`);
-  const year = parseYear(m[1]!, 'YEAR');
+  const year = planYearArg(m[1]!, 'YEAR');
   if (m[2] === undefined) {
     if (currentHash(root, year) === null) throw new CliError(`no current build under ${yearDir(root, year)}`);
     return openCurrentDataset(root, year);

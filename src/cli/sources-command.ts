@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { initSources, pinSources } from '../../build/sources-init.ts';
 import { loadSourcesFile } from '../../build/sources.ts';
 import { cacheRoot, REPO_ROOT } from './paths.ts';
+import { planYearArg } from './plan-year-arg.ts';
 import { CliError, UsageError } from './usage-error.ts';
 
 export const SOURCES_USAGE = `Usage: hpd sources init --year YEAR [--sbe ST,ST…] [--no-federal] [--pin] [--force]
@@ -40,9 +41,7 @@ export async function sourcesCommand(argv: readonly string[], env: NodeJS.Proces
     },
     strict: true,
   });
-  const year = Number(values.year);
-  if (values.year === undefined || !Number.isInteger(year) || year < 2014 || year > 2100)
-    throw new UsageError('--year YEAR is required (a plan year such as 2026)');
+  const year = planYearArg(values.year, '--year');
   const dir = values.dir ?? join(REPO_ROOT, 'data', 'sources');
   const file = join(dir, `${year}.json`);
   if (values.pin === true) {

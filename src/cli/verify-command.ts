@@ -12,6 +12,7 @@ import { currentHash } from '../engine/build-format.ts';
 import { BuildIntegrityError, checkBuild } from '../engine/build-integrity.ts';
 import { buildsRoot } from './paths.ts';
 import { parseCommandArgs } from './args.ts';
+import { planYearArg } from './plan-year-arg.ts';
 import { CliError, UsageError } from './usage-error.ts';
 
 export const VERIFY_USAGE = `Usage: hpd verify [--year YEAR] [--all | --hash HASH] [--out DIR] [--json]
@@ -80,9 +81,7 @@ export async function verifyCommand(argv: readonly string[]): Promise<number> {
     out: str(parsed.out),
     json: parsed.json === true,
   };
-  const year = values.year === undefined ? undefined : Number(values.year);
-  if (year !== undefined && (!Number.isInteger(year) || year < 2014 || year > 2100))
-    throw new UsageError(`--year must be a plan year, got "${values.year}"`);
+  const year = values.year === undefined ? undefined : planYearArg(values.year, '--year');
   if (values.hash !== undefined && !/^[0-9a-f]{4,64}$/.test(values.hash))
     throw new UsageError(`--hash must be a build hash or a prefix of at least 4 hex digits, got "${values.hash}"`);
   if (values.hash !== undefined && values.all === true) throw new UsageError('--hash and --all exclude each other');

@@ -96,8 +96,6 @@ export const HEURISTIC_SCENARIOS: Readonly<Record<HeuristicLevel, UtilizationSce
 export const ASSUMED_PCP_COPAY = 30;
 /** Coinsurance assumed when the plan reports none (the most common plan-level rate). */
 export const DEFAULT_COINSURANCE = 0.2;
-/** Legal MOOP used when neither the plan nor the caller gives one: PY2026 self-only (domain.md §1.7). */
-export const FALLBACK_LEGAL_MOOP = { year: 2026, self_only: 10_600 } as const;
 
 /** Total allowed cost of the SBC examples under the template in force since 2021 (domain.md §9.3). */
 const SBC_EXAMPLES = {
@@ -175,7 +173,7 @@ interface PlanTerms {
   readonly notes: readonly string[];
 }
 
-function planTerms(plan: PlanVariantRecord, rules: Pick<TaxYearRules, 'tax_year' | 'moop_limit'> | undefined): PlanTerms {
+function planTerms(plan: PlanVariantRecord, rules: Pick<TaxYearRules, 'tax_year' | 'moop_limit'>): PlanTerms {
   const notes: string[] = [];
   let deductible = plan.deductible.individual_tier1 ?? plan.deductible.combined_individual;
   if (deductible === null) {
@@ -189,9 +187,11 @@ function planTerms(plan: PlanVariantRecord, rules: Pick<TaxYearRules, 'tax_year'
   }
   let moop = plan.max_out_of_pocket.individual_tier1 ?? plan.max_out_of_pocket.combined_individual;
   if (moop === null) {
-    const year = rules?.tax_year ?? FALLBACK_LEGAL_MOOP.year;
-    moop = rules?.moop_limit.value.self_only ?? FALLBACK_LEGAL_MOOP.self_only;
-    notes.push(`The plan reports no out-of-pocket maximum; the ${year} legal maximum of ${money(toCents(moop))} is used instead.`);
+    // The plan year's legal self-only limit (its rules table, domain.md §1.7): no plan may ask more.
+    moop = rules.moop_limit.value.self_only;
+    notes.push(
+      `The plan reports no out-of-pocket maximum; the ${rules.tax_year} legal maximum of ${money(toCents(moop))} is used instead.`,
+    );
   }
   return { deductible, coinsurance, moop, notes };
 }
@@ -209,7 +209,7 @@ function heuristic(
   plan: PlanVariantRecord,
   care: UtilizationScenario,
   intro: string,
-  rules: Pick<TaxYearRules, 'tax_year' | 'moop_limit'> | undefined,
+  rules: Pick<TaxYearRules, 'tax_year' | 'moop_limit'>,
 ): OutOfPocket {
   const terms = planTerms(plan, rules);
   const visitCents = toCents(care.pcpVisitCost);
@@ -263,14 +263,13 @@ function sbcAvailable(s: SbcScenario): boolean {
  * out-of-pocket share of the scenario's care.
  *
  * @param monthlyPremium age-rated monthly premium in dollars (before any credit)
- * @param rules the plan year's rules; only used for the legal MOOP when the plan reports none (without
- *   them the PY2026 maximum is used and the notes say so)
+ * @param rules the plan year's rules; only used for the legal MOOP when the plan reports none
  */
 export function estimateOop(
   plan: PlanVariantRecord,
   monthlyPremium: number,
   scenario: OopScenario,
-  rules?: Pick<TaxYearRules, 'tax_year' | 'moop_limit'>,
+  rules: Pick<TaxYearRules, 'tax_year' | 'moop_limit'>,
 ): OopEstimate {
   if (!Number.isFinite(monthlyPremium) || monthlyPremium < 0) {
     // Premiums come from the build, which stores none below zero: reaching this is a caller's bug.

@@ -110,5 +110,29 @@ export interface PlanVariantRecord {
   readonly import_date: string | null;
 }
 
-export const PLAN_VARIANT_ID = /^(\d{5}[A-Z]{2}\d{7})-(\d{2})$/;
-export const STANDARD_COMPONENT_ID = /^\d{5}[A-Z]{2}\d{7}$/;
+/** A 14-character standard component ID: issuer (5 digits), state (2 letters), product and plan (7 digits). */
+const ISSUER = '\\d{5}';
+const STATE = '[A-Z]{2}';
+const PRODUCT_AND_PLAN = '\\d{7}';
+const SCID = `${ISSUER}${STATE}${PRODUCT_AND_PLAN}`;
+/** JSON Schema pattern of a standard component ID. */
+export const STANDARD_COMPONENT_ID_PATTERN = `^${SCID}$`;
+/** JSON Schema pattern of a plan ID as the API takes it: a variant ID, or a bare standard component ID. */
+export const PLAN_ID_PATTERN = `^${SCID}(-\\d{2})?$`;
+export const PLAN_VARIANT_ID = new RegExp(`^(${SCID})-(\\d{2})$`);
+export const STANDARD_COMPONENT_ID = new RegExp(STANDARD_COMPONENT_ID_PATTERN);
+/** A plan ID of either shape; group 1 is its state. */
+const PLAN_ID = new RegExp(`^${ISSUER}(${STATE})${PRODUCT_AND_PLAN}(?:-\\d{2})?$`);
+
+/** The variant a bare standard component ID means: its on-exchange standard plan. */
+export const DEFAULT_VARIANT = '01';
+
+/** The variant ID a plan ID names: itself, or a bare standard component ID's {@link DEFAULT_VARIANT}. */
+export function variantIdOf(planId: string): string {
+  return STANDARD_COMPONENT_ID.test(planId) ? `${planId}-${DEFAULT_VARIANT}` : planId;
+}
+
+/** The state letters of a plan ID of either shape; undefined for any other text. */
+export function stateOfPlanId(planId: string): string | undefined {
+  return PLAN_ID.exec(planId)?.[1];
+}

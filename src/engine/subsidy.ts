@@ -38,7 +38,9 @@ export type BenchmarkSource = 'rate_puf' | 'modeled' | 'benchmark_only';
  * What a member's benchmark amount is: the member's own age-rated premium, or (family-tier states, NY
  * and VT) the member's share of the one premium the tier charges the household.
  */
-export type MemberPremiumBasis = 'member_rate' | 'tier_share';
+/** How a member's premium was found: the member's own age rate, or a share of a family tier (NY, VT). */
+export const MEMBER_PREMIUM_BASES = ['member_rate', 'tier_share'] as const;
+export type MemberPremiumBasis = (typeof MEMBER_PREMIUM_BASES)[number];
 
 export interface AptcMember {
   readonly age: number;

@@ -12,7 +12,7 @@ import { etagHashAt, etagOf, execute, type Executed, type Operation } from '../o
 import { writeDigest } from '../encoding/fast-hash.ts';
 import { SearchPageModel } from '../operations/search-page.ts';
 import { AptcPageModel } from '../operations/aptc-page.ts';
-import type { ProblemSpec } from '../operations/problems.ts';
+import { INTERNAL_ERROR, type ProblemSpec } from '../operations/problems.ts';
 import { TIER_RANK, type Tier } from '../policy/tiers.ts';
 import { AuthCache } from '../policy/auth-cache.ts';
 import type { QuotaDecision } from '../policy/quota.ts';
@@ -220,10 +220,7 @@ export class OperationPipeline {
   /** The 500 of an unexpected error (logged with the request id). */
   #internal(err: unknown, requestId: string, path: string): Reply {
     this.#front.onError(err, requestId);
-    return this.#front.problemReply(
-      { kind: 'internal', detail: 'An unexpected error occurred. Quote the X-Request-Id when contacting support.' },
-      path,
-    );
+    return this.#front.problemReply(INTERNAL_ERROR, path);
   }
 
   /** `requestId` null: the thread's generated id (request-id.ts), written as bytes. */

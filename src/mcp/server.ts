@@ -16,10 +16,12 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { toListenError } from '../http/listen-error.ts';
 import { createNodeListener, type ListenerLimits, type NodeListener } from '../http/node-listener.ts';
+import { requestIdFrom } from '../http/request-id.ts';
 import { requestPath } from '../http/request-target.ts';
 import type { TrustedProxies } from '../http/trusted-proxies.ts';
 import type { DataRegistry } from '../operations/data-registry.ts';
 import { asLiveRegistry, type LiveRegistry } from '../operations/live-registry.ts';
+import { INTERNAL_ERROR } from '../operations/problems.ts';
 import { isCredentialName } from '../operations/unknown-name.ts';
 import { OAUTH_SCOPES } from '../policy/oauth-scopes.ts';
 import type { Quota } from '../policy/quota.ts';
@@ -147,9 +149,14 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
             observe?.(req, res);
             onRequest(req, res).catch((err: unknown) => {
               onError(err);
-              if (!res.headersSent)
-                sendProblem(res, links, { kind: 'internal', detail: 'An unexpected error occurred.' }, requestPath(req.url ?? '/') ?? '/');
-              else res.end();
+              if (res.headersSent) {
+                res.end();
+                return;
+              }
+              // The id the detail asks to quote: the access log writes it with the request.
+              const id = req.headers['x-request-id'];
+              res.setHeader('x-request-id', requestIdFrom(typeof id === 'string' ? id : undefined));
+              sendProblem(res, links, INTERNAL_ERROR, requestPath(req.url ?? '/') ?? '/');
             });
           },
           config.listenerLimits,

@@ -14,6 +14,7 @@ import { estimateOutOfPocketOperation } from '../operations/estimate-out-of-pock
 import { getDentalPlanDetailsOperation } from '../operations/get-dental-plan-details.ts';
 import { getPlanCrosswalkOperation } from '../operations/get-plan-crosswalk.ts';
 import { listIssuersOperation } from '../operations/list-issuers.ts';
+import { DEFAULT_VARIANT, PLAN_ID_PATTERN, YEAR_RANGE_TEXT } from '../operations/shared-schemas.ts';
 import { listPlanYearsOperation } from '../operations/list-plan-years.ts';
 import { getPlanDetailsOperation } from '../operations/get-plan-details.ts';
 import { getPlanStatsOperation } from '../operations/get-plan-stats.ts';
@@ -22,6 +23,7 @@ import type { Operation } from '../operations/operation.ts';
 import type { Alternatives } from '../operations/problems.ts';
 import type { JsonSchema } from '../operations/query.ts';
 import { searchDentalPlansOperation } from '../operations/search-dental-plans.ts';
+import { PRO_FILTER_NAMES, searchToolWording } from '../operations/search-parameters.ts';
 import { searchPlansOperation } from '../operations/search-plans.ts';
 import { unknownNameMessage } from '../operations/unknown-name.ts';
 import { toolInputSchema, type ToolParam } from './tool-input.ts';
@@ -30,8 +32,8 @@ import { toolOutputSchema } from './tool-output.ts';
 /** The contract's plan ID shape (§7.5): a variant ID, or a 14-character ID meaning its -01 variant. */
 const PLAN_ID = {
   type: 'string',
-  pattern: '^\\d{5}[A-Z]{2}\\d{7}(-\\d{2})?$',
-  description: 'Plan variant ID (14-character ID + -NN); a bare 14-character ID means its -01 variant',
+  pattern: PLAN_ID_PATTERN,
+  description: `Plan variant ID (14-character ID + -NN); a bare 14-character ID means its -${DEFAULT_VARIANT} variant`,
 } as const;
 const PRO = 'Requires Pro or Enterprise.';
 
@@ -88,20 +90,11 @@ const modeledNote = (b: Body): string =>
 export const TOOLS: readonly ToolDefinition[] = [
   defineTool(searchPlansOperation, {
     title: 'Search health plans',
-    description: `ACA marketplace plans offered at a ZIP code, priced for one applicant age or for a household (ages: each plan's household total, sorted, filtered and paged by it), with filters, sorting and pages. Catastrophic plans appear only when every member is under 30 unless metal_level is catastrophic. A household (ages), the filters issuer, hsa_eligible, max_premium, max_deductible, a sort_by other than premium, and income with household_size (premium after the estimated tax credit; cost-sharing-reduction variants of silver plans) ${PRO.toLowerCase().replace('.', '')}.`,
+    description: `ACA marketplace plans offered at a ZIP code, priced for one applicant age or for a household (ages: each plan's household total, sorted, filtered and paged by it), with filters, sorting and pages. Catastrophic plans appear only when every member is under 30 unless metal_level is catastrophic. A household (ages), the filters ${PRO_FILTER_NAMES.join(', ')}, a sort_by other than premium, and income with household_size (premium after the estimated tax credit; cost-sharing-reduction variants of silver plans) ${PRO.toLowerCase().replace('.', '')}.`,
     params: {
-      issuer: { description: 'Pro: case-insensitive part of the issuer name' },
-      hsa_eligible: { description: 'Pro: only plans that are (true) or are not (false) HSA-eligible' },
-      max_premium: { description: 'Pro: monthly premium cap, dollars (the household total with ages)' },
-      max_deductible: { description: 'Pro: individual deductible cap, dollars' },
-      sort_by: { description: 'Sort key (default premium); non-default values are Pro' },
-      sort_order: { description: 'Sort direction (default asc)' },
+      ...searchToolWording(searchPlansOperation.query.order),
       // §7.5 publishes the cursor without the REST length limit.
-      cursor: { maxLength: undefined, description: 'next_cursor of the previous result' },
-      page: { description: 'Page number, from 1 (not with cursor)' },
-      per_page: { description: 'Plans per page, 1–100 (default 25)' },
-      income: { description: 'Pro: annual household income, dollars' },
-      household_size: { description: 'Pro: people in the tax household' },
+      cursor: { ...searchToolWording(['cursor']).cursor, maxLength: undefined },
     },
     summarize(b) {
       const plans = ((b._embedded as { plans?: Body[] } | undefined)?.plans ?? []) as Body[];
@@ -115,15 +108,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   }),
   defineTool(getPlanStatsOperation, {
     title: 'Facets and ranges of a search',
-    description: `For a search's ZIP, age (or household ages) and filters: how many plans match per metal level, plan type, issuer and HSA eligibility, and the lowest and highest premium and deductible; each facet adds up to total. A household (ages), the filters issuer, hsa_eligible, max_premium, max_deductible, and income with household_size ${PRO.toLowerCase().replace('.', '')}.`,
-    params: {
-      issuer: { description: 'Pro: case-insensitive part of the issuer name' },
-      hsa_eligible: { description: 'Pro: only plans that are (true) or are not (false) HSA-eligible' },
-      max_premium: { description: 'Pro: monthly premium cap, dollars' },
-      max_deductible: { description: 'Pro: individual deductible cap, dollars' },
-      income: { description: 'Pro: annual household income, dollars' },
-      household_size: { description: 'Pro: people in the tax household' },
-    },
+    description: `For a search's ZIP, age (or household ages) and filters: how many plans match per metal level, plan type, issuer and HSA eligibility, and the lowest and highest premium and deductible; each facet adds up to total. A household (ages), the filters ${PRO_FILTER_NAMES.join(', ')}, and income with household_size ${PRO.toLowerCase().replace('.', '')}.`,
+    params: searchToolWording(getPlanStatsOperation.query.order),
     summarize: (b) => {
       const f = b.facets as Record<string, Array<{ value: unknown; count: number }>>;
       const r = b.ranges as Record<string, { min: number | null; max: number | null }>;
@@ -211,8 +197,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       plan_id: { description: '14-character plan ID without variant' },
       // The source year is required, so no default to state; the range is the REST one.
       year: {
-        description:
-          'Source plan year (2014–2030), mapped to year + 1: 2025 gives the 2025 → 2026 crosswalk. Years whose crosswalk data is not loaded are answered with an error',
+        description: `Source plan year (${YEAR_RANGE_TEXT}), mapped to year + 1: 2025 gives the 2025 → 2026 crosswalk. Years whose crosswalk data is not loaded are answered with an error`,
       },
       state: { description: 'Two-letter state of the plan (a HealthCare.gov state)' },
     },
@@ -250,7 +235,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     params: {
       plan_id: {
         ...PLAN_ID,
-        description: 'Dental plan variant ID (14-character ID + -NN); a bare 14-character ID means its -01 variant, else -00',
+        description: `Dental plan variant ID (14-character ID + -NN); a bare 14-character ID means its -${DEFAULT_VARIANT} variant, else -00`,
       },
     },
     summarize: (b) =>

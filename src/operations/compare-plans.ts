@@ -1,5 +1,5 @@
 /** @module `GET /v1/health/plans/compare`: 2–4 plans side by side at one location and age. */
-import { STANDARD_COMPONENT_ID } from '../engine/plan-record.ts';
+import { variantIdOf } from '../engine/plan-record.ts';
 import { findPlan } from './get-plan-details.ts';
 import { locationFields, offeredPremium, resolveLocation, type LocationParams } from './location.ts';
 import { defineOperation, echoQuery } from './operation.ts';
@@ -105,7 +105,7 @@ export const comparePlansOperation = defineOperation({
   pathParams: [],
   responseSchema: COMPARE_RESPONSE,
   check: (p) => [
-    ...(new Set(p.ids.map(variantId)).size !== p.ids.length ? [{ field: 'ids', message: 'Plan IDs must be distinct' }] : []),
+    ...(new Set(p.ids.map(variantIdOf)).size !== p.ids.length ? [{ field: 'ids', message: 'Plan IDs must be distinct' }] : []),
     ...householdRules(p),
   ],
   handle(ctx, p, meta) {
@@ -164,8 +164,3 @@ export const comparePlansOperation = defineOperation({
     };
   },
 });
-
-/** A 14-character standard component id names its on-exchange standard variant. */
-function variantId(id: string): string {
-  return STANDARD_COMPONENT_ID.test(id) ? `${id}-01` : id;
-}

@@ -5,7 +5,7 @@
  * data use the benchmark table, labelled as an approximation (README, "States without plan data").
  */
 import type { Mutable } from '../engine/mutable.ts';
-import { AptcEstimateRecord, estimateAptcInto, type AptcInput } from '../engine/subsidy.ts';
+import { AptcEstimateRecord, estimateAptcInto, MEMBER_PREMIUM_BASES, type AptcInput } from '../engine/subsidy.ts';
 import { ratingAreaLabel } from './data-registry.ts';
 import { AptcPageModel } from './aptc-page.ts';
 import { hasPublishedBenchmark, noPlanData, resolveLocation, type LocationParams } from './location.ts';
@@ -152,7 +152,7 @@ export const APTC_RESPONSE = {
           },
           premium_basis: {
             type: 'string',
-            enum: ['member_rate', 'tier_share'],
+            enum: [...MEMBER_PREMIUM_BASES],
             description:
               'member_rate: slcsp_premium is the member’s own age-rated premium; tier_share: a family tier (NY, VT) priced the household as one premium and slcsp_premium is this member’s share of it (split by the members’ age-curve rates, evenly in VT), not a premium the member could buy alone',
           },

@@ -4,7 +4,7 @@
  * state's dental rates are loaded at all.
  */
 import type { DentalPlanRecord } from '../engine/dental-record.ts';
-import { STANDARD_COMPONENT_ID } from '../engine/plan-record.ts';
+import { STANDARD_COMPONENT_ID, stateOfPlanId, variantIdOf } from '../engine/plan-record.ts';
 import type { DataRegistry, YearData } from './data-registry.ts';
 import { planDataYears } from './plan-data-years.ts';
 import {
@@ -35,10 +35,10 @@ interface Params {
 export function findDentalPlan(yd: YearData, planId: string, registry?: DataRegistry): DentalPlanRecord {
   const catalog = yd.ds.dental();
   const rec = STANDARD_COMPONENT_ID.test(planId)
-    ? (catalog.record(`${planId}-01`) ?? catalog.record(`${planId}-00`))
+    ? (catalog.record(variantIdOf(planId)) ?? catalog.record(`${planId}-00`))
     : catalog.record(planId);
   if (rec !== undefined) return rec;
-  const state = /^\d{5}([A-Z]{2})\d{7}(?:-\d{2})?$/.exec(planId)?.[1];
+  const state = stateOfPlanId(planId);
   if (state !== undefined && JURISDICTIONS.has(state) && !yd.statesWithPlans.has(state)) {
     throw noPlanData(state, yd.year, '', registry === undefined ? null : planDataYears(registry, state));
   }

@@ -8,6 +8,7 @@
  * compared with a valid state only.
  */
 import type { CrosswalkPlanEntry, CrosswalkRow } from '../engine/crosswalk-record.ts';
+import { STANDARD_COMPONENT_ID_PATTERN, variantIdOf } from '../engine/plan-record.ts';
 import { STATE_EXCHANGE_STATES, type DataRegistry } from './data-registry.ts';
 import { JURISDICTIONS } from './list-issuers.ts';
 import { defineOperation, echoQuery } from './operation.ts';
@@ -41,7 +42,7 @@ const QUERY = compileQuery<Params>({
         type: 'string',
         minLength: 14,
         maxLength: 14,
-        pattern: '^\\d{5}[A-Z]{2}\\d{7}$',
+        pattern: STANDARD_COMPONENT_ID_PATTERN,
         description: 'Standard component ID without variant suffix',
         example: '47163FL0810001',
       },
@@ -160,10 +161,10 @@ export const getPlanCrosswalkOperation = defineOperation({
     if (entry === undefined || entry.rows.length === 0) throw notFound(`No crosswalk entry for plan ${p.plan_id} in ${p.year}.`);
     const row = pickTarget(entry.rows);
     const reason = CROSSWALK_REASONS[row.reason_code];
-    const source = yd.ds.planRecord(`${p.plan_id}-01`) ?? yd.ds.planRecord(`${p.plan_id}-00`);
+    const source = yd.ds.planRecord(variantIdOf(p.plan_id)) ?? yd.ds.planRecord(`${p.plan_id}-00`);
     const next = ctx.registry.get(entry.target_year);
     const target = row.target_plan_id === null || reason?.slug === 'plan_discontinued_no_replacement' ? null : row.target_plan_id;
-    const targetRec = target === null ? undefined : (next?.ds.planRecord(`${target}-01`) ?? next?.ds.planRecord(`${target}-00`));
+    const targetRec = target === null ? undefined : (next?.ds.planRecord(variantIdOf(target)) ?? next?.ds.planRecord(`${target}-00`));
     return {
       _links: { self: { href: `${ctx.baseUrl}/v1/health/plans/crosswalk${echoQuery(QUERY.order, meta.raw)}`, type: 'application/json' } },
       source_plan: {

@@ -1,5 +1,5 @@
 /** @module `GET /v1/health/plans/{plan_id}`: the full detail record of a plan variant. */
-import { PLAN_VARIANT_ID, STANDARD_COMPONENT_ID, type PlanVariantRecord } from '../engine/plan-record.ts';
+import { PLAN_VARIANT_ID, stateOfPlanId, variantIdOf, type PlanVariantRecord } from '../engine/plan-record.ts';
 import type { DataRegistry, YearData } from './data-registry.ts';
 import { planDataYears } from './plan-data-years.ts';
 import { issuerFields } from './issuer-fields.ts';
@@ -62,13 +62,12 @@ const PRICING = {
  * and the OOP estimate all look plans up here, so they answer an unknown plan alike.
  */
 export function findPlan(yd: YearData, planId: string, registry?: DataRegistry): PlanVariantRecord {
-  const id = STANDARD_COMPONENT_ID.test(planId) ? `${planId}-01` : planId;
-  const shaped = PLAN_VARIANT_ID.exec(id);
-  const rec = shaped === null ? undefined : yd.ds.planRecord(id);
+  const id = variantIdOf(planId);
+  const rec = PLAN_VARIANT_ID.test(id) ? yd.ds.planRecord(id) : undefined;
   if (rec !== undefined) return rec;
   // A plan ID names its state (letters 6–7): one of a state without plan data gets that state's 404,
   // the answer its ZIP gets, rather than a "not found" that reads as a wrong ID.
-  const state = shaped?.[1]?.slice(5, 7);
+  const state = stateOfPlanId(planId);
   if (state !== undefined && JURISDICTIONS.has(state) && !yd.statesWithPlans.has(state)) {
     throw noPlanData(state, yd.year, '', registry === undefined ? null : planDataYears(registry, state));
   }

@@ -10,18 +10,12 @@ import { METAL_LEVELS, PLAN_TYPES } from '../engine/plan-record.ts';
 import { locationFields, resolveLocation } from './location.ts';
 import { defineOperation, echoQuery } from './operation.ts';
 import { compileQuery, type JsonSchema } from './query.ts';
-import {
-  householdRules,
-  pricedAge,
-  SEARCH_FILTER_PROPERTIES,
-  SEARCH_PRO_PARAMS,
-  searchPricing,
-  type SearchFilterParams,
-} from './search-plans.ts';
+import { householdRules, pricedAge, SEARCH_FILTER_PROPERTIES, searchPricing, type SearchFilterParams } from './search-plans.ts';
+import { proParametersUsed, SEARCH_REQUIRED } from './search-parameters.ts';
 import { HAL_LINK, LABELS, PRICED_AT, LOCATED_PAGE_REQUIRED } from './shared-schemas.ts';
 
 const QUERY = compileQuery<SearchFilterParams>({
-  schema: { type: 'object', properties: SEARCH_FILTER_PROPERTIES as Record<string, JsonSchema>, required: ['zip'] },
+  schema: { type: 'object', properties: SEARCH_FILTER_PROPERTIES, required: [...SEARCH_REQUIRED] },
   lists: ['ages'],
   alternatives: [['age', 'ages']],
 });
@@ -102,7 +96,7 @@ export const getPlanStatsOperation = defineOperation({
   tier: 'free',
   query: QUERY,
   pathParams: [],
-  proParams: (given) => given.filter((n) => SEARCH_PRO_PARAMS.has(n)),
+  proParams: (given, p) => proParametersUsed(given, p),
   check: householdRules,
   responseSchema: STATS_RESPONSE,
   handle(ctx, p, meta) {

@@ -4,6 +4,8 @@
  * body (REST) or a tool error result (MCP) with the same members.
  */
 
+import type { PaidTier } from '../policy/tiers.ts';
+
 export const PROBLEM_TYPES = {
   validation: { slug: 'validation-error', status: 400, title: 'Validation Error' },
   unauthorized: { slug: 'unauthorized', status: 401, title: 'Unauthorized' },
@@ -32,7 +34,7 @@ export interface ProblemSpec {
   readonly kind: ProblemKind;
   readonly detail: string;
   readonly errors?: readonly FieldError[];
-  readonly required_tier?: 'pro' | 'enterprise';
+  readonly required_tier?: PaidTier;
   /** Set by the front from configuration on 402 and 429. */
   readonly upgrade?: boolean;
 }
@@ -45,9 +47,18 @@ export interface ProblemBody {
   readonly detail: string;
   readonly instance?: string;
   readonly errors?: readonly FieldError[];
-  readonly required_tier?: 'pro' | 'enterprise';
+  readonly required_tier?: PaidTier;
   readonly upgrade?: string;
 }
+
+/**
+ * The 500 of every front (REST, MCP): what failed is in the server's logs, found by the request id
+ * the response carries in X-Request-Id.
+ */
+export const INTERNAL_ERROR: ProblemSpec = {
+  kind: 'internal',
+  detail: 'An unexpected error occurred. Quote the X-Request-Id when contacting support.',
+};
 
 export class ProblemError extends Error {
   readonly spec: ProblemSpec;

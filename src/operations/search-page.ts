@@ -15,7 +15,7 @@ import { locationFields, type ResolvedLocation } from './location.ts';
 import { echoQuery, encodeValue, type PageModel, type RequestMeta } from './operation.ts';
 import type { SummaryParts } from './plan-catalog.ts';
 import { creditCentsFor, summaryRow } from './plan-summary-row.ts';
-import type { SearchParams } from './search-params.ts';
+import type { SearchParams } from './search-parameters.ts';
 
 /** A member of a household search. */
 export interface SearchMember {

@@ -9,7 +9,6 @@ import type { Mutable } from '../engine/mutable.ts';
 import { HashStream } from '../encoding/fast-hash.ts';
 import { ByteWriter } from '../encoding/byte-writer.ts';
 import type { SortKey, ZipLocation } from '../engine/dataset.ts';
-import { METAL_LEVEL_FILTER_VALUES, PLAN_TYPES, type MetalLevel } from '../engine/plan-record.ts';
 import { searchInto, SearchRows, type CsrOverride, type SearchFilters, type SearchQuery } from '../engine/search.ts';
 import { AptcEstimateRecord, csrVariantFor, estimateAptcInto } from '../engine/subsidy.ts';
 import { HouseholdList } from '../engine/household-list.ts';
@@ -18,10 +17,20 @@ import { resolveLocation } from './location.ts';
 import type { YearData } from './data-registry.ts';
 import { defineOperation } from './operation.ts';
 import { NO_ERRORS, validationProblem, type FieldError } from './problems.ts';
-import { compileQuery } from './query.ts';
-import { AGE_OR_AGES, HOUSEHOLD_AGES, LABELS, LINKS_OF, PRICED_AT, P, PLAN_SUMMARY, LOCATED_PAGE_REQUIRED } from './shared-schemas.ts';
+import { compileQuery, type JsonSchema } from './query.ts';
+import { HOUSEHOLD_MEMBERS, LABELS, LINKS_OF, PRICED_AT, PLAN_SUMMARY, LOCATED_PAGE_REQUIRED } from './shared-schemas.ts';
+import {
+  FILTER_SETTERS,
+  PAGING_AND_ORDER,
+  proParametersUsed,
+  SEARCH_PARAMETER_ENTRIES,
+  SEARCH_PROPERTIES,
+  SEARCH_REQUIRED,
+  type SearchParams,
+} from './search-parameters.ts';
 import { SearchPageModel } from './search-page.ts';
-import type { SearchParams } from './search-params.ts';
+
+export type { SearchParams };
 
 /**
  * Why a cursor is refused; each says what to do, since a client can only repair what it is told. Worded
@@ -40,61 +49,8 @@ const cursorOtherBuild = (year: number): string =>
   `Issued by another build of the ${year} plan data (the data was updated since): drop it to start again from the first page`;
 const CURSOR_GONE = 'Points after a plan that is no longer in these results: drop it to start again';
 
-const PRO_PARAMS = new Set(['ages', 'issuer', 'hsa_eligible', 'max_premium', 'max_deductible', 'sort_by', 'income', 'household_size']);
-
 const QUERY = compileQuery<SearchParams>({
-  schema: {
-    type: 'object',
-    properties: {
-      zip: P.zip,
-      age: AGE_OR_AGES,
-      ages: HOUSEHOLD_AGES,
-      year: P.year,
-      county_fips: P.county_fips,
-      metal_level: { type: 'string', enum: [...METAL_LEVEL_FILTER_VALUES], description: 'Only plans of this metal level' },
-      plan_type: { type: 'string', enum: [...PLAN_TYPES], description: 'Only plans of this network type' },
-      issuer: {
-        type: 'string',
-        minLength: 1,
-        maxLength: 100,
-        description: 'Pro. Case-insensitive partial match on the issuer name',
-        'x-pro': true,
-      },
-      hsa_eligible: { type: 'boolean', description: 'Pro. true: only HSA-eligible plans; false: only the others', 'x-pro': true },
-      max_premium: {
-        type: 'number',
-        minimum: 0,
-        description: 'Pro. Maximum monthly premium before credit, dollars (the household’s total with ages)',
-        'x-pro': true,
-      },
-      max_deductible: { type: 'number', minimum: 0, description: 'Pro. Maximum individual deductible, dollars', 'x-pro': true },
-      sort_by: {
-        type: 'string',
-        enum: ['premium', 'deductible', 'max_oop', 'name'],
-        default: 'premium',
-        description: 'Non-default values are Pro',
-      },
-      sort_order: { type: 'string', enum: ['asc', 'desc'], default: 'asc', description: 'Direction of sort_by (alias order)' },
-      cursor: { type: 'string', maxLength: 512, description: 'Opaque; the next_cursor of the previous page' },
-      page: { type: 'integer', minimum: 1, default: 1, description: 'Page number of offset pagination (not with cursor)' },
-      per_page: { type: 'integer', minimum: 1, maximum: 100, default: 25, description: 'Alias page_size' },
-      income: {
-        type: 'number',
-        minimum: 0,
-        maximum: 10_000_000,
-        description: 'Pro. Annual household income for the credit estimate',
-        'x-pro': true,
-      },
-      household_size: {
-        type: 'integer',
-        minimum: 1,
-        maximum: 20,
-        description: 'Pro. Household size for the credit estimate',
-        'x-pro': true,
-      },
-    },
-    required: ['zip'],
-  },
+  schema: { type: 'object', properties: SEARCH_PROPERTIES, required: [...SEARCH_REQUIRED] },
   aliases: { page_size: 'per_page', sort: 'sort_by', order: 'sort_order' },
   lists: ['ages'],
   alternatives: [['age', 'ages']],
@@ -102,8 +58,6 @@ const QUERY = compileQuery<SearchParams>({
 
 /** Parameters echoed by the first/next/prev/last links, which set page or cursor themselves. */
 const LINK_ORDER = QUERY.order.filter((k) => k !== 'page' && k !== 'cursor');
-/** Search parameters that are not about pages or order: the ones the stats resource takes. */
-const PAGING_AND_ORDER: ReadonlySet<string> = new Set(['sort_by', 'sort_order', 'cursor', 'page', 'per_page']);
 /** Parameters echoed by the stats link (get-plan-stats.ts). */
 const STATS_ORDER = QUERY.order.filter((k) => !PAGING_AND_ORDER.has(k));
 
@@ -138,20 +92,7 @@ export const SEARCH_RESPONSE = {
       type: 'string',
       description: 'Cursor of the next page, to send as cursor with the same parameters; absent on the last page',
     },
-    members: {
-      type: 'array',
-      description:
-        'With ages only: each member in the order of ages, and whether the member is charged (false for children under 21 beyond the three oldest, who are covered at no premium); premiums are the household’s total',
-      items: {
-        type: 'object',
-        properties: {
-          age: { type: 'integer', description: 'Member age' },
-          charged: { type: 'boolean', description: 'Whether the member adds to the household premium' },
-        },
-        required: ['age', 'charged'],
-        additionalProperties: false,
-      },
-    },
+    members: HOUSEHOLD_MEMBERS,
     zip: { type: 'string', description: 'The ZIP code searched' },
     state: { type: 'string', description: 'Two-letter state code of the location priced' },
     ...PRICED_AT,
@@ -171,7 +112,7 @@ export const searchPlansOperation = defineOperation({
   tier: 'free',
   query: QUERY,
   pathParams: [],
-  proParams: (given, p) => given.filter((n) => PRO_PARAMS.has(n) && (n !== 'sort_by' || p.sort_by !== 'premium')),
+  proParams: (given, p) => proParametersUsed(given, p),
   responseSchema: SEARCH_RESPONSE,
   check(p) {
     const errors = householdRules(p);
@@ -217,11 +158,9 @@ export const searchPlansOperation = defineOperation({
 export type SearchFilterParams = Omit<SearchParams, 'sort_by' | 'sort_order' | 'cursor' | 'page' | 'per_page'>;
 
 /** Schemas of those parameters, in the search's documentation order (the stats resource takes them). */
-export const SEARCH_FILTER_PROPERTIES = Object.fromEntries(
-  Object.entries(QUERY.spec.schema.properties as Record<string, unknown>).filter(([k]) => !PAGING_AND_ORDER.has(k)),
+export const SEARCH_FILTER_PROPERTIES: Readonly<Record<string, JsonSchema>> = Object.fromEntries(
+  Object.entries(SEARCH_PROPERTIES).filter(([k]) => !PAGING_AND_ORDER.has(k)),
 );
-
-export { PRO_PARAMS as SEARCH_PRO_PARAMS };
 
 /** income and household_size come together (the credit needs both). */
 export function incomeRule(p: Pick<SearchParams, 'income' | 'household_size'>): readonly FieldError[] {
@@ -264,13 +203,9 @@ export function householdAptc(
 
 /** Filters, cost-sharing view and credit of a search's parameters at its location. */
 export class SearchPricing {
+  // Every filter present from the start, so the object keeps one shape whatever a request sets.
   readonly filters: Mutable<SearchFilters> = {
-    metalLevel: undefined,
-    planType: undefined,
-    issuer: undefined,
-    hsaEligible: undefined,
-    maxPremium: undefined,
-    maxDeductible: undefined,
+    ...Object.fromEntries(FILTER_SETTERS.map((s) => [s.key, undefined])),
     includeCatastrophic: false,
   };
   aptcMonthly: number | null = null;
@@ -283,16 +218,15 @@ export class SearchPricing {
 
   /** Prices `p` at `loc` into this (reused by a thread's searches: valid until its next call). */
   set(yd: YearData, p: SearchFilterParams, loc: ZipLocation): this {
-    const metal = p.metal_level === undefined ? undefined : (p.metal_level.replace('_', ' ') as MetalLevel);
-    const f = this.filters;
-    f.metalLevel = metal;
-    f.planType = p.plan_type;
-    f.issuer = p.issuer?.toLowerCase();
-    f.hsaEligible = p.hsa_eligible;
-    f.maxPremium = p.max_premium;
-    f.maxDeductible = p.max_deductible;
+    const f = this.filters as Record<keyof SearchFilters, unknown>;
+    const values = p as unknown as Readonly<Record<string, unknown>>;
+    for (let i = 0; i < FILTER_SETTERS.length; i++) {
+      const { name, key, from } = FILTER_SETTERS[i]!;
+      const v = values[name];
+      f[key] = v === undefined || from === undefined ? v : from(v);
+    }
     // Catastrophic coverage is for people under 30: a household qualifies only when every member does.
-    f.includeCatastrophic = pricedAge(p) < 30 || metal === 'catastrophic';
+    this.filters.includeCatastrophic = pricedAge(p) < 30 || this.filters.metalLevel === 'catastrophic';
     this.aptcMonthly = householdAptc(yd, loc, p);
     this.csr = null;
     if (p.income !== undefined && p.household_size !== undefined) {
@@ -390,37 +324,56 @@ function numberField(h: HashStream, n: number | undefined): void {
   h.char(0);
 }
 
+/** The parameters fed where they stand, then those fed when given, as the table declares them. */
+const FED_IN_PLACE = SEARCH_PARAMETER_ENTRIES.flatMap(([name, p]) => (p.cursor.fed === 'in-place' ? [{ name, as: p.cursor.as }] : []));
+const FED_WHEN_GIVEN = SEARCH_PARAMETER_ENTRIES.flatMap(([name, p]) => (p.cursor.fed === 'when-given' ? [{ name, as: p.cursor.as }] : []));
+
+/** Feeds a value as its text (`true`/`false` for a boolean), nothing for an absent one. */
+function value(h: HashStream, v: unknown): void {
+  if (typeof v === 'number') h.number(v);
+  else if (typeof v === 'string') h.text(v);
+  else if (typeof v === 'boolean') h.text(v ? 'true' : 'false');
+}
+
 /**
  * The fingerprint of a search's query and build: fastHash of its fields joined by NUL (the text cursors
- * have always carried), fed field by field so that no text is made. The stream is the thread's one:
- * take its digest before the next fingerprint.
+ * have always carried), fed field by field so that no text is made: the build, the parameters bound in
+ * place (search-parameters.ts; the location as the ZIP, the county and the rating area it resolved to),
+ * the cost-sharing variant shown, then each parameter bound when given, as its name and values. The
+ * stream is the thread's one: take its digest before the next fingerprint.
  */
 function fingerprintOf(yd: YearData, loc: ZipLocation, p: SearchParams, csr: string | null): HashStream {
   const h = FINGERPRINT.reset();
   field(h, yd.ds.buildHash);
-  field(h, p.zip);
-  field(h, loc.countyFips);
-  numberField(h, loc.areaIndex);
-  numberField(h, p.age);
-  field(h, p.metal_level ?? '');
-  field(h, p.plan_type ?? '');
-  field(h, p.issuer?.toLowerCase() ?? '');
-  field(h, p.hsa_eligible === undefined ? '' : p.hsa_eligible ? 'true' : 'false');
-  numberField(h, p.max_premium);
-  numberField(h, p.max_deductible);
-  field(h, p.sort_by);
-  field(h, p.sort_order);
-  numberField(h, p.income);
-  numberField(h, p.household_size);
-  h.text(csr ?? '');
-  // A household's ages, in their order (their order orders the member breakdowns). Fed only when given,
-  // so a single-age cursor is the text it has always been.
-  if (p.ages !== undefined) {
-    h.char(0);
-    h.text('ages');
-    for (let i = 0; i < p.ages.length; i++) {
+  const values = p as unknown as Readonly<Record<string, unknown>>;
+  for (let i = 0; i < FED_IN_PLACE.length; i++) {
+    const { name, as } = FED_IN_PLACE[i]!;
+    const v = values[name];
+    if (as === 'location') {
+      field(h, v as string);
+      field(h, loc.countyFips);
+      numberField(h, loc.areaIndex);
+    } else if (as === 'lowercase') field(h, v === undefined ? '' : (v as string).toLowerCase());
+    else {
+      value(h, v);
       h.char(0);
-      h.number(p.ages[i]!);
+    }
+  }
+  h.text(csr ?? '');
+  for (let i = 0; i < FED_WHEN_GIVEN.length; i++) {
+    const { name } = FED_WHEN_GIVEN[i]!;
+    const v = values[name];
+    if (v === undefined) continue;
+    h.char(0);
+    h.text(name);
+    if (Array.isArray(v)) {
+      for (let j = 0; j < v.length; j++) {
+        h.char(0);
+        value(h, v[j]);
+      }
+    } else {
+      h.char(0);
+      value(h, v);
     }
   }
   return h;

@@ -6,12 +6,16 @@
  * the subset draft-07 and OpenAPI 3.1 share: `type: [T, 'null']` for nullable values, no `nullable`,
  * no `prefixItems`.
  */
+import { API_YEAR_MAX, API_YEAR_MIN } from '../engine/plan-years.ts';
 import { METAL_LEVELS, PLAN_TYPES } from '../engine/plan-record.ts';
+import { MEMBER_PREMIUM_BASES } from '../engine/subsidy.ts';
+import { PAID_TIERS } from '../policy/tiers.ts';
 import { ISSUER_NOTE } from './issuer-fields.ts';
 import type { JsonSchema } from './query.ts';
 
-export const YEAR_MIN = 2014;
-export const YEAR_MAX = 2030;
+export { API_YEAR_MAX as YEAR_MAX, API_YEAR_MIN as YEAR_MIN, API_YEAR_RANGE_TEXT as YEAR_RANGE_TEXT } from '../engine/plan-years.ts';
+// The fronts take the plan-id rules from here, not from the engine: one layer down at a time.
+export { DEFAULT_VARIANT, PLAN_ID_PATTERN } from '../engine/plan-record.ts';
 
 export const P = {
   zip: { type: 'string', minLength: 5, maxLength: 5, pattern: '^\\d{5}$', description: '5-digit ZIP code', example: '99501' },
@@ -24,8 +28,8 @@ export const P = {
   },
   year: {
     type: 'integer',
-    minimum: YEAR_MIN,
-    maximum: YEAR_MAX,
+    minimum: API_YEAR_MIN,
+    maximum: API_YEAR_MAX,
     description: 'Plan year; defaults to the current year of /v1/health/years',
   },
   county_fips: {
@@ -100,6 +104,25 @@ export const LABELS = {
 /** The required members a located page ends with: its place, where it was priced, its provenance. */
 export const LOCATED_PAGE_REQUIRED = ['zip', 'state', ...Object.keys(PRICED_AT), ...Object.keys(LABELS)] as const;
 
+/** A household member's age, in the order of `ages`. */
+const MEMBER_AGE = { type: 'integer', description: 'Member age' } as const;
+
+/** A searched household's members: whether each is charged (search rows carry the household total alone). */
+export const HOUSEHOLD_MEMBERS = {
+  type: 'array',
+  description:
+    'With ages only: each member in the order of ages, and whether the member is charged (false for children under 21 beyond the three oldest, who are covered at no premium); premiums are the household’s total',
+  items: {
+    type: 'object',
+    properties: {
+      age: MEMBER_AGE,
+      charged: { type: 'boolean', description: 'Whether the member adds to the household premium' },
+    },
+    required: ['age', 'charged'],
+    additionalProperties: false,
+  },
+} as const;
+
 /** A household's members with their shares of a plan's premium (compare, detail, OOP). */
 export const MEMBER_BREAKDOWN = {
   type: 'array',
@@ -108,7 +131,7 @@ export const MEMBER_BREAKDOWN = {
   items: {
     type: 'object',
     properties: {
-      age: { type: 'integer', description: 'Member age' },
+      age: MEMBER_AGE,
       premium: { type: 'number', description: 'The member’s monthly share of the household premium, dollars; 0 when not charged' },
       charged: {
         type: 'boolean',
@@ -116,7 +139,7 @@ export const MEMBER_BREAKDOWN = {
       },
       premium_basis: {
         type: 'string',
-        enum: ['member_rate', 'tier_share'],
+        enum: [...MEMBER_PREMIUM_BASES],
         description:
           'member_rate: premium is the member’s own age-rated premium; tier_share: a family tier (NY, VT) priced the household as one premium and premium is this member’s share of it (split by age-curve rates, evenly in VT), not a premium the member could buy alone',
       },
@@ -262,7 +285,7 @@ export const PROBLEM_RESPONSE = {
         additionalProperties: false,
       },
     },
-    required_tier: { type: 'string', enum: ['pro', 'enterprise'] },
+    required_tier: { type: 'string', enum: PAID_TIERS },
     upgrade: { type: 'string' },
   },
   required: ['type', 'title', 'status', 'detail'],

@@ -18,7 +18,12 @@ export const DEFAULT_DAILY_LIMITS: Readonly<Record<Tier, number>> = Object.freez
   enterprise: 100_000,
 });
 
-const RANK: Readonly<Record<Tier, number>> = { free: 0, pro: 1, enterprise: 2 };
+/** Tiers above free: the ones a 402 can ask for (`required_tier`). */
+export const PAID_TIERS = TIERS.filter((t): t is Exclude<Tier, 'free'> => t !== 'free');
+export type PaidTier = (typeof PAID_TIERS)[number];
+
+/** A tier's position in {@link TIERS}, which lists them in upgrade order. */
+const RANK = Object.fromEntries(TIERS.map((t, i) => [t, i])) as Readonly<Record<Tier, number>>;
 
 /** Type guard for values read from the command line, the store or a token claim. */
 export function isTier(value: unknown): value is Tier {

@@ -131,15 +131,15 @@ describe('hpd sources init', () => {
     try {
       const sources = join(dir, 'sources');
       mkdirSync(sources);
-      // The newest file is 2024's, whose plan inputs are SBE bundles of 2024: none may reach 2027.
+      // The newest file is 2024's, whose plan inputs are SBE bundles of 2024: none may reach 2026.
       copyFileSync(join(SOURCES, '2024.json'), join(sources, '2024.json'));
       const env = { ...process.env, HPD_CACHE_DIR: join(dir, 'cache') };
-      const init = await runHpd(['sources', 'init', '--year', '2027', '--sbe', 'ct,RI', '--no-federal', '--dir', sources], {
+      const init = await runHpd(['sources', 'init', '--year', '2026', '--sbe', 'ct,RI', '--no-federal', '--dir', sources], {
         env,
         cwd: ROOT,
       });
       assert.equal(init.code, 0, init.stderr);
-      const s = JSON.parse(readFileSync(join(sources, '2027.json'), 'utf8')) as SourcesFile;
+      const s = JSON.parse(readFileSync(join(sources, '2026.json'), 'utf8')) as SourcesFile;
       const plans = Object.keys(s.inputs).filter((n) => s.inputs[n]!.role !== undefined || n === 'plan_attributes');
       assert.deepEqual(plans, [
         'sbe_ct_plans',
@@ -156,13 +156,13 @@ describe('hpd sources init', () => {
       assert.ok(s.inputs.hud_zip_county !== undefined);
 
       // The operator places the file and names it as the mirror; --pin records its checksum.
-      const file = join(dir, 'CTPlans01012027.csv');
+      const file = join(dir, 'CTPlans01012026.csv');
       writeFileSync(file, 'BUSINESS YEAR\n');
       const placed = { ...s, inputs: { ...s.inputs, sbe_ct_plans: { ...s.inputs.sbe_ct_plans!, mirrors: [{ path: file }] } } };
-      writeFileSync(join(sources, '2027.json'), JSON.stringify(placed));
-      const pin = await runHpd(['sources', 'init', '--year', '2027', '--pin', '--dir', sources], { env, cwd: ROOT });
+      writeFileSync(join(sources, '2026.json'), JSON.stringify(placed));
+      const pin = await runHpd(['sources', 'init', '--year', '2026', '--pin', '--dir', sources], { env, cwd: ROOT });
       assert.equal(pin.code, 0, pin.stderr);
-      const pinned = JSON.parse(readFileSync(join(sources, '2027.json'), 'utf8')) as SourcesFile;
+      const pinned = JSON.parse(readFileSync(join(sources, '2026.json'), 'utf8')) as SourcesFile;
       assert.equal(pinned.inputs.sbe_ct_plans!.mirrors[0]!.sha256, createHash('sha256').update('BUSINESS YEAR\n').digest('hex'));
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -100,7 +100,7 @@ describe('SBC coverage examples (domain.md §9)', () => {
   test('worked example: Having a Baby 1,500 + 10 + 3,300 + 60 = 4,870', () => {
     const p = plan({ baby: { deductible: 1_500, copayment: 10, coinsurance: 3_300, limit: 60, total: 4_870 } });
     // The api-contract §5.4 example: $812.44 a month → 12 × 812.44 = 9,749.28; + 4,870 = 14,619.28.
-    const e = estimateOop(p, 812.44, 'having_baby');
+    const e = estimateOop(p, 812.44, 'having_baby', rules2026);
     assert.equal(e.sbc_data_available, true);
     assert.deepEqual(e.breakdown, {
       annual_premium: 9_749.28,
@@ -117,7 +117,7 @@ describe('SBC coverage examples (domain.md §9)', () => {
 
   test('Managing Type 2 Diabetes sums the four members too', () => {
     const p = plan({ diabetes: { deductible: 1_500, copayment: 400, coinsurance: 200, limit: 20, total: 2_120 } });
-    const e = estimateOop(p, 300, 'having_diabetes');
+    const e = estimateOop(p, 300, 'having_diabetes', rules2026);
     // 1,500 + 400 + 200 + 20 = 2,120; premium 12 × 300 = 3,600.
     assert.equal(e.breakdown.estimated_out_of_pocket, 2_120);
     assert.equal(e.estimated_annual_cost, 5_720);
@@ -125,7 +125,7 @@ describe('SBC coverage examples (domain.md §9)', () => {
   });
 
   test('no SBC values: falls back to the heuristic on the example total, and says so', () => {
-    const e = estimateOop(plan(), 300, 'having_baby');
+    const e = estimateOop(plan(), 300, 'having_baby', rules2026);
     assert.equal(e.sbc_data_available, false);
     // $12,700 example, D = 1,500, c = 20 %: 1,500 + 0.2 × 11,200 = 3,740.
     assert.equal(e.breakdown.deductible_applied, 1_500);
@@ -182,19 +182,19 @@ describe('heuristic (domain.md §10.2)', () => {
 
   test('plan with two copays before the deductible (assumed $30 each), D 1,500, 20 %, MOOP 9,200', () => {
     const p = plan({ copayVisits: 2 });
-    const low = estimateOop(p, 400, 'low');
+    const low = estimateOop(p, 400, 'low', rules2026);
     // Low: 2 visits, both copays = 60; remaining 300 of other care within the deductible → 60 + 300 = 360.
     assert.deepEqual([low.breakdown.copay_applied, low.breakdown.deductible_applied, low.breakdown.coinsurance_applied], [60, 300, 0]);
     assert.equal(low.breakdown.estimated_out_of_pocket, 360);
     // Medium: 3 visits: 2 copays (60) + 1 visit (150) + 2,050 → S = 2,200: 1,500 + 0.2 × 700 = 140 → 1,700.
-    const medium = estimateOop(p, 400, 'medium');
+    const medium = estimateOop(p, 400, 'medium', rules2026);
     assert.deepEqual(
       [medium.breakdown.copay_applied, medium.breakdown.deductible_applied, medium.breakdown.coinsurance_applied],
       [60, 1_500, 140],
     );
     assert.equal(medium.breakdown.estimated_out_of_pocket, 1_700);
     // High: 6 visits: 2 copays (60) + 4 × 150 + 24,100 → S = 24,700: 1,500 + 0.2 × 23,200 = 4,640 → 6,200.
-    const high = estimateOop(p, 400, 'high');
+    const high = estimateOop(p, 400, 'high', rules2026);
     assert.equal(high.breakdown.coinsurance_applied, 4_640);
     assert.equal(high.breakdown.estimated_out_of_pocket, 6_200);
     // 12 × 400 = 4,800 premium.
@@ -213,7 +213,7 @@ describe('heuristic (domain.md §10.2)', () => {
 
   test('free primary-care visits before cost sharing', () => {
     // Medium: 3 visits, the first free; 2 × 150 + 2,050 = 2,350: 1,500 + 0.2 × 850 = 170 → 1,670.
-    const e = estimateOop(plan({ freeVisits: 1 }), 400, 'medium');
+    const e = estimateOop(plan({ freeVisits: 1 }), 400, 'medium', rules2026);
     assert.equal(e.breakdown.copay_applied, 0);
     assert.equal(e.breakdown.estimated_out_of_pocket, 1_670);
     assert.ok(e.notes.some((n) => /first primary-care visit with no cost sharing/.test(n)));
@@ -259,10 +259,10 @@ describe('every plan record of the fixture', () => {
         assert.ok(oop(high!) <= cents(moop), `${rec.id}: high ≤ MOOP`);
         for (const e of [low!, medium!, high!]) assertReconciles(e);
         // Fixture SBC: baby 1,500 + 10 + 3,300 + 60 = 4,870; diabetes 1,500 + 400 + 200 + 20 = 2,120.
-        const baby = estimateOop(rec, 321.45, 'having_baby');
+        const baby = estimateOop(rec, 321.45, 'having_baby', rules2026);
         assert.equal(baby.breakdown.estimated_out_of_pocket, 4_870);
         assert.equal(baby.sbc_data_available, true);
-        const diabetes = estimateOop(rec, 321.45, 'having_diabetes');
+        const diabetes = estimateOop(rec, 321.45, 'having_diabetes', rules2026);
         assert.equal(diabetes.breakdown.estimated_out_of_pocket, 2_120);
         for (const e of [baby, diabetes]) assertReconciles(e);
       }
@@ -274,8 +274,8 @@ describe('every plan record of the fixture', () => {
   test('a high-use year reaches the MOOP of the fixture plan with a $4,500 deductible', () => {
     const rec = ds.planRecord('11111TX0010001-01')!;
     // S = 6 × 150 + 24,100 = 25,000: 4,500 + 0.2 × 20,500 = 8,600 ≤ 9,200, so not capped.
-    assert.equal(estimateOop(rec, 0, 'high').breakdown.estimated_out_of_pocket, 8_600);
+    assert.equal(estimateOop(rec, 0, 'high', rules2026).breakdown.estimated_out_of_pocket, 8_600);
     // Its -06 CSR variant (deductible $500): 500 + 0.2 × 24,500 = 5,400.
-    assert.equal(estimateOop(ds.planRecord('11111TX0010001-06')!, 0, 'high').breakdown.estimated_out_of_pocket, 5_400);
+    assert.equal(estimateOop(ds.planRecord('11111TX0010001-06')!, 0, 'high', rules2026).breakdown.estimated_out_of_pocket, 5_400);
   });
 });
