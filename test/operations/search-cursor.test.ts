@@ -8,18 +8,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import { buildDataset } from '../../build/compile.ts';
-import { createProgress } from '../../build/progress.ts';
 import { createLiveRegistry, type LiveRegistry } from '../../src/operations/live-registry.ts';
 import { OPERATIONS } from '../../src/operations/index.ts';
 import { execute, type ExecuteResult, type Operation } from '../../src/operations/operation.ts';
 import { buildFixture } from '../helpers/fixture-build.ts';
-import { writeFixtureInputs } from '../helpers/fixture-inputs.ts';
 import { buildFixtureVariant } from '../helpers/fixture-variant.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const search: Operation<never> = OPERATIONS.find((o) => o.path === '/v1/health/plans')!;
 
 let dir: string;
@@ -28,17 +23,7 @@ let live: LiveRegistry;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hpd-cursor-'));
-  root = await buildFixture(dir);
-  const f = writeFixtureInputs(join(dir, 'in-2026'), 2026);
-  await buildDataset({
-    year: 2026,
-    root: ROOT,
-    buildsRoot: root,
-    cacheDir: join(dir, 'cache'),
-    sourcesFile: f.sourcesFile,
-    offline: true,
-    progress: createProgress({ tty: false, quiet: true }),
-  });
+  root = await buildFixture(dir, [2026]);
   live = createLiveRegistry(root, 'http://api.test', () => {});
 });
 after(() => {

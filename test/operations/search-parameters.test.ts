@@ -9,10 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { buildDataset } from '../../build/compile.ts';
-import { createProgress } from '../../build/progress.ts';
 import { TOOL_BY_NAME, toolArgsToRequest, type ToolDefinition } from '../../src/mcp/tools.ts';
 import { createLiveRegistry, type LiveRegistry } from '../../src/operations/live-registry.ts';
 import { OPERATIONS } from '../../src/operations/index.ts';
@@ -22,9 +19,7 @@ import { PAGING_AND_ORDER, SEARCH_PARAMETER_ENTRIES, type SearchParameterName } 
 import type { Tier } from '../../src/policy/tiers.ts';
 import { buildFixture } from '../helpers/fixture-build.ts';
 import { FIXTURE_ZIPS } from '../helpers/fixture-inputs.ts';
-import { writeFixtureInputs } from '../helpers/fixture-inputs.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SEARCH: Operation<never> = OPERATIONS.find((o) => o.path === '/v1/health/plans')!;
 const STATS: Operation<never> = OPERATIONS.find((o) => o.path === '/v1/health/plans/stats')!;
 
@@ -33,17 +28,7 @@ let live: LiveRegistry;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hpd-search-params-'));
-  const root = await buildFixture(dir);
-  const f = writeFixtureInputs(join(dir, 'in-2026'), 2026);
-  await buildDataset({
-    year: 2026,
-    root: ROOT,
-    buildsRoot: root,
-    cacheDir: join(dir, 'cache'),
-    sourcesFile: f.sourcesFile,
-    offline: true,
-    progress: createProgress({ tty: false, quiet: true }),
-  });
+  const root = await buildFixture(dir, [2026]);
   live = createLiveRegistry(root, 'http://api.test', () => {});
 });
 after(() => {
