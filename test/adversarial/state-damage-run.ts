@@ -11,10 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildFixture } from '../helpers/fixture-build.ts';
-import { freePorts } from '../helpers/services.ts';
-import { populateState } from '../helpers/state-population.ts';
-import { contentDigest, DEFAULT_DAMAGE, describeTrial, STATE_FILES, trial, type Trial } from './state-damage.ts';
+import { DEFAULT_DAMAGE, describeTrial, prepareTrials, STATE_FILES, trial, type Trial } from './state-damage.ts';
 
 const { values } = parseArgs({
   options: {
@@ -34,29 +31,7 @@ const serveEvery = Number(values['serve-every'] ?? 10);
 const dir = mkdtempSync(join(tmpdir(), 'hpd-state-damage-run-'));
 let code = 0;
 try {
-  const builds = await buildFixture(join(dir, 'fixture'));
-  const pristine = join(dir, 'pristine');
-  await populateState(pristine, 1);
-  const [port, mcpPort, authPort] = (await freePorts(3)) as [number, number, number];
-  const digests = {
-    'state.mdb': (await contentDigest(join(pristine, 'state.mdb'))) ?? '',
-    'oauth.mdb': (await contentDigest(join(pristine, 'oauth.mdb'))) ?? '',
-  };
-  const setup = {
-    pristine,
-    digests,
-    work: join(dir, 'trials'),
-    damageSize: { min, max },
-    env: {
-      ...process.env,
-      HPD_DATA_DIR: builds,
-      HPD_PORT: String(port),
-      HPD_MCP_PORT: String(mcpPort),
-      HPD_AUTH_PORT: String(authPort),
-      HPD_DRAIN_SECONDS: '0',
-      HPD_WORKERS: '0',
-    },
-  };
+  const setup = await prepareTrials(dir, { min, max });
   for (const file of files) {
     const started = performance.now();
     const done: Trial[] = [];

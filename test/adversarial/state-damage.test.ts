@@ -10,11 +10,20 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { buildFixture } from '../helpers/fixture-build.ts';
-import { freePorts } from '../helpers/services.ts';
 import { walkLmdbFile } from '../../src/policy/lmdb-page-walk.ts';
-import { populateState, seededRandom } from '../helpers/state-population.ts';
-import { contentDigest, copyState, describeTrial, fileHash, hpd, STATE_FILES, trial, type Trial, type TrialSetup } from './state-damage.ts';
+import { seededRandom } from '../helpers/state-population.ts';
+import {
+  contentDigest,
+  copyState,
+  describeTrial,
+  fileHash,
+  hpd,
+  prepareTrials,
+  STATE_FILES,
+  trial,
+  type Trial,
+  type TrialSetup,
+} from './state-damage.ts';
 
 const TRIALS_PER_FILE = 8;
 /** Of those, the first ones also start `hpd serve`. */
@@ -26,29 +35,7 @@ let setup: TrialSetup;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hpd-state-damage-'));
-  const builds = await buildFixture(join(dir, 'fixture'));
-  const pristine = join(dir, 'pristine');
-  await populateState(pristine, 1);
-  const [port, mcpPort, authPort] = (await freePorts(3)) as [number, number, number];
-  const digests = {
-    'state.mdb': await contentDigest(join(pristine, 'state.mdb')),
-    'oauth.mdb': await contentDigest(join(pristine, 'oauth.mdb')),
-  };
-  assert.ok(digests['state.mdb'] !== null && digests['oauth.mdb'] !== null, 'the undamaged files read');
-  setup = {
-    pristine,
-    digests: digests as Record<(typeof STATE_FILES)[number], string>,
-    work: join(dir, 'trials'),
-    env: {
-      ...process.env,
-      HPD_DATA_DIR: builds,
-      HPD_PORT: String(port),
-      HPD_MCP_PORT: String(mcpPort),
-      HPD_AUTH_PORT: String(authPort),
-      HPD_DRAIN_SECONDS: '0',
-      HPD_WORKERS: '0',
-    },
-  };
+  setup = await prepareTrials(dir);
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 

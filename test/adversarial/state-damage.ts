@@ -14,7 +14,10 @@ import { createHash } from 'node:crypto';
 import { closeSync, copyFileSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { seededRandom } from '../helpers/state-population.ts';
+import assert from 'node:assert/strict';
+import { buildFixture } from '../helpers/fixture-build.ts';
+import { freePorts } from '../helpers/services.ts';
+import { populateState, seededRandom } from '../helpers/state-population.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HPD = join(ROOT, 'bin', 'hpd.js');
@@ -163,6 +166,35 @@ export interface TrialSetup {
   readonly env: NodeJS.ProcessEnv;
   /** How much each trial overwrites (default {@link DEFAULT_DAMAGE}). */
   readonly damageSize?: DamageSize;
+}
+
+/**
+ * Everything trials share, under `dir`: the fixture build, a populated state directory and its digests,
+ * and hpd's environment on free ports.
+ */
+export async function prepareTrials(dir: string, damageSize?: DamageSize): Promise<TrialSetup> {
+  const builds = await buildFixture(join(dir, 'fixture'));
+  const pristine = join(dir, 'pristine');
+  await populateState(pristine, 1);
+  const [port, mcpPort, authPort] = (await freePorts(3)) as [number, number, number];
+  const state = await contentDigest(join(pristine, 'state.mdb'));
+  const oauth = await contentDigest(join(pristine, 'oauth.mdb'));
+  assert.ok(state !== null && oauth !== null, 'the undamaged files read');
+  return {
+    pristine,
+    digests: { 'state.mdb': state, 'oauth.mdb': oauth },
+    work: join(dir, 'trials'),
+    ...(damageSize === undefined ? {} : { damageSize }),
+    env: {
+      ...process.env,
+      HPD_DATA_DIR: builds,
+      HPD_PORT: String(port),
+      HPD_MCP_PORT: String(mcpPort),
+      HPD_AUTH_PORT: String(authPort),
+      HPD_DRAIN_SECONDS: '0',
+      HPD_WORKERS: '0',
+    },
+  };
 }
 
 export async function trial(setup: TrialSetup, file: StateFileName, seed: number, withServe: boolean): Promise<Trial> {
