@@ -92,6 +92,15 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
   });
   after(() => c?.close());
 
+  /** A new account signed up through the balancer's authorization server, with a token for its MCP endpoint. */
+  const signUpThroughBalancer = (prefix: string): ReturnType<typeof fullFlow> =>
+    fullFlow(c.lb.authUrl, {
+      email: `${prefix}-${randomBytes(4).toString('hex')}@example.com`,
+      password: 'correct horse battery staple',
+      mode: 'signup',
+      resource: c.lb.mcpUrl,
+    });
+
   test('150 concurrent requests with one Free key through HAProxy: exactly 100 succeed, on both instances; the count survives restarting both', async () => {
     const key = c.createKey('free');
     const before = await restAnswers(c);
@@ -223,13 +232,7 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
   });
 
   test('OAuth through HAProxy: a token from one instance is accepted by the other, refreshed on either; an MCP session keeps working', async () => {
-    const email = `cluster-${randomBytes(4).toString('hex')}@example.com`;
-    const { client, tokens } = await fullFlow(c.lb.authUrl, {
-      email,
-      password: 'correct horse battery staple',
-      mode: 'signup',
-      resource: c.lb.mcpUrl,
-    });
+    const { client, tokens } = await signUpThroughBalancer('cluster');
     const access = tokens.access_token!;
     for (const inst of c.instances) {
       const res = await fetch(inst.mcpUrl, {
@@ -268,13 +271,7 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
   });
 
   test('an access token revoked through one instance (RFC 7009) is refused by MCP on both instances within 1 s; its refresh token still works', async () => {
-    const email = `revoke-${randomBytes(4).toString('hex')}@example.com`;
-    const { client, tokens } = await fullFlow(c.lb.authUrl, {
-      email,
-      password: 'correct horse battery staple',
-      mode: 'signup',
-      resource: c.lb.mcpUrl,
-    });
+    const { client, tokens } = await signUpThroughBalancer('revoke');
     const access = tokens.access_token!;
     for (const inst of c.instances) assert.equal(await mcpStatus(inst.mcpUrl, access), 200, `${inst.name} accepts the token first`);
     const res = await fetch(`${c.instances[0].authUrl}/token/revocation`, {
