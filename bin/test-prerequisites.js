@@ -17,6 +17,9 @@ const NEEDED = [
   { pkg: 'haproxy', present: () => existsSync('/usr/sbin/haproxy') },
   // promtool, which checks the /metrics exposition (test/observability/metrics.test.ts).
   { pkg: 'prometheus', present: () => existsSync('/usr/bin/promtool') },
+  // ip, which puts the partial-write tests' server behind a small-buffer link in a network namespace
+  // (test/helpers/small-buffer-netns.ts); minimal Debian images leave iproute2 out.
+  { pkg: 'iproute2', present: () => existsSync('/usr/sbin/ip') || existsSync('/bin/ip') },
 ];
 
 const missing = NEEDED.filter((n) => !n.present()).map((n) => n.pkg);
