@@ -14,7 +14,8 @@ import { Bench } from 'tinybench';
 import { fragmentSerializer, compileSerializer } from '../src/http/serializers.ts';
 import { queryPairs } from '../src/encoding/query-string.ts';
 import { openRegistry } from '../src/operations/data-registry.ts';
-import { execute } from '../src/operations/operation.ts';
+import { executeToBody } from '../src/operations/operation.ts';
+import { threadScratch } from '../src/operations/request-scratch.ts';
 import { getPlanDetailsOperation } from '../src/operations/get-plan-details.ts';
 import { searchPlansOperation } from '../src/operations/search-plans.ts';
 import { ensureBuild } from './lib/suite.ts';
@@ -39,7 +40,7 @@ const pagesOf = (name: 'search' | 'detail', serialize: (b: Record<string, unknow
       const [path, query = ''] = u.split('?') as [string, string?];
       const op = name === 'search' ? searchPlansOperation : getPlanDetailsOperation;
       const params: Record<string, string> = name === 'detail' ? { plan_id: decodeURIComponent(path.split('/').pop()!) } : {};
-      const r = execute(op as never, ctx, 'enterprise', queryPairs(query), params);
+      const r = executeToBody(op as never, ctx, 'enterprise', queryPairs(query), params, threadScratch());
       if (!r.ok) throw new Error(`${u}: ${JSON.stringify(r.problem)}`);
       return Buffer.from(serialize(r.body));
     });

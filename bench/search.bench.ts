@@ -11,7 +11,8 @@ import { createProgress } from '../build/progress.ts';
 import { buildsRoot, cacheRoot, REPO_ROOT } from '../src/cli/paths.ts';
 import { compileSerializer, fragmentSerializer } from '../src/http/serializers.ts';
 import { openRegistry, yearsWithBuilds } from '../src/operations/data-registry.ts';
-import { execute } from '../src/operations/operation.ts';
+import { execute, executeToBody } from '../src/operations/operation.ts';
+import { threadScratch } from '../src/operations/request-scratch.ts';
 import { searchPlansOperation } from '../src/operations/search-plans.ts';
 import { searchPlans } from '../src/engine/search.ts';
 
@@ -46,7 +47,8 @@ const q = (listId: number, extra: Partial<Parameters<typeof searchPlans>[1]> = {
   ...extra,
 });
 const query = (s: string) => [...new URLSearchParams(s)];
-const page = execute(searchPlansOperation, ctx, 'pro', query('zip=77002&age=40&per_page=25'), {});
+const scratch = threadScratch();
+const page = executeToBody(searchPlansOperation, ctx, 'pro', query('zip=77002&age=40&per_page=25'), {}, scratch);
 if (!page.ok) throw new Error('search failed');
 const fjs = compileSerializer(searchPlansOperation.responseSchema);
 const fragments = fragmentSerializer((b) => JSON.stringify(b));
@@ -63,9 +65,14 @@ bench
     searchPlans(yd.ds, q(harris.listId, { filters: { includeCatastrophic: false, metalLevel: 'silver', maxPremium: 700 } })),
   )
   .add(`engine search, Anchorage AK (${yd.ds.listSize(anchorage.listId)} plans)`, () => searchPlans(yd.ds, q(anchorage.listId)))
-  .add('operation: parse + validate + search + resource (25 plans)', () =>
-    execute(searchPlansOperation, ctx, 'pro', query('zip=77002&age=40&per_page=25'), {}),
-  )
+  .add('operation: parse + validate + search + resource (25 plans)', () => {
+    scratch.borrow();
+    try {
+      return execute(searchPlansOperation, ctx, 'pro', query('zip=77002&age=40&per_page=25'), {}, scratch);
+    } finally {
+      scratch.release();
+    }
+  })
   .add('serialize 25-plan page: fast-json-stringify', () => fjs(page.body))
   .add('serialize 25-plan page: JSON.stringify', () => JSON.stringify(page.body))
   .add('serialize 25-plan page: pre-serialized plan fragments', () => fragments(page.body));

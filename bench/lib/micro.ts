@@ -19,7 +19,8 @@ import type { YearData } from '../../src/operations/data-registry.ts';
 import { estimateAptcOperation } from '../../src/operations/estimate-aptc.ts';
 import { estimateOutOfPocketOperation } from '../../src/operations/estimate-out-of-pocket.ts';
 import { lookupZipOperation } from '../../src/operations/lookup-zip.ts';
-import { execute, type Operation, type OperationContext } from '../../src/operations/operation.ts';
+import { execute, executeToBody, type Operation, type OperationContext } from '../../src/operations/operation.ts';
+import { threadScratch } from '../../src/operations/request-scratch.ts';
 import { getPlanDetailsOperation } from '../../src/operations/get-plan-details.ts';
 import { searchPlansOperation } from '../../src/operations/search-plans.ts';
 
@@ -60,18 +61,26 @@ export async function runMicro(yd: YearData, ctx: OperationContext, timeMs: numb
       .find((w) => w.length >= 4) ?? planAt(0).issuer
   ).toLowerCase();
   const age = 40;
+  const scratch = threadScratch();
   const q = (s: string): Array<readonly [string, string]> => [...new URLSearchParams(s)];
   const op = <P>(o: Operation<P>, query: string, path: Record<string, string> = {}) => {
     const parsed = q(query);
-    const check = execute(o, ctx, 'enterprise', parsed, path);
+    const check = executeToBody(o, ctx, 'enterprise', parsed, path, scratch);
     if (!check.ok) throw new Error(`micro-benchmark ${o.id}?${query} failed: ${JSON.stringify(check.problem)}`);
-    return () => execute(o, ctx, 'enterprise', parsed, path);
+    return () => {
+      scratch.borrow();
+      try {
+        return execute(o, ctx, 'enterprise', parsed, path, scratch);
+      } finally {
+        scratch.release();
+      }
+    };
   };
   const base = `zip=${zip}&age=${age}`;
   // A keyset page deep in the list: follow next_cursor four times (page 5 of 10).
   let cursorQuery = `${base}&per_page=10`;
   for (let i = 0; i < 4; i++) {
-    const r = execute(searchPlansOperation, ctx, 'enterprise', q(cursorQuery), {});
+    const r = executeToBody(searchPlansOperation, ctx, 'enterprise', q(cursorQuery), {}, scratch);
     if (!r.ok || typeof r.body.next_cursor !== 'string') break;
     cursorQuery = `${base}&per_page=10&cursor=${r.body.next_cursor}`;
   }
@@ -87,9 +96,8 @@ export async function runMicro(yd: YearData, ctx: OperationContext, timeMs: numb
   };
   const rec = yd.ds.planRecord(firstIds[0]!)!;
   const premium = yd.ds.premium(rec.standard_component_id, loc.ratingArea, age)!;
-  const page = execute(searchPlansOperation, ctx, 'enterprise', q(`${base}&per_page=25`), {});
+  const page = executeToBody(searchPlansOperation, ctx, 'enterprise', q(`${base}&per_page=25`), {}, scratch);
   if (!page.ok) throw new Error('search failed');
-  // As objects now: the page model reads the thread's search rows, which the next search reuses.
   const pageBody = page.body;
   const served = op(searchPlansOperation, `${base}&per_page=25`);
   const pageBytes = new ByteWriter();
@@ -97,7 +105,7 @@ export async function runMicro(yd: YearData, ctx: OperationContext, timeMs: numb
   const fjs = compileSerializer(searchPlansOperation.responseSchema);
   const fragments = fragmentSerializer((b) => JSON.stringify(b));
   const detailFjs = compileSerializer(getPlanDetailsOperation.responseSchema);
-  const detail = execute(getPlanDetailsOperation, ctx, 'enterprise', [], { plan_id: firstIds[0]! });
+  const detail = executeToBody(getPlanDetailsOperation, ctx, 'enterprise', [], { plan_id: firstIds[0]! }, scratch);
   if (!detail.ok) throw new Error('detail failed');
 
   const tasks: Array<[group: string, task: string, fn: () => unknown]> = [

@@ -19,7 +19,8 @@
 import { NO_LIST } from '../../src/engine/build-format.ts';
 import type { ZipLocation } from '../../src/engine/dataset.ts';
 import type { YearData } from '../../src/operations/data-registry.ts';
-import { execute, type OperationContext } from '../../src/operations/operation.ts';
+import { executeToBody, type OperationContext } from '../../src/operations/operation.ts';
+import { threadScratch } from '../../src/operations/request-scratch.ts';
 import { searchPlansOperation } from '../../src/operations/search-plans.ts';
 import { realisticSearch, weightedLocations, type RealisticSearch } from './realistic.ts';
 import { int, pick, prng } from './util.ts';
@@ -182,12 +183,13 @@ function searchUrls(
     } else {
       // A keyset page: the cursor our server hands out with page 1 of this query.
       if (rand() < 0.5) p.push(['sort_by', pick(rand, ['premium', 'deductible', 'name'])]);
-      const first = execute(
+      const first = executeToBody(
         searchPlansOperation,
         ctx,
         'enterprise',
         p.map(([k, v]) => [k, String(v)] as const),
         {},
+        threadScratch(),
       );
       if (first.ok && typeof first.body.next_cursor === 'string') p.push(['cursor', first.body.next_cursor]);
     }

@@ -52,8 +52,8 @@ export class HouseholdRater {
   }
 
   /**
-   * Makes this the rater of `ages` at `location` (a search reuses its thread's rater: what it held
-   * before, `rating` included, is rewritten).
+   * Makes this the rater of `ages` at `location` (a rater is reused by its owner's requests: what it
+   * held before, `rating` included, is rewritten).
    */
   set(ds: Dataset, rules: TaxYearRules, location: ZipLocation, ages: readonly number[]): this {
     this.ds = ds;

@@ -82,7 +82,7 @@ function place(p: Mutable<RankedPlan>, pos: number, id: string, totalCents: numb
 
 /**
  * {@link rankLowestCost} with `rater` (set for this household here) into `out`, or null when the
- * location lists no silver plan: the APTC benchmark ranks into its thread's records.
+ * location lists no silver plan: the APTC benchmark ranks into its estimate record's.
  */
 export function rankLowestCostInto(
   ds: Dataset,

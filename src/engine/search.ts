@@ -79,8 +79,8 @@ export const MAX_PAGE_ROWS = 100;
 
 /**
  * A page as columns, written in place by {@link searchInto}: a front that turns the page straight into
- * bytes needs no object per row. One instance per thread is reused by every search, so its contents are
- * valid until that thread's next search (`generation` tells a stale reader).
+ * bytes needs no object per row. Reused by its owner's searches (a request scratch's,
+ * src/operations/request-scratch.ts): its contents are valid until the next search written into it.
  */
 export class SearchRows {
   readonly planIndex = new Int32Array(MAX_PAGE_ROWS);
@@ -95,8 +95,8 @@ export class SearchRows {
   hasMore = false;
   /** False when `afterId` named no plan of this result (stale or forged cursor). */
   cursorFound = true;
-  /** Bumped by every search written here. */
-  generation = 0;
+  /** The matcher, stored order and descending buffer of the searches written here (their working memory). */
+  readonly work = new SearchWork();
 
   variant(i: number): string {
     return this.csr[i] === 1 && this.csrSuffix !== null ? this.csrSuffix : '01';
@@ -139,7 +139,7 @@ export class Matcher {
     this.init(ds, q);
   }
 
-  /** Decodes `q` into this matcher (a search reuses its thread's one). */
+  /** Decodes `q` into this matcher (reused by the searches written into one {@link SearchRows}). */
   init(ds: Dataset, q: SearchQuery): this {
     this.ds = ds;
     this.q = q;
@@ -189,23 +189,25 @@ export class Matcher {
   }
 }
 
-/** The matcher, order and key reader every search of this thread decodes its query into (searches are synchronous). */
-let threadMatcher: Matcher | null = null;
-const THREAD_ORDER: ListOrderRef = { positions: new Uint16Array(0), start: 0, length: 0 };
-/** Where descending orders are written (grown to the longest list seen). */
-let descendingScratch = new Uint16Array(256);
+/** What {@link searchInto} decodes a query into and orders a list with, kept by the rows it writes. */
+export class SearchWork {
+  matcher: Matcher | null = null;
+  readonly order: ListOrderRef = { positions: new Uint16Array(0), start: 0, length: 0 };
+  /** Where descending orders are written (grown to the longest list seen). */
+  descending = new Uint16Array(256);
+}
 
 /** Runs a search into `out` (reused: see {@link SearchRows}); pure and synchronous. */
 export function searchInto(ds: Dataset, q: SearchQuery, out: SearchRows): SearchRows {
   const { entryPlan, entryMetal } = ds.columns;
-  const match = threadMatcher === null ? (threadMatcher = new Matcher(ds, q)) : threadMatcher.init(ds, q);
+  const work = out.work;
+  const match = work.matcher === null ? (work.matcher = new Matcher(ds, q)) : work.matcher.init(ds, q);
   const base = match.base;
   const csr = q.csr;
   const csrSilver = csr !== null;
-  out.generation++;
   out.count = 0;
   out.csrSuffix = csr?.suffix ?? null;
-  const ref = orderedPositions(ds, q, THREAD_ORDER);
+  const ref = orderedPositions(ds, q, work);
   const order = ref.positions;
   const from = ref.start;
   const to = from + ref.length;
@@ -254,8 +256,9 @@ export function searchInto(ds: Dataset, q: SearchQuery, out: SearchRows): Search
   return out;
 }
 
-/** Positions of the list in the requested order, written into `ref`. */
-function orderedPositions(ds: Dataset, q: SearchQuery, ref: ListOrderRef): ListOrderRef {
+/** Positions of the list in the requested order, written into the work's order. */
+function orderedPositions(ds: Dataset, q: SearchQuery, work: SearchWork): ListOrderRef {
+  const ref = work.order;
   const household = q.household ?? null;
   if (household !== null && q.sortBy === 'premium') {
     ref.positions = household.order;
@@ -275,8 +278,8 @@ function orderedPositions(ds: Dataset, q: SearchQuery, ref: ListOrderRef): ListO
       .sort((a, b) => compareKeys(keyOf(a), keyOf(b), q.descending) || (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0));
     return ref;
   }
-  if (descendingScratch.length < stored.length) descendingScratch = new Uint16Array(stored.length);
-  ref.positions = descendingRuns(stored, keyOf, descendingScratch);
+  if (work.descending.length < stored.length) work.descending = new Uint16Array(stored.length);
+  ref.positions = descendingRuns(stored, keyOf, work.descending);
   return ref;
 }
 

@@ -195,11 +195,6 @@ interface Benchmark {
   readonly tiers: boolean;
 }
 
-/** The rater every benchmark scan of this thread prices with (the ranking is consumed before the scan returns). */
-const BENCHMARK_RATER = new HouseholdRater();
-/** The ranking every benchmark scan of this thread writes (read before the scan returns). */
-const BENCHMARK_RANKING = new RankingRecord();
-
 const MODELED_NOTE =
   'Premiums are modeled from published SLCSP benchmarks (no Rate PUF loaded), so the benchmark plan and its premium are estimates';
 
@@ -217,11 +212,11 @@ function planBenchmarkInto(
   out: AptcEstimateRecord,
   notes: NoteList,
 ): boolean {
-  const ranking = rankLowestCostInto(ds, rules, location, ages, BENCHMARK_RATER, BENCHMARK_RANKING);
+  const rater = out.work.rater;
+  const ranking = rankLowestCostInto(ds, rules, location, ages, rater, out.work.ranking);
   if (ranking === null) return false;
   // Only one silver plan offered: that plan is the benchmark (26 CFR 1.36B-3(f)).
   const chosen = ranking.second ?? ranking.first;
-  const rater = BENCHMARK_RATER;
   const members = out.membersOf(ages.length);
   let totalCents = 0;
   const counted = rater.rating.counted;
@@ -385,12 +380,20 @@ class NoteList {
   }
 }
 
-const NOTES = new NoteList();
+/**
+ * What an estimate is worked out with, kept by the record it is written into: the rater and ranking of
+ * the benchmark scan and the notes gathered, each consumed before the estimate returns.
+ */
+class EstimateWork {
+  readonly rater = new HouseholdRater();
+  readonly ranking = new RankingRecord();
+  readonly notes = new NoteList();
+}
 
 /**
  * {@link estimateAptc} written into `out`, whose members, band, lowest plans and notes are its own
- * objects, rewritten by its next estimate: the APTC endpoint and priced searches estimate into their
- * thread's record, so an estimate allocates next to nothing.
+ * objects, rewritten by its next estimate: the APTC endpoint and priced searches estimate into a
+ * request scratch's record, so an estimate allocates next to nothing.
  */
 export function estimateAptcInto(
   ds: Dataset,
@@ -403,7 +406,7 @@ export function estimateAptcInto(
   // The operations' query schemas refuse such values first: reaching this is a caller's bug.
   if (ages.length === 0) throw new InvariantError('at least one member must seek coverage');
   const pos = fplPosition(rules, location.state, income, householdSize);
-  const notes = NOTES;
+  const notes = out.work.notes;
   notes.count = 0;
 
   let eligible = true;
@@ -505,6 +508,8 @@ export class AptcEstimateRecord implements AptcEstimate {
   lowest_bronze: LowestPlan | null = null;
   aptc_amount = 0;
   notes: readonly string[] = [];
+  /** The working memory of the estimates written here. */
+  readonly work = new EstimateWork();
   /** The benchmark in cents (valid when {@link benchmark_premium} is not null). */
   benchmarkCents = 0;
   /** The benchmark plan's EHB share below 1, NaN when none (or no plan is the benchmark). */

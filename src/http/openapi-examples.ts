@@ -9,7 +9,8 @@
  * an id that does not exist (404); 401 and 429 are the bodies the front itself answers.
  */
 import type { DataRegistry } from '../operations/data-registry.ts';
-import { execute, type ExecuteResult, type Operation, type OperationContext } from '../operations/operation.ts';
+import { type BodyResult, executeToBody, type Operation, type OperationContext } from '../operations/operation.ts';
+import { threadScratch } from '../operations/request-scratch.ts';
 import { toProblemBody, type ProblemSpec } from '../operations/problems.ts';
 import { P } from '../operations/shared-schemas.ts';
 import { BODY_NOT_ALLOWED, RATE_LIMITED, UNAUTHORIZED } from './front-problems.ts';
@@ -56,11 +57,11 @@ export interface ExampleSources {
 
 export function collectExamples(src: ExampleSources): OpenApiExamples {
   const byId = new Map(src.operations.map((op) => [op.id, op]));
-  const run = (id: string, s: Sample, tier: 'free' | 'enterprise' = 'enterprise'): ExecuteResult | null => {
+  const run = (id: string, s: Sample, tier: 'free' | 'enterprise' = 'enterprise'): BodyResult | null => {
     const op = byId.get(id);
     if (op === undefined) return null;
     try {
-      return execute(op, src.ctx, tier, s.query, s.path);
+      return executeToBody(op, src.ctx, tier, s.query, s.path, threadScratch());
     } catch {
       // An example is documentation: a build it cannot be made from must still be served.
       return null;
@@ -189,7 +190,7 @@ function samples(id: string, f: Facts): OperationSamples {
 }
 
 /** A ZIP with plans (the documented example first), its first plans, and a crosswalked plan if any. */
-function findFacts(registry: DataRegistry, run: (id: string, s: Sample) => ExecuteResult | null): Facts | null {
+function findFacts(registry: DataRegistry, run: (id: string, s: Sample) => BodyResult | null): Facts | null {
   const yd = registry.get(registry.currentYear);
   if (yd === undefined) return null;
   const search = (zip: string): { plans: Array<{ id: string }>; state: string } | null => {
@@ -231,7 +232,7 @@ function findFacts(registry: DataRegistry, run: (id: string, s: Sample) => Execu
 }
 
 /** The first dental plan a dental search lists at the first ZIP with one (the documented ZIP first). */
-function findDentalPlan(zips: Iterable<string>, run: (id: string, s: Sample) => ExecuteResult | null): string | null {
+function findDentalPlan(zips: Iterable<string>, run: (id: string, s: Sample) => BodyResult | null): string | null {
   for (const zip of zips) {
     const r = run('searchDentalPlans', {
       query: [
@@ -248,7 +249,7 @@ function findDentalPlan(zips: Iterable<string>, run: (id: string, s: Sample) => 
 }
 
 /** The first plan of a loaded crosswalk's source year that the crosswalk operation answers. */
-function findCrosswalk(registry: DataRegistry, run: (id: string, s: Sample) => ExecuteResult | null): Sample | null {
+function findCrosswalk(registry: DataRegistry, run: (id: string, s: Sample) => BodyResult | null): Sample | null {
   for (const y of registry.years) {
     const cw = registry.get(y)!.ds.manifest.crosswalk;
     if (cw === null) continue;

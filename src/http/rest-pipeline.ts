@@ -9,6 +9,7 @@
 import type { Mutable } from '../engine/mutable.ts';
 import { OPERATIONS } from '../operations/index.ts';
 import { etagHashAt, etagOf, execute, type Executed, type Operation } from '../operations/operation.ts';
+import { scratchPart, threadScratch, type RequestScratch } from '../operations/request-scratch.ts';
 import { writeDigest } from '../encoding/fast-hash.ts';
 import { SearchPageModel } from '../operations/search-page.ts';
 import { AptcPageModel } from '../operations/aptc-page.ts';
@@ -110,22 +111,53 @@ interface Incoming {
   pathParams: Record<string, string>;
 }
 
-/**
- * The request being handled, one per thread: most requests are answered in the handler's own turn, and
- * the few that wait for an asynchronous quota decision take a copy first (OperationPipeline.#respond).
- */
-const CURRENT: Incoming = {
-  route: undefined as unknown as Route,
-  path: '',
-  rawQuery: '',
-  authorization: '',
-  accept: '',
-  ifNoneMatch: '',
-  acceptEncoding: '',
-  pathParams: {},
-};
-
 type Answer = Reply | OkReply;
+
+/** A request waiting for an asynchronous quota decision, with its own copy of what it carries. */
+interface Pending {
+  readonly incoming: Incoming;
+  readonly tier: Tier;
+  readonly counted: Promise<QuotaDecision>;
+}
+
+/**
+ * What a REST request reuses from its scratch (request-scratch.ts): the request as copied out of uWS,
+ * the buffers a page model is written into, the ETag, and the 200 itself. Valid while the request holds
+ * the scratch, which it does until its answer has been handed to uWS.
+ */
+class RestScratch {
+  readonly incoming: Incoming = {
+    route: undefined as unknown as Route,
+    path: '',
+    rawQuery: '',
+    authorization: '',
+    accept: '',
+    ifNoneMatch: '',
+    acceptEncoding: '',
+    pathParams: {},
+  };
+  readonly pageBody = new ByteWriter(1 << 16);
+  readonly pageLink = new ByteWriter(1 << 12);
+  /** The ETag, rewritten in place: its length is fixed by the build version, so one buffer per version serves. */
+  etagVersion = '';
+  etag = Buffer.alloc(0);
+  readonly response: Mutable<CachedResponse> = {
+    etag: Buffer.alloc(0),
+    link: Buffer.alloc(0),
+    body: Buffer.alloc(0),
+    bytes: 0,
+    tier: 'free',
+    variants: null,
+  };
+  readonly ok: Mutable<OkReply> = {
+    response: undefined as unknown as CachedResponse,
+    quota: undefined as unknown as QuotaDecision,
+    notModified: false,
+    coding: null,
+  };
+}
+
+const REST_SCRATCH = scratchPart('REST response', () => new RestScratch());
 
 /** The path parameters of a route that has none (never written to). */
 const NO_PATH_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -159,6 +191,7 @@ export class OperationPipeline {
   readonly #caches: { readonly response: ResponseCache<CachedResponse>; readonly search: ResponseCache<CachedResponse> };
   readonly #clock: () => number;
   readonly #searchSeen = new Doorkeeper();
+  readonly #scratch: RequestScratch = threadScratch();
 
   constructor(
     front: RestFront,
@@ -172,49 +205,77 @@ export class OperationPipeline {
     this.#clock = config.clock ?? Date.now;
   }
 
-  /** The uWS handler of GET (`head` false) and HEAD on an operation's route. */
+  /**
+   * The uWS handler of GET (`head` false) and HEAD on an operation's route. The request holds the
+   * thread's scratch from the moment it is read until its answer is handed to uWS.
+   */
   handle(route: Route, res: HttpResponse, req: HttpRequest, head: boolean): void {
     const t0 = performance.now();
     // null: an id was generated, and is made a string only where one is needed (request-id.ts).
     const given = givenRequestId(req.getHeader('x-request-id'));
     const path = req.getUrl();
-    const names = route.op.pathParams;
-    const pathParams: Record<string, string> = names.length === 0 ? NO_PATH_PARAMS : {};
-    for (let i = 0; i < names.length; i++) pathParams[names[i]!] = decodePathParam(req.getParameter(i) ?? '');
-    const incoming = CURRENT;
-    incoming.route = route;
-    incoming.path = path;
-    incoming.rawQuery = req.getQuery() ?? '';
-    incoming.authorization = req.getHeader('authorization');
-    incoming.accept = req.getHeader('accept');
-    incoming.ifNoneMatch = req.getHeader('if-none-match');
-    incoming.acceptEncoding = req.getHeader('accept-encoding');
-    incoming.pathParams = pathParams;
-    let reply: Answer | Promise<Answer>;
+    const scratch = this.#scratch;
+    let reply: Answer | Pending;
+    let borrowed = false;
     try {
-      reply = this.#respond(incoming);
+      scratch.borrow();
+      borrowed = true;
+      const incoming = scratch.part(REST_SCRATCH).incoming;
+      const names = route.op.pathParams;
+      const pathParams: Record<string, string> = names.length === 0 ? NO_PATH_PARAMS : {};
+      for (let i = 0; i < names.length; i++) pathParams[names[i]!] = decodePathParam(req.getParameter(i) ?? '');
+      incoming.route = route;
+      incoming.path = path;
+      incoming.rawQuery = req.getQuery() ?? '';
+      incoming.authorization = req.getHeader('authorization');
+      incoming.accept = req.getHeader('accept');
+      incoming.ifNoneMatch = req.getHeader('if-none-match');
+      incoming.acceptEncoding = req.getHeader('accept-encoding');
+      incoming.pathParams = pathParams;
+      reply = this.#respond(incoming, scratch);
     } catch (err) {
       reply = this.#internal(err, given ?? generatedRequestId(), path);
     }
-    if (reply instanceof Promise) this.#later(res, route, path, reply, head, given ?? generatedRequestId(), t0);
-    else this.#send(res, route, path, reply, head, given, t0);
+    try {
+      if ('counted' in reply) this.#later(res, reply, head, given ?? generatedRequestId(), t0);
+      else this.#send(res, route, path, reply, head, given, t0);
+    } finally {
+      if (borrowed) scratch.release();
+    }
   }
 
   /**
-   * Writes an answer that comes in a later turn (an asynchronous quota decision). Its own method: the
-   * closures it needs made `handle` allocate their context on every request.
+   * Answers a request whose quota decision comes in a later turn: then it borrows the scratch again,
+   * for the answer and its writing. Its own method: the closures it needs made `handle` allocate their
+   * context on every request.
    */
-  #later(res: HttpResponse, route: Route, path: string, reply: Promise<Answer>, head: boolean, requestId: string, t0: number): void {
+  #later(res: HttpResponse, pending: Pending, head: boolean, requestId: string, t0: number): void {
+    const { route, path } = pending.incoming;
     // Writing to an aborted response would crash uWS.
     let aborted = false;
     res.onAborted(() => {
       aborted = true;
     });
-    reply
-      .catch((err: unknown) => this.#internal(err, requestId, path))
-      .then((r) => {
-        if (!aborted) this.#send(res, route, path, r, head, requestId, t0);
-      });
+    pending.counted.then(
+      (decision) => {
+        if (aborted) return;
+        const scratch = this.#scratch.borrow();
+        try {
+          let reply: Answer;
+          try {
+            reply = this.#answer(pending.incoming, pending.tier, decision, scratch);
+          } catch (err) {
+            reply = this.#internal(err, requestId, path);
+          }
+          this.#send(res, route, path, reply, head, requestId, t0);
+        } finally {
+          scratch.release();
+        }
+      },
+      (err: unknown) => {
+        if (!aborted) this.#send(res, route, path, this.#internal(err, requestId, path), head, requestId, t0);
+      },
+    );
   }
 
   /** The 500 of an unexpected error (logged with the request id). */
@@ -233,7 +294,7 @@ export class OperationPipeline {
   }
 
   /** Negotiation, authentication and counting, then {@link answer}. */
-  #respond(r: Incoming): Answer | Promise<Answer> {
+  #respond(r: Incoming, scratch: RequestScratch): Answer | Pending {
     const front = this.#front;
     const metrics = this.#config.metrics;
     if (!acceptsJson(r.accept))
@@ -247,18 +308,9 @@ export class OperationPipeline {
       return front.problemReply(UNAUTHORIZED, r.path, [['www-authenticate', INVALID_TOKEN]]);
     }
     const counted = this.#config.quota.consume(who.userId, who.tier);
-    if (counted instanceof Promise) return this.#answerLater(r, who.tier, counted);
-    return this.#answer(r, who.tier, counted, false);
-  }
-
-  /**
-   * A decision that comes in a later turn finds the thread's current request and buffers taken by
-   * another: the request is copied now, and the answer owns its bytes. (Its own method: the closure
-   * made #respond allocate its context on every request.)
-   */
-  #answerLater(r: Incoming, tier: Tier, counted: Promise<QuotaDecision>): Promise<Answer> {
-    const own: Incoming = { ...r };
-    return counted.then((decision) => this.#answer(own, tier, decision, true));
+    // The request waits outside the scratch: it takes a copy of what it carries.
+    if (counted instanceof Promise) return { incoming: { ...r }, tier: who.tier, counted };
+    return this.#answer(r, who.tier, counted, scratch);
   }
 
   #countLookup(route: Route, hit: boolean): void {
@@ -267,7 +319,7 @@ export class OperationPipeline {
   }
 
   /** A request past authentication and counting: the operation's answer (from a cache when it can). */
-  #answer(r: Incoming, tier: Tier, decision: QuotaDecision, later: boolean): Answer {
+  #answer(r: Incoming, tier: Tier, decision: QuotaDecision, scratch: RequestScratch): Answer {
     const { route, path, rawQuery, pathParams } = r;
     if (!decision.allowed) {
       this.#config.metrics?.quotaRefused(tier);
@@ -284,11 +336,11 @@ export class OperationPipeline {
     const hit = cache?.enabled === true ? cache.bySpelling(spelling) : undefined;
     if (hit !== undefined && TIER_RANK[tier] >= TIER_RANK[hit.tier]) {
       this.#countLookup(route, true);
-      return okReply(hit, r, decision, later);
+      return okReply(hit, r, decision, scratch);
     }
     // One snapshot for the whole request (src/operations/live-registry.ts).
     const c = this.#front.ctx;
-    const result = execute(route.op, c, tier, rawQuery, pathParams);
+    const result = execute(route.op, c, tier, rawQuery, pathParams, scratch);
     if (!result.ok) return this.#front.problemReply(result.problem, path, rateLimitHeaders(decision));
     // A search page echoes the request as spelled (its self link, `page_size`), so two spellings of one
     // canonical request can differ in bytes: search pages are kept by spelling alone.
@@ -298,49 +350,28 @@ export class OperationPipeline {
     if (cache?.enabled === true) this.#countLookup(route, known !== undefined);
     if (known !== undefined) {
       if (TIER_RANK[tier] < TIER_RANK[known.tier]) known.tier = tier;
-      return okReply(known, r, decision, later);
+      return okReply(known, r, decision, scratch);
     }
     const keep = cache?.enabled === true && (route.cache !== 'search' || this.#searchSeen.admit(spelling));
-    const done = finished(route, c.registry.version, result, this.#front.serviceDesc, tier, keep, keep || later);
+    const done = finished(route, c.registry.version, result, this.#front.serviceDesc, tier, keep, scratch);
     if (keep) cache?.set(key, spelling, done);
-    return okReply(done, r, decision, later);
+    return okReply(done, r, decision, scratch);
   }
 }
 
-/** Where this thread writes the body and Link header of a page model (valid until its next response). */
-const PAGE_BODY = new ByteWriter(1 << 16);
-const PAGE_LINK = new ByteWriter(1 << 12);
-
-/**
- * The ETag of this thread's current response, rewritten in place: its length is fixed by the build
- * version, so one buffer per version serves every response that no cache keeps.
- */
-const CURRENT_ETAG = { version: '', bytes: Buffer.alloc(0) };
-
-function currentEtag(version: string, result: Executed): Buffer {
-  if (CURRENT_ETAG.version !== version) {
-    CURRENT_ETAG.bytes = Buffer.from(etagOf(version, '0'.repeat(14)), 'latin1');
-    CURRENT_ETAG.version = version;
+function currentEtag(rs: RestScratch, version: string, result: Executed): Buffer {
+  if (rs.etagVersion !== version) {
+    rs.etag = Buffer.from(etagOf(version, '0'.repeat(14)), 'latin1');
+    rs.etagVersion = version;
   }
-  writeDigest(result.hashA, result.hashB, CURRENT_ETAG.bytes, etagHashAt(version));
-  return CURRENT_ETAG.bytes;
+  writeDigest(result.hashA, result.hashB, rs.etag, etagHashAt(version));
+  return rs.etag;
 }
 
-/** The 200 of this thread's current request when no cache keeps it and it is written in this turn. */
-const CURRENT_RESPONSE: Mutable<CachedResponse> = {
-  etag: Buffer.alloc(0),
-  link: Buffer.alloc(0),
-  body: Buffer.alloc(0),
-  bytes: 0,
-  tier: 'free',
-  variants: null,
-};
-
 /**
- * The 200 of an executed request. `own`: the body must own its bytes, because it goes into a cache or
- * is written in a later turn (after an asynchronous quota decision), when the buffers a page model is
- * written into or the search serializer's scratch may already hold another response. Otherwise the
- * answer is the thread's current one, made of its reused buffers.
+ * The 200 of an executed request. `keep`: it goes into a cache, so it owns its bytes and is
+ * compressed once; otherwise it is made of the scratch's buffers, and is valid while the request holds
+ * the scratch (the buffers a page model is written into, or the search serializer's own).
  */
 function finished(
   route: Route,
@@ -349,35 +380,36 @@ function finished(
   serviceDesc: string,
   tier: Tier,
   keep: boolean,
-  own: boolean,
+  scratch: RequestScratch,
 ): CachedResponse {
   let bytes: Buffer;
   let link: Buffer;
   const model = result.model;
+  const rs = scratch.part(REST_SCRATCH);
   if (model instanceof SearchPageModel || model instanceof AptcPageModel) {
-    if (model instanceof SearchPageModel) writeSearchPage(model, PAGE_BODY, PAGE_LINK, serviceDesc);
-    else writeAptcPage(model, PAGE_BODY, PAGE_LINK, serviceDesc);
-    bytes = own ? Buffer.from(PAGE_BODY.view()) : PAGE_BODY.exactView();
-    link = own ? Buffer.from(PAGE_LINK.view()) : PAGE_LINK.exactView();
+    if (model instanceof SearchPageModel) writeSearchPage(model, rs.pageBody, rs.pageLink, serviceDesc);
+    else writeAptcPage(model, rs.pageBody, rs.pageLink, serviceDesc);
+    bytes = keep ? Buffer.from(rs.pageBody.view()) : rs.pageBody.exactView();
+    link = keep ? Buffer.from(rs.pageLink.view()) : rs.pageLink.exactView();
   } else {
     const body = result.body;
     link = Buffer.from(linkHeader(body._links, serviceDesc));
     const serialized = route.serializer(body);
-    if (own) bytes = Buffer.from(serialized);
+    if (keep) bytes = Buffer.from(serialized);
     else if (typeof serialized !== 'string') bytes = serialized;
     else {
-      // Encoded into the thread's page buffer rather than a new Buffer per response.
-      PAGE_BODY.reset();
-      PAGE_BODY.utf8(serialized);
-      bytes = PAGE_BODY.exactView();
+      // Encoded into the scratch's page buffer rather than a new Buffer per response.
+      rs.pageBody.reset();
+      rs.pageBody.utf8(serialized);
+      bytes = rs.pageBody.exactView();
     }
   }
   // An endpoint without Pro parameters is open to every caller of its own tier; otherwise only to
   // callers at least as high as the one who asked, until a lower tier is allowed the same request.
   const needs = route.op.proParams === undefined ? route.op.tier : tier;
-  if (!own) {
-    const r = CURRENT_RESPONSE;
-    r.etag = currentEtag(version, result);
+  if (!keep) {
+    const r = rs.response;
+    r.etag = currentEtag(rs, version, result);
     r.link = link;
     r.body = bytes;
     r.bytes = 0;
@@ -388,26 +420,19 @@ function finished(
   const etag = Buffer.from(etagOf(version, result.hash), 'latin1');
   // Immutable responses kept in the response cache are compressed once, here (compression.ts); search
   // pages never are.
-  const variants = keep && route.cache === 'response' ? compressVariants(bytes) : null;
+  const variants = route.cache === 'response' ? compressVariants(bytes) : null;
   const size = bytes.byteLength + etag.length + 2 * link.length + (variants === null ? 0 : variantBytes(variants));
   return { etag, link, body: bytes, bytes: size, tier: needs, variants };
 }
 
-/** The 200 written in the handler's own turn, one per thread (an answer made later gets its own). */
-const CURRENT_OK: Mutable<OkReply> = {
-  response: undefined as unknown as CachedResponse,
-  quota: undefined as unknown as QuotaDecision,
-  notModified: false,
-  coding: null,
-};
-
-function okReply(response: CachedResponse, r: Incoming, quota: QuotaDecision, later: boolean): OkReply {
+/** The 200 of `response` for request `r`: the scratch's record, written out before the scratch is returned. */
+function okReply(response: CachedResponse, r: Incoming, quota: QuotaDecision, scratch: RequestScratch): OkReply {
   const notModified = ifNoneMatchMatches(r.ifNoneMatch, response.etag);
   const coding = notModified || response.variants === null ? null : chooseCoding(r.acceptEncoding, response.variants);
-  if (later) return { response, quota, notModified, coding };
-  CURRENT_OK.response = response;
-  CURRENT_OK.quota = quota;
-  CURRENT_OK.notModified = notModified;
-  CURRENT_OK.coding = coding;
-  return CURRENT_OK;
+  const ok = scratch.part(REST_SCRATCH).ok;
+  ok.response = response;
+  ok.quota = quota;
+  ok.notModified = notModified;
+  ok.coding = coding;
+  return ok;
 }

@@ -6,7 +6,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { RATE_LIMITED } from '../http/front-problems.ts';
 import type { LiveRegistry } from '../operations/live-registry.ts';
-import { execute, type OperationContext } from '../operations/operation.ts';
+import { executeToBody, type OperationContext } from '../operations/operation.ts';
+import { threadScratch } from '../operations/request-scratch.ts';
 import { validationDetail } from '../operations/problems.ts';
 import { suggestion } from '../operations/suggest.ts';
 import type { Quota } from '../policy/quota.ts';
@@ -101,7 +102,7 @@ async function callTool(
     );
   // A tool call runs synchronously from here: one snapshot answers all of it.
   const ctx: OperationContext = { registry: deps.live.current(), baseUrl: deps.links.baseUrl };
-  const result = execute(tool.operation, ctx, who.tier, req.query, req.pathParams);
+  const result = executeToBody(tool.operation, ctx, who.tier, req.query, req.pathParams, threadScratch());
   if (!result.ok) {
     // Errors name the tool's arguments (`plan_ids`, not REST's `ids`), and so does the detail written from them.
     const errors = result.problem.errors?.map((e) => ({ field: toolField(tool, e.field), message: e.message }));

@@ -8,6 +8,8 @@ import { ratingAreaLabel, type YearData } from './data-registry.ts';
 import { locationFields, type ResolvedLocation } from './location.ts';
 import { echoQuery, type PageModel, type QueryValues, type RequestMeta } from './operation.ts';
 import { type BenchmarkData, benchmarkDataOf } from './benchmark-data.ts';
+import { InvariantError } from '../invariant.ts';
+import type { RequestScratch } from './request-scratch.ts';
 
 const NO_YEARS: readonly number[] = [];
 
@@ -34,9 +36,8 @@ export const BENCHMARK_WORDS = {
 } as const;
 
 /**
- * The page of an APTC estimate. One per thread is reused by every estimate of that thread: a page is
- * written out (REST) or turned into objects (MCP) in the turn that estimated, so its members are valid
- * until the thread's next estimate ({@link generation} tells them apart).
+ * The page of an APTC estimate: one per request scratch, as is the estimate it reads, so its members are
+ * valid while the request that estimated holds the scratch; reading it later throws.
  */
 export class AptcPageModel implements PageModel {
   /** `HPD_BASE_URL`. */
@@ -52,14 +53,16 @@ export class AptcPageModel implements PageModel {
   planDataYears: readonly number[] = [];
   /** Every canonical name, in table order (the self link). */
   readonly selfOrder: readonly string[];
-  #generation = 0;
+  #scratch: RequestScratch | null = null;
+  #lease = 0;
 
   constructor(selfOrder: readonly string[]) {
     this.selfOrder = selfOrder;
   }
 
-  /** Makes this the page of an estimate. */
+  /** Makes this the page of the estimate of the request holding `scratch`. */
   set(
+    scratch: RequestScratch,
     baseUrl: string,
     yd: YearData,
     where: ResolvedLocation,
@@ -77,13 +80,14 @@ export class AptcPageModel implements PageModel {
     this.est = est;
     this.plansHere = plansHere;
     this.planDataYears = planDataYears;
-    this.#generation++;
+    this.#scratch = scratch;
+    this.#lease = scratch.lease;
     return this;
   }
 
-  /** Which estimate this page holds. */
-  get generation(): number {
-    return this.#generation;
+  check(): void {
+    if (this.#scratch === null) throw new InvariantError('an APTC page model was read before any estimate');
+    this.#scratch.check(this.#lease, 'an APTC page model');
   }
 
   /** Which wording describes the benchmark; the benchmark-only one ends with the state. */
@@ -108,7 +112,9 @@ export class AptcPageModel implements PageModel {
     return `${this.baseUrl}/v1/health/plans/aptc-estimate${echoQuery(this.selfOrder, withYear(this.meta.raw, year))}`;
   }
 
+  /** The body as objects of its own: nothing in it is the scratch's, so the caller may keep it. */
   toBody(): Record<string, unknown> {
+    this.check();
     const { est, params: p, where } = this;
     const loc = locationFields(where);
     const linked = this.linkedYears;
@@ -164,7 +170,7 @@ export class AptcPageModel implements PageModel {
       lcsp_premium: est.lowest_silver?.premium ?? null,
       lcbp_plan_id: est.lowest_bronze?.plan_id ?? null,
       lcbp_premium: est.lowest_bronze?.premium ?? null,
-      notes: est.notes,
+      notes: [...est.notes],
       plan_year: p.year,
       plan_data_years: this.planDataYears,
       benchmark_data: this.benchmarkData,

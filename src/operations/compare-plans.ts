@@ -8,7 +8,7 @@ import { compileQuery } from './query.ts';
 import { AGE_OR_AGES, HOUSEHOLD_AGES, LABELS, LINKS_OF, PRICED_AT, P, PLAN_SUMMARY } from './shared-schemas.ts';
 import { creditCentsFor, summaryRow, type PlanSummaryRow } from './plan-summary-row.ts';
 import { quoteHousehold, type MemberPremium } from './household-quote.ts';
-import { householdAptc, householdRules, SEARCH_FILTER_PROPERTIES } from './search-plans.ts';
+import { CREDIT_ESTIMATE, householdAptc, householdRules, SEARCH_FILTER_PROPERTIES } from './search-plans.ts';
 
 interface Params extends LocationParams {
   ids: string[];
@@ -108,11 +108,11 @@ export const comparePlansOperation = defineOperation({
     ...(new Set(p.ids.map(variantIdOf)).size !== p.ids.length ? [{ field: 'ids', message: 'Plan IDs must be distinct' }] : []),
     ...householdRules(p),
   ],
-  handle(ctx, p, meta) {
+  handle(ctx, p, meta, scratch) {
     const yd = ctx.registry.get(p.year)!;
     const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true, registry: ctx.registry });
     const records = p.ids.map((id) => findPlan(yd, id, ctx.registry));
-    const aptc = householdAptc(yd, where.loc, p);
+    const aptc = householdAptc(yd, where.loc, p, scratch.part(CREDIT_ESTIMATE));
     const plans = records.map((rec) => {
       const index = yd.ds.planIndex(rec.standard_component_id)!;
       const parts = yd.catalog.get(index, rec.variant);

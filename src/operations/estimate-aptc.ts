@@ -10,6 +10,7 @@ import { ratingAreaLabel } from './data-registry.ts';
 import { AptcPageModel } from './aptc-page.ts';
 import { hasPublishedBenchmark, noPlanData, resolveLocation, type LocationParams } from './location.ts';
 import { defineOperation } from './operation.ts';
+import { scratchPart } from './request-scratch.ts';
 import { NO_ERRORS } from './problems.ts';
 import { compileQuery } from './query.ts';
 import { BENCHMARK_DATA } from './benchmark-data.ts';
@@ -250,7 +251,7 @@ export const estimateAptcOperation = defineOperation({
   pathParams: [],
   responseSchema: APTC_RESPONSE,
   check: (p) => (p.ages.length > p.household_size ? [{ field: 'ages', message: 'More members than household_size' }] : NO_ERRORS),
-  handle(ctx, p, meta) {
+  handle(ctx, p, meta, scratch) {
     const yd = ctx.registry.get(p.year)!;
     const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: false });
     const plansHere = yd.statesWithPlans.has(where.loc.state);
@@ -264,16 +265,19 @@ export const estimateAptcOperation = defineOperation({
         planDataYears(ctx.registry, where.loc.state),
       );
     }
-    const input = THREAD_INPUT;
+    const s = scratch.part(APTC_SCRATCH);
+    const input = s.input;
     input.income = p.household_income;
     input.householdSize = p.household_size;
     input.ages = p.ages;
-    const est = estimateAptcInto(yd.ds, yd.rules, where.loc, input, THREAD_ESTIMATE);
-    return THREAD_PAGE.set(ctx.baseUrl, yd, where, p, meta, est, plansHere, planDataYears(ctx.registry, where.loc.state));
+    const est = estimateAptcInto(yd.ds, yd.rules, where.loc, input, s.estimate);
+    return s.page.set(scratch, ctx.baseUrl, yd, where, p, meta, est, plansHere, planDataYears(ctx.registry, where.loc.state));
   },
 });
 
-/** The page, estimate and input every estimate of this thread uses (aptc-page.ts: valid until the thread's next estimate). */
-const THREAD_PAGE = new AptcPageModel(QUERY.order);
-const THREAD_ESTIMATE = new AptcEstimateRecord();
-const THREAD_INPUT: Mutable<AptcInput> = { income: 0, householdSize: 1, ages: [] };
+/** The page, estimate and input an estimate reuses (aptc-page.ts). */
+const APTC_SCRATCH = scratchPart('APTC estimate', () => ({
+  page: new AptcPageModel(QUERY.order),
+  estimate: new AptcEstimateRecord(),
+  input: { income: 0, householdSize: 1, ages: [] } as Mutable<AptcInput>,
+}));

@@ -7,7 +7,8 @@ import { JURISDICTIONS } from './list-issuers.ts';
 import { locationFields, noPlanData, resolveLocation } from './location.ts';
 import { quoteHousehold } from './household-quote.ts';
 import { creditCentsFor } from './plan-summary-row.ts';
-import { householdAptc, householdRules, pricedAges, SEARCH_FILTER_PROPERTIES } from './search-plans.ts';
+import { CREDIT_ESTIMATE, householdAptc, householdRules, pricedAges, SEARCH_FILTER_PROPERTIES } from './search-plans.ts';
+import type { RequestScratch } from './request-scratch.ts';
 import { defineOperation } from './operation.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
@@ -227,10 +228,10 @@ export const getPlanDetailsOperation = defineOperation({
       if (p[name] !== undefined && !priced) errors.push({ field: name, message: 'Only with zip and age (or ages)' });
     return errors;
   },
-  handle(ctx, p) {
+  handle(ctx, p, _meta, scratch) {
     const yd = ctx.registry.get(p.year)!;
     const r = findPlan(yd, p.plan_id, ctx.registry);
-    const pricing = p.zip === undefined ? undefined : priceDetail(yd, r, { ...p, zip: p.zip });
+    const pricing = p.zip === undefined ? undefined : priceDetail(yd, r, { ...p, zip: p.zip }, scratch);
     const tiers = (d: PlanVariantRecord['deductible']) => ({
       individual_tier1: d.individual_tier1,
       individual_tier2: d.individual_tier2,
@@ -278,11 +279,11 @@ export const getPlanDetailsOperation = defineOperation({
 });
 
 /** The pricing member of a detail asked for a location and an age or household. */
-function priceDetail(yd: YearData, r: PlanVariantRecord, p: Params & { zip: string }): Record<string, unknown> {
+function priceDetail(yd: YearData, r: PlanVariantRecord, p: Params & { zip: string }, scratch: RequestScratch): Record<string, unknown> {
   const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true });
   const index = yd.ds.planIndex(r.standard_component_id)!;
   const quote = quoteHousehold(yd, where, index, r.id, pricedAges(p));
-  const aptc = householdAptc(yd, where.loc, p);
+  const aptc = householdAptc(yd, where.loc, p, scratch.part(CREDIT_ESTIMATE));
   const parts = yd.catalog.get(index, r.variant);
   const credit = creditCentsFor(quote.totalCents, aptc, r.metal_level, parts?.ehb_share ?? null);
   return {

@@ -99,10 +99,10 @@ export const getPlanStatsOperation = defineOperation({
   proParams: (given, p) => proParametersUsed(given, p),
   check: householdRules,
   responseSchema: STATS_RESPONSE,
-  handle(ctx, p, meta) {
+  handle(ctx, p, meta, scratch) {
     const yd = ctx.registry.get(p.year)!;
     const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true, registry: ctx.registry });
-    const { filters, csr, household } = searchPricing(yd, p, where.loc);
+    const { filters, csr, household } = searchPricing(yd, p, where.loc, scratch);
     const stats = searchStats(yd.ds, { listId: where.loc.listId, age: pricedAge(p), household, filters, csr });
     const query = echoQuery(QUERY.order, meta.raw);
     return {

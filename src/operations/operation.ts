@@ -13,6 +13,7 @@ import { InvariantError } from '../invariant.ts';
 import { ProblemError, validationProblem, type FieldError, type ProblemSpec } from './problems.ts';
 import { parseQuery, type CompiledQuery, type JsonSchema } from './query.ts';
 import { queryPairs } from '../encoding/query-string.ts';
+import { scratchPart, type RequestScratch } from './request-scratch.ts';
 
 export interface OperationContext {
   readonly registry: DataRegistry;
@@ -42,11 +43,8 @@ export interface RequestMeta {
 export interface PageModel {
   /** The response body as objects, equal to the bytes the REST front writes for the model. */
   toBody(): Record<string, unknown>;
-  /**
-   * Models reused by their thread's requests (search-page.ts) say which request they hold: the answer
-   * that carries one refuses to hand it out once it holds another.
-   */
-  readonly generation?: number;
+  /** Throws when the request that made the model has returned its scratch (request-scratch.ts). */
+  check(): void;
 }
 
 function isPageModel(out: Record<string, unknown> | PageModel): out is PageModel {
@@ -95,8 +93,11 @@ export interface Operation<P = Record<string, unknown>> {
    * year-to-year mapping): the handler checks it itself.
    */
   readonly ownYearCheck?: boolean;
-  /** Throws {@link ProblemError} for 400/404; returns the resource (or its page model) otherwise. */
-  handle(ctx: OperationContext, params: P, meta: RequestMeta): Record<string, unknown> | PageModel;
+  /**
+   * Throws {@link ProblemError} for 400/404; returns the resource (or its page model) otherwise. Records
+   * it reuses come from `scratch`, and what it returns may be valid only while the caller holds it.
+   */
+  handle(ctx: OperationContext, params: P, meta: RequestMeta, scratch: RequestScratch): Record<string, unknown> | PageModel;
 }
 
 /**
@@ -116,13 +117,12 @@ export type ExecuteResult = Executed | { readonly ok: false; readonly problem: P
 /**
  * A request answered: its page model when the operation made one, its body as objects on demand, the
  * hash of its canonical request (the ETag's request part) and that text itself on demand (the response
- * cache's key): a search, which no cache keeps by canonical form, never builds it. A REST request's
- * answer is its thread's one, reused ({@link execute}).
+ * cache's key): a search, which no cache keeps by canonical form, never builds it. One per scratch,
+ * rewritten by each request: every member is valid only while the request holds the scratch.
  */
 export class Executed {
   readonly ok = true;
   #model: PageModel | null = null;
-  #modelGeneration: number | undefined = undefined;
   /** The two lanes of fastHash({@link canonical}). */
   hashA = 0;
   hashB = 0;
@@ -131,53 +131,71 @@ export class Executed {
   #id = '';
   #params: Record<string, unknown> = {};
   #names: readonly string[] = [];
+  #scratch: RequestScratch | null = null;
+  #lease = 0;
+  readonly #hash = new HashStream();
 
-  /** Makes this the answer `out` of a request. */
-  set(out: Record<string, unknown> | PageModel, id: string, params: Record<string, unknown>, names: readonly string[]): this {
+  /** Makes this the answer `out` of the request holding `scratch`. */
+  set(
+    out: Record<string, unknown> | PageModel,
+    id: string,
+    params: Record<string, unknown>,
+    names: readonly string[],
+    scratch: RequestScratch,
+  ): this {
     this.#model = isPageModel(out) ? out : null;
-    this.#modelGeneration = this.#model?.generation;
     this.#body = isPageModel(out) ? null : out;
     this.#canonical = null;
     this.#id = id;
     this.#params = params;
     this.#names = names;
-    const h = canonicalHashStream(id, params, names);
+    this.#scratch = scratch;
+    this.#lease = scratch.lease;
+    const h = canonicalHashStream(this.#hash, id, params, names);
     this.hashA = h.laneA;
     this.hashB = h.laneB;
     return this;
   }
 
+  #check(): void {
+    this.#scratch?.check(this.#lease, 'an executed request');
+  }
+
   /** fastHash of {@link canonical}. */
   get hash(): string {
+    this.#check();
     return digestText(this.hashA, this.hashB);
   }
 
   /** The canonical request (see {@link canonicalRequest}). */
   get canonical(): string {
+    this.#check();
     return (this.#canonical ??= canonicalRequest(this.#id, this.#params, this.#names));
   }
 
   /** The page model the REST front writes as bytes; null when the handler answered a plain body. */
   get model(): PageModel | null {
-    const m = this.#model;
-    if (m !== null && m.generation !== this.#modelGeneration) throw new InvariantError('a page model was read after its thread reused it');
-    return m;
+    this.#check();
+    this.#model?.check();
+    return this.#model;
   }
 
-  /** The body as objects (the model's, made on first use: MCP and tests). */
+  /** The body as objects (the model's, made on first use: MCP and tests); the caller's to keep. */
   get body(): Record<string, unknown> {
+    this.#check();
     return (this.#body ??= this.model!.toBody());
   }
 }
 
-/** The answer of every REST request of this thread (written out in the turn that executed it). */
-const THREAD_EXECUTED = new Executed();
+/** The scratch's answer record. */
+const EXECUTED = scratchPart('executed request', () => new Executed());
 
 /**
  * Steps 6–10 of the request order (api-contract §1.2): endpoint tier, validation, parameter tier,
  * year loaded, resource. Authentication and quota (steps 4–5) belong to the front, before this.
  * `query`: name/value pairs (MCP), or a REST query string as sent, which a plain valid request reads
- * without pairs (plain-query.ts); its metadata is then valid until the operation's next request.
+ * without pairs (plain-query.ts). `scratch` must be borrowed, for this one request: the answer is made
+ * of its records and is valid until it is released.
  */
 export function execute<P>(
   op: Operation<P>,
@@ -185,7 +203,9 @@ export function execute<P>(
   tier: Tier,
   query: ReadonlyArray<readonly [string, string]> | string,
   pathParams: Readonly<Record<string, string>>,
+  scratch: RequestScratch,
 ): ExecuteResult {
+  scratch.claimAnswer();
   if (TIER_RANK[tier] < TIER_RANK[op.tier]) {
     return {
       ok: false,
@@ -197,7 +217,8 @@ export function execute<P>(
       },
     };
   }
-  const plain = typeof query === 'string' ? (op.query.plain?.read(query, pathParams) ?? null) : null;
+  const reader = typeof query === 'string' && op.query.plain !== null ? scratch.part(op.query.plain) : null;
+  const plain = reader === null ? null : reader.read(query as string, pathParams);
   const parsed = plain !== null ? plain : parseQuery<P>(op.query, typeof query === 'string' ? queryPairs(query) : query, pathParams);
   if ('ok' in parsed && !parsed.ok) return { ok: false, problem: validationProblem(parsed.errors, op.query.spec.alternatives).spec };
   const params = parsed.params as P & { year?: number };
@@ -230,17 +251,37 @@ export function execute<P>(
     (params as { year?: number }).year = year;
   }
   try {
-    const out = op.handle(ctx, params, meta);
-    // A REST request is written out in this turn: its answer is the thread's reused one.
-    return (typeof query === 'string' ? THREAD_EXECUTED : new Executed()).set(
-      out,
-      op.id,
-      params as Record<string, unknown>,
-      sortedNames(op),
-    );
+    const out = op.handle(ctx, params, meta, scratch);
+    return scratch.part(EXECUTED).set(out, op.id, params as Record<string, unknown>, sortedNames(op), scratch);
   } catch (err) {
     if (err instanceof ProblemError) return { ok: false, problem: err.spec };
     throw err;
+  }
+}
+
+/** An answer as objects that outlive the request: its body, or the problem. */
+export type BodyResult =
+  | { readonly ok: true; readonly body: Record<string, unknown> }
+  | { readonly ok: false; readonly problem: ProblemSpec };
+
+/**
+ * {@link execute} in a borrow of `scratch` of its own, answered as objects the caller keeps: for the
+ * fronts that answer with objects (MCP), documents made from examples, and tests.
+ */
+export function executeToBody<P>(
+  op: Operation<P>,
+  ctx: OperationContext,
+  tier: Tier,
+  query: ReadonlyArray<readonly [string, string]> | string,
+  pathParams: Readonly<Record<string, string>>,
+  scratch: RequestScratch,
+): BodyResult {
+  scratch.borrow();
+  try {
+    const result = execute(op, ctx, tier, query, pathParams, scratch);
+    return result.ok ? { ok: true, body: result.body } : result;
+  } finally {
+    scratch.release();
   }
 }
 
@@ -273,20 +314,18 @@ export function canonicalRequest(id: string, params: Record<string, unknown>, na
   return out;
 }
 
-const HASH = new HashStream();
-
 /**
  * fastHash(canonicalRequest(id, params, names)), fed from the parameters without making the text.
  * `names` must hold every key of `params` (else the text is made and hashed, as canonicalRequest sorts).
  */
 export function canonicalHash(id: string, params: Record<string, unknown>, names: readonly string[]): string {
-  const h = canonicalHashStream(id, params, names);
+  const h = canonicalHashStream(new HashStream(), id, params, names);
   return digestText(h.laneA, h.laneB);
 }
 
-/** The thread's hash stream fed with the canonical request (as {@link canonicalHash}): read its lanes before the next use. */
-function canonicalHashStream(id: string, params: Record<string, unknown>, names: readonly string[]): HashStream {
-  const h = HASH.reset();
+/** `stream` reset and fed with the canonical request (as {@link canonicalHash}). */
+function canonicalHashStream(stream: HashStream, id: string, params: Record<string, unknown>, names: readonly string[]): HashStream {
+  const h = stream.reset();
   h.text(id);
   h.char(63); // ?
   let first = true;

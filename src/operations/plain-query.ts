@@ -10,8 +10,8 @@
  * path (query.ts parseQuery), which finds and words every error. So the two paths accept the same
  * requests with the same parameters; test/operations/plain-query.test.ts checks that over a corpus.
  *
- * The metadata lives in the reader: it is valid until the reader's next request, which on a thread is
- * never before the page of this one is written (execute and the writers run in one turn).
+ * The metadata lives in the reader, so a reader belongs to one request scratch (query.ts) and what it
+ * answers is valid while that request holds the scratch.
  */
 import type { JsonSchema, QuerySpec } from './query-spec.ts';
 

@@ -11,6 +11,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { PlainReader } from './plain-query.ts';
 import type { FieldError } from './problems.ts';
+import { scratchPart, type ScratchPart } from './request-scratch.ts';
 import type { JsonSchema, QuerySpec } from './query-spec.ts';
 import { unknownNameMessage } from './unknown-name.ts';
 
@@ -39,8 +40,11 @@ export interface CompiledQuery<P = never> {
   /** Canonical names and aliases, for the per-request pass. */
   readonly known: ReadonlySet<string>;
   readonly lists: ReadonlySet<string>;
-  /** The accepted path of plain REST query strings (plain-query.ts); null: every request takes parseQuery. */
-  readonly plain: PlainReader | null;
+  /**
+   * The accepted path of plain REST query strings (plain-query.ts): a reader per request scratch, since
+   * it keeps the request's values in reused slots. Null: every request takes parseQuery.
+   */
+  readonly plain: ScratchPart<PlainReader> | null;
 }
 
 /** Compiles `spec`; `P` is the type of the parameters it validates, declared next to the spec. */
@@ -62,7 +66,7 @@ export function compileQuery<P = Record<string, unknown>>(spec: QuerySpec): Comp
     props,
     known: new Set(Object.keys(props)),
     lists: new Set(spec.lists ?? []),
-    plain: PlainReader.compile(spec),
+    plain: PlainReader.compile(spec) === null ? null : scratchPart('plain query reader', () => PlainReader.compile(spec)!),
   };
 }
 

@@ -9,13 +9,14 @@
 import type { HouseholdRater } from '../engine/household-rater.ts';
 import type { SearchRows } from '../engine/search.ts';
 import { ByteWriter } from '../encoding/byte-writer.ts';
-import type { YearData } from './data-registry.ts';
 import { InvariantError } from '../invariant.ts';
+import type { YearData } from './data-registry.ts';
 import { locationFields, type ResolvedLocation } from './location.ts';
 import { echoQuery, encodeValue, type PageModel, type RequestMeta } from './operation.ts';
 import type { SummaryParts } from './plan-catalog.ts';
 import { creditCentsFor, summaryRow } from './plan-summary-row.ts';
 import type { SearchParams } from './search-parameters.ts';
+import type { RequestScratch } from './request-scratch.ts';
 
 /** A member of a household search. */
 export interface SearchMember {
@@ -24,16 +25,15 @@ export interface SearchMember {
 }
 
 /**
- * The page of a search. One per thread is reused by every search of that thread, like the rows it
- * reads ({@link SearchRows}): a page is written out (REST) or turned into objects (MCP) in the turn that
- * searched, so its members are valid until the thread's next search.
+ * The page of a search: one per request scratch, like the rows it reads ({@link SearchRows}), so its
+ * members are valid while the request that searched holds the scratch; reading it later throws.
  */
 export class SearchPageModel implements PageModel {
   /** `HPD_BASE_URL`: links are `${baseUrl}/v1/health/plans…`. */
   baseUrl = '';
   yd: YearData = undefined as unknown as YearData;
   where: ResolvedLocation = undefined as unknown as ResolvedLocation;
-  /** The thread's reused rows: valid until its next search (checked by {@link SearchPageModel.rowCount}). */
+  /** The scratch's rows (checked by {@link SearchPageModel.rowCount}). */
   rows: SearchRows = undefined as unknown as SearchRows;
   params: SearchParams = undefined as unknown as SearchParams;
   meta: RequestMeta = undefined as unknown as RequestMeta;
@@ -49,7 +49,8 @@ export class SearchPageModel implements PageModel {
   readonly selfOrder: readonly string[];
   /** The names the stats resource takes (location, age, filters), in table order (the stats link). */
   readonly statsOrder: readonly string[];
-  #generation = 0;
+  #scratch: RequestScratch | null = null;
+  #lease = 0;
 
   constructor(linkOrder: readonly string[], selfOrder: readonly string[], statsOrder: readonly string[]) {
     this.linkOrder = linkOrder;
@@ -57,8 +58,12 @@ export class SearchPageModel implements PageModel {
     this.statsOrder = statsOrder;
   }
 
-  /** Makes this the page of a search whose rows are in `rows` (and whose cursor is already in {@link cursor}). */
+  /**
+   * Makes this the page of the search holding `scratch`, whose rows are in `rows` (and whose cursor is
+   * already in {@link cursor}).
+   */
   set(
+    scratch: RequestScratch,
     baseUrl: string,
     yd: YearData,
     where: ResolvedLocation,
@@ -76,13 +81,14 @@ export class SearchPageModel implements PageModel {
     this.meta = meta;
     this.aptcMonthly = aptcMonthly;
     this.rater = rater;
-    this.#generation = rows.generation;
+    this.#scratch = scratch;
+    this.#lease = scratch.lease;
     return this;
   }
 
-  /** Which search this page holds: its rows' generation. */
-  get generation(): number {
-    return this.#generation;
+  check(): void {
+    if (this.#scratch === null) throw new InvariantError('a search page model was read before any search');
+    this.#scratch.check(this.#lease, 'a search page model');
   }
 
   /** The next page's cursor as text; undefined on the last page. */
@@ -98,9 +104,9 @@ export class SearchPageModel implements PageModel {
     return rater.ages.map((age, i) => ({ age, charged: counted === null || counted[i]! }));
   }
 
-  /** Rows of the page; throws when another search has since reused the rows. */
+  /** Rows of the page; throws when the search's request has returned the scratch. */
   get rowCount(): number {
-    if (this.rows.generation !== this.#generation) throw new InvariantError('a search page model was read after its rows were reused');
+    this.check();
     return this.rows.count;
   }
 

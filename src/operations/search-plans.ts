@@ -29,6 +29,7 @@ import {
   type SearchParams,
 } from './search-parameters.ts';
 import { SearchPageModel } from './search-page.ts';
+import { scratchPart, type RequestScratch } from './request-scratch.ts';
 
 export type { SearchParams };
 
@@ -118,22 +119,23 @@ export const searchPlansOperation = defineOperation({
     const errors = householdRules(p);
     return p.cursor !== undefined && p.page > 1 ? [...errors, { field: 'page', message: 'Must not be given with cursor' }] : errors;
   },
-  handle(ctx, p, meta) {
+  handle(ctx, p, meta, scratch) {
     const yd = ctx.registry.get(p.year)!;
     const where = resolveLocation(yd, p.zip, p.county_fips, { requirePlans: true, registry: ctx.registry });
-    const pricing = THREAD_PRICING.set(yd, p, where.loc);
+    const s = scratch.part(SEARCH_SCRATCH);
+    const pricing = s.pricing.set(yd, p, where.loc, scratch.part(CREDIT_ESTIMATE));
     const csrSuffix = pricing.csr?.suffix ?? null;
     let afterId: string | undefined;
-    // Needed to check a cursor and to write the next one: fed once (the thread's stream keeps it meanwhile).
+    // Needed to check a cursor and to write the next one: fed once (the scratch's stream keeps it meanwhile).
     let fingerprint: HashStream | null = null;
     if (p.cursor !== undefined) {
       const c = decodeCursor(p.cursor);
       if (c === null) throw validationProblem([{ field: 'cursor', message: CURSOR_MALFORMED }]);
-      fingerprint = fingerprintOf(yd, where.loc, p, csrSuffix);
+      fingerprint = fingerprintOf(s.fingerprint, yd, where.loc, p, csrSuffix);
       if (c.f !== fingerprint.digest()) throw validationProblem([{ field: 'cursor', message: cursorMismatch(c, p.year, buildOf(yd)) }]);
       afterId = c.k[1];
     }
-    const q = THREAD_QUERY;
+    const q = s.query;
     q.listId = where.loc.listId;
     q.age = pricedAge(p);
     q.household = pricing.household;
@@ -144,13 +146,15 @@ export const searchPlansOperation = defineOperation({
     q.pageSize = p.per_page;
     q.page = p.page;
     q.afterId = afterId;
-    const rows = searchInto(yd.ds, q, THREAD_ROWS);
+    const rows = searchInto(yd.ds, q, s.rows);
     if (!rows.cursorFound) throw validationProblem([{ field: 'cursor', message: CURSOR_GONE }]);
-    const page = THREAD_PAGE;
+    const page = s.page;
     page.cursor.reset();
     const last = rows.count - 1;
-    if (rows.hasMore && last >= 0) writeCursor(page.cursor, yd, rows, last, p, fingerprint ?? fingerprintOf(yd, where.loc, p, csrSuffix));
-    return page.set(ctx.baseUrl, yd, where, rows, p, meta, pricing.aptcMonthly, pricing.rater);
+    if (rows.hasMore && last >= 0) {
+      writeCursor(page.cursor, s.cursorJson, yd, rows, last, p, fingerprint ?? fingerprintOf(s.fingerprint, yd, where.loc, p, csrSuffix));
+    }
+    return page.set(scratch, ctx.baseUrl, yd, where, rows, p, meta, pricing.aptcMonthly, pricing.rater);
   },
 });
 
@@ -189,17 +193,23 @@ export function pricedAges(p: Pick<SearchParams, 'age' | 'ages'>): readonly numb
   return p.ages ?? [p.age!];
 }
 
-/** The household's monthly APTC in dollars for the priced ages, or null when no income was given. */
+/**
+ * The household's monthly APTC in dollars for the priced ages, or null when no income was given. Only
+ * the credit is read, so the estimate is made into `into`, a reused record (an object graph otherwise).
+ */
 export function householdAptc(
   yd: YearData,
   loc: ZipLocation,
   p: Pick<SearchParams, 'age' | 'ages' | 'income' | 'household_size'>,
+  into: AptcEstimateRecord,
 ): number | null {
   if (p.income === undefined || p.household_size === undefined) return null;
-  // The credit alone is read: the thread's record serves (an estimate is an object graph otherwise).
-  return estimateAptcInto(yd.ds, yd.rules, loc, { income: p.income, householdSize: p.household_size, ages: pricedAges(p) }, THREAD_ESTIMATE)
+  return estimateAptcInto(yd.ds, yd.rules, loc, { income: p.income, householdSize: p.household_size, ages: pricedAges(p) }, into)
     .aptc_amount;
 }
+
+/** The record a request's credit is estimated into when only the amount is read ({@link householdAptc}). */
+export const CREDIT_ESTIMATE = scratchPart('credit estimate', () => new AptcEstimateRecord());
 
 /** Filters, cost-sharing view and credit of a search's parameters at its location. */
 export class SearchPricing {
@@ -216,8 +226,8 @@ export class SearchPricing {
   readonly #rater = new HouseholdRater();
   readonly #list = new HouseholdList();
 
-  /** Prices `p` at `loc` into this (reused by a thread's searches: valid until its next call). */
-  set(yd: YearData, p: SearchFilterParams, loc: ZipLocation): this {
+  /** Prices `p` at `loc` into this (rewritten by its next call); the credit is estimated into `estimate`. */
+  set(yd: YearData, p: SearchFilterParams, loc: ZipLocation, estimate: AptcEstimateRecord): this {
     const f = this.filters as Record<keyof SearchFilters, unknown>;
     const values = p as unknown as Readonly<Record<string, unknown>>;
     for (let i = 0; i < FILTER_SETTERS.length; i++) {
@@ -227,7 +237,7 @@ export class SearchPricing {
     }
     // Catastrophic coverage is for people under 30: a household qualifies only when every member does.
     this.filters.includeCatastrophic = pricedAge(p) < 30 || this.filters.metalLevel === 'catastrophic';
-    this.aptcMonthly = householdAptc(yd, loc, p);
+    this.aptcMonthly = householdAptc(yd, loc, p, estimate);
     this.csr = null;
     if (p.income !== undefined && p.household_size !== undefined) {
       const suffix = csrVariantFor(yd.rules, p.income, p.household_size, loc.state);
@@ -239,32 +249,34 @@ export class SearchPricing {
   }
 }
 
-/** {@link SearchPricing} of `p` at `loc`, in objects of its own. */
-export function searchPricing(yd: YearData, p: SearchFilterParams, loc: ZipLocation): SearchPricing {
-  return new SearchPricing().set(yd, p, loc);
+/** {@link SearchPricing} of `p` at `loc`, in objects of its own (the credit estimated in the scratch). */
+export function searchPricing(yd: YearData, p: SearchFilterParams, loc: ZipLocation, scratch: RequestScratch): SearchPricing {
+  return new SearchPricing().set(yd, p, loc, scratch.part(CREDIT_ESTIMATE));
 }
 
-/**
- * The rows, pricing, query and page every search of this thread uses: a page is written out (REST) or
- * turned into objects (MCP) in the turn that searched, so one set serves them all (the model checks the
- * rows were not reused; search-page.ts).
- */
-const THREAD_ROWS = new SearchRows();
-const THREAD_PRICING = new SearchPricing();
-const THREAD_QUERY: Mutable<SearchQuery> = {
-  listId: 0,
-  age: 0,
-  household: null,
-  sortBy: 'premium',
-  descending: false,
-  filters: THREAD_PRICING.filters,
-  csr: null,
-  pageSize: 1,
-  page: 1,
-  afterId: undefined,
-};
-const THREAD_PAGE = new SearchPageModel(LINK_ORDER, QUERY.order, STATS_ORDER);
-const THREAD_ESTIMATE = new AptcEstimateRecord();
+/** The records a search reuses: its pricing, query, rows, page, cursor text and fingerprint stream. */
+class SearchScratch {
+  readonly rows = new SearchRows();
+  readonly pricing = new SearchPricing();
+  readonly query: Mutable<SearchQuery> = {
+    listId: 0,
+    age: 0,
+    household: null,
+    sortBy: 'premium',
+    descending: false,
+    filters: this.pricing.filters,
+    csr: null,
+    pageSize: 1,
+    page: 1,
+    afterId: undefined,
+  };
+  readonly page = new SearchPageModel(LINK_ORDER, QUERY.order, STATS_ORDER);
+  /** Where a cursor's JSON is written before it is encoded. */
+  readonly cursorJson = new ByteWriter(1 << 10);
+  readonly fingerprint = new HashStream();
+}
+
+const SEARCH_SCRATCH = scratchPart('search', () => new SearchScratch());
 
 /** A year's cost-sharing views by suffix, made once (their readers are closures over the catalog). */
 const CSR_VIEWS = new WeakMap<YearData, Map<string, CsrOverride>>();
@@ -310,8 +322,6 @@ function writeNullableNumber(w: ByteWriter, n: number | null): void {
   else w.number(n);
 }
 
-const FINGERPRINT = new HashStream();
-
 /** Feeds `s` then the field separator. */
 function field(h: HashStream, s: string): void {
   h.text(s);
@@ -339,11 +349,11 @@ function value(h: HashStream, v: unknown): void {
  * The fingerprint of a search's query and build: fastHash of its fields joined by NUL (the text cursors
  * have always carried), fed field by field so that no text is made: the build, the parameters bound in
  * place (search-parameters.ts; the location as the ZIP, the county and the rating area it resolved to),
- * the cost-sharing variant shown, then each parameter bound when given, as its name and values. The
- * stream is the thread's one: take its digest before the next fingerprint.
+ * the cost-sharing variant shown, then each parameter bound when given, as its name and values, into
+ * `stream` (reset first).
  */
-function fingerprintOf(yd: YearData, loc: ZipLocation, p: SearchParams, csr: string | null): HashStream {
-  const h = FINGERPRINT.reset();
+function fingerprintOf(stream: HashStream, yd: YearData, loc: ZipLocation, p: SearchParams, csr: string | null): HashStream {
+  const h = stream.reset();
   field(h, yd.ds.buildHash);
   const values = p as unknown as Readonly<Record<string, unknown>>;
   for (let i = 0; i < FED_IN_PLACE.length; i++) {
@@ -395,15 +405,20 @@ function cursorMismatch(c: Cursor, year: number, build: string): string {
   return CURSOR_OTHER_QUERY;
 }
 
-/** Where a cursor's JSON is written before it is encoded (reused by the thread's searches). */
-const CURSOR_JSON = new ByteWriter(1 << 10);
-
 /**
  * Writes the cursor after row `last` into `out` as base64url text: the JSON JSON.stringify gives for
- * `{v: 1, k: [key, id], f: fingerprint, y: year, b: build}`, encoded, with no string made on the way.
+ * `{v: 1, k: [key, id], f: fingerprint, y: year, b: build}` (written into `w` first), encoded, with no
+ * string made on the way.
  */
-function writeCursor(out: ByteWriter, yd: YearData, rows: SearchRows, last: number, p: SearchParams, fingerprint: HashStream): void {
-  const w = CURSOR_JSON;
+function writeCursor(
+  out: ByteWriter,
+  w: ByteWriter,
+  yd: YearData,
+  rows: SearchRows,
+  last: number,
+  p: SearchParams,
+  fingerprint: HashStream,
+): void {
   w.reset();
   w.latin1('{"v":1,"k":[');
   writeKey(w, yd, rows, last, p.sort_by);

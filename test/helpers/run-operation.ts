@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import type { DataRegistry } from '../../src/operations/data-registry.ts';
 import { OPERATIONS } from '../../src/operations/index.ts';
-import { type ExecuteResult, execute, type Operation } from '../../src/operations/operation.ts';
+import { type BodyResult, executeToBody, type Operation } from '../../src/operations/operation.ts';
+import { type RequestScratch, threadScratch } from '../../src/operations/request-scratch.ts';
 import type { Tier } from '../../src/policy/tiers.ts';
 
 /** The result of the operation at `path` for `query` (a query string) and `pathParams`. */
@@ -13,14 +14,24 @@ export function runOperation(
   pathParams: Record<string, string> = {},
   tier: Tier = 'pro',
   baseUrl = 'http://api.test',
-): ExecuteResult {
+): BodyResult {
   const op: Operation<never> | undefined = OPERATIONS.find((o) => o.path === path);
   assert.ok(op !== undefined, `no operation at ${path}`);
-  return execute(op, { registry, baseUrl }, tier, [...new URLSearchParams(query)], pathParams);
+  return executeToBody(op, { registry, baseUrl }, tier, [...new URLSearchParams(query)], pathParams, threadScratch());
 }
 
 /** The body of a successful run; fails the test with the problem otherwise. */
-export function bodyOf(r: ExecuteResult): Record<string, unknown> {
+export function bodyOf(r: BodyResult): Record<string, unknown> {
   assert.ok(r.ok, `expected a body, got ${JSON.stringify(!r.ok && r.problem)}`);
   return r.body as Record<string, unknown>;
+}
+
+/** `use` run in a borrow of the thread's request scratch, as a front runs a request. */
+export function inScratch<T>(use: (scratch: RequestScratch) => T): T {
+  const scratch = threadScratch().borrow();
+  try {
+    return use(scratch);
+  } finally {
+    scratch.release();
+  }
 }

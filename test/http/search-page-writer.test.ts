@@ -17,6 +17,8 @@ import { writeSearchPage } from '../../src/http/search-page-writer.ts';
 import { type DataRegistry, openRegistry } from '../../src/operations/data-registry.ts';
 import { fastHash, HashStream } from '../../src/encoding/fast-hash.ts';
 import { canonicalHash, canonicalRequest, execute, type Executed } from '../../src/operations/operation.ts';
+import type { RequestScratch } from '../../src/operations/request-scratch.ts';
+import { inScratch } from '../helpers/run-operation.ts';
 import { SearchPageModel } from '../../src/operations/search-page.ts';
 import { searchPlansOperation } from '../../src/operations/search-plans.ts';
 import { InvariantError } from '../../src/invariant.ts';
@@ -36,8 +38,8 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function search(query: string): Executed {
-  const r = execute(searchPlansOperation, { registry, baseUrl: BASE }, 'enterprise', [...new URLSearchParams(query)], {});
+function search(query: string, scratch: RequestScratch): Executed {
+  const r = execute(searchPlansOperation, { registry, baseUrl: BASE }, 'enterprise', [...new URLSearchParams(query)], {}, scratch);
   assert.ok(r.ok, `${query}: ${JSON.stringify(r.ok ? null : r.problem)}`);
   return r;
 }
@@ -46,17 +48,19 @@ describe('writeSearchPage', () => {
   const body = new ByteWriter(64);
   const link = new ByteWriter(16);
 
-  const check = (query: string): Executed => {
-    const r = search(query);
-    assert.ok(r.model instanceof SearchPageModel, query);
-    writeSearchPage(r.model, body, link, SERVICE_DESC);
-    const bytes = body.view().toString('utf8');
-    const header = link.view().toString('latin1');
-    const objects = r.model.toBody();
-    assert.equal(bytes, JSON.stringify(objects), query);
-    assert.equal(header, linkHeader(objects._links, SERVICE_DESC), query);
-    return r;
-  };
+  /** The page's body, after checking that its bytes and Link header are those of its objects. */
+  const check = (query: string): Record<string, unknown> =>
+    inScratch((scratch) => {
+      const r = search(query, scratch);
+      assert.ok(r.model instanceof SearchPageModel, query);
+      writeSearchPage(r.model, body, link, SERVICE_DESC);
+      const bytes = body.view().toString('utf8');
+      const header = link.view().toString('latin1');
+      const objects = r.model.toBody();
+      assert.equal(bytes, JSON.stringify(objects), query);
+      assert.equal(header, linkHeader(objects._links, SERVICE_DESC), query);
+      return objects;
+    });
 
   it('writes the bytes of the objects, for every shape of page', () => {
     const queries = [
@@ -79,7 +83,7 @@ describe('writeSearchPage', () => {
   it('writes cursor pages, following next_cursor to the end', () => {
     let query = 'zip=77002&age=40&per_page=2&sort_by=name';
     for (let pages = 0; pages < 20; pages++) {
-      const body = check(query).body;
+      const body = check(query);
       if (typeof body.next_cursor !== 'string') return;
       query = `zip=77002&age=40&per_page=2&sort_by=name&cursor=${body.next_cursor}`;
     }
@@ -90,9 +94,10 @@ describe('writeSearchPage', () => {
     assert.ok(body.buf.length > 64 && link.buf.length > 16);
   });
 
-  it('refuses a page read after its thread reused it for another search', () => {
-    const first = search('zip=77002&age=40');
-    search('zip=77002&age=50');
+  it('refuses a page read after its request returned the scratch, even once another search reused it', () => {
+    const first = inScratch((scratch) => search('zip=77002&age=40', scratch));
+    assert.throws(() => first.model, InvariantError);
+    inScratch((scratch) => search('zip=77002&age=50', scratch));
     assert.throws(() => first.model, InvariantError);
     assert.throws(() => first.body, InvariantError);
   });

@@ -18,9 +18,9 @@ import { AptcPageModel } from '../../src/operations/aptc-page.ts';
 import { ByteWriter } from '../../src/encoding/byte-writer.ts';
 import { type DataRegistry, openRegistry } from '../../src/operations/data-registry.ts';
 import { APTC_RESPONSE, estimateAptcOperation } from '../../src/operations/estimate-aptc.ts';
-import { type ExecuteResult, execute } from '../../src/operations/operation.ts';
+import { type BodyResult, execute } from '../../src/operations/operation.ts';
 import { buildRealYear } from '../helpers/build-real-year.ts';
-import { runOperation } from '../helpers/run-operation.ts';
+import { inScratch, runOperation } from '../helpers/run-operation.ts';
 
 const BASE = 'http://api.test';
 const BENCHMARK_FILE = 'slcsp_by_rating_area.yaml';
@@ -40,7 +40,7 @@ after(() => {
 
 type Body = any;
 
-function run(path: string, query: string, pathParams: Record<string, string> = {}): ExecuteResult {
+function run(path: string, query: string, pathParams: Record<string, string> = {}): BodyResult {
   return runOperation(registry, path, query, pathParams, 'enterprise', BASE);
 }
 
@@ -211,13 +211,15 @@ describe('the REST bytes of these pages are the serializer’s', () => {
       'zip=05401&household_income=90000&household_size=3&ages=40,38,10&year=2024',
     ];
     for (const q of queries) {
-      const r = execute(estimateAptcOperation, { registry, baseUrl: BASE }, 'enterprise', [...new URLSearchParams(q)], {});
-      assert.ok(r.ok, q);
-      assert.ok(r.model instanceof AptcPageModel, q);
-      writeAptcPage(r.model, body, link, `${BASE}/v1/openapi.json`);
-      const objects = r.model.toBody();
-      assert.equal(body.view().toString('utf8'), serialize(objects), q);
-      assert.equal(link.view().toString('utf8'), linkHeader(objects._links, `${BASE}/v1/openapi.json`), q);
+      inScratch((scratch) => {
+        const r = execute(estimateAptcOperation, { registry, baseUrl: BASE }, 'enterprise', [...new URLSearchParams(q)], {}, scratch);
+        assert.ok(r.ok, q);
+        assert.ok(r.model instanceof AptcPageModel, q);
+        writeAptcPage(r.model, body, link, `${BASE}/v1/openapi.json`);
+        const objects = r.model.toBody();
+        assert.equal(body.view().toString('utf8'), serialize(objects), q);
+        assert.equal(link.view().toString('utf8'), linkHeader(objects._links, `${BASE}/v1/openapi.json`), q);
+      });
     }
   });
 });

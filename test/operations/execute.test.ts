@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type DataRegistry, openRegistry } from '../../src/operations/data-registry.ts';
 import { OPERATIONS } from '../../src/operations/index.ts';
-import { type ExecuteResult, execute, type Operation } from '../../src/operations/operation.ts';
+import { type BodyResult, execute, executeToBody, type Operation } from '../../src/operations/operation.ts';
+import { inScratch } from '../helpers/run-operation.ts';
+import { threadScratch } from '../../src/operations/request-scratch.ts';
 import type { ProblemSpec } from '../../src/operations/problems.ts';
 import type { Tier } from '../../src/policy/tiers.ts';
 import { buildCrosswalkFixture } from '../helpers/crosswalk-fixture.ts';
@@ -30,27 +32,27 @@ after(() => {
 });
 
 /** Runs the operation at `path` for a caller of `tier` with a query string (and path parameters). */
-function run(path: string, tier: Tier, query: string, pathParams: Record<string, string> = {}): ExecuteResult {
+function run(path: string, tier: Tier, query: string, pathParams: Record<string, string> = {}): BodyResult {
   const op: Operation<never> | undefined = OPERATIONS.find((o) => o.path === path);
   assert.ok(op !== undefined, `no operation at ${path}`);
-  return execute(op, { registry, baseUrl: 'http://api.test' }, tier, [...new URLSearchParams(query)], pathParams);
+  return executeToBody(op, { registry, baseUrl: 'http://api.test' }, tier, [...new URLSearchParams(query)], pathParams, threadScratch());
 }
 
 type Body = any;
 
-function ok(r: ExecuteResult): Body {
+function ok(r: BodyResult): Body {
   assert.ok(r.ok, `expected a body, got ${JSON.stringify(!r.ok && r.problem)}`);
   return r.body;
 }
 
-function problem(r: ExecuteResult, kind: ProblemSpec['kind']): ProblemSpec {
+function problem(r: BodyResult, kind: ProblemSpec['kind']): ProblemSpec {
   assert.ok(!r.ok, 'expected a problem');
   assert.equal(r.problem.kind, kind, JSON.stringify(r.problem));
   return r.problem;
 }
 
 /** The `field: message` pairs of a validation problem, in order. */
-function fieldErrors(r: ExecuteResult): string[] {
+function fieldErrors(r: BodyResult): string[] {
   return (problem(r, 'validation').errors ?? []).map((e) => `${e.field}: ${e.message}`);
 }
 
@@ -132,9 +134,13 @@ describe('search: validation, parameter tier gate, year', () => {
     assert.deepEqual(fieldErrors(run(PLANS, 'pro', 'zip=77002&age=40&year=2024')), [
       'year: Year 2024 is not available. Available years: 2025',
     ]);
-    const r = run(PLANS, 'pro', 'zip=77002&age=40');
-    assert.equal(ok(r).plan_year, 2025);
-    assert.ok(r.ok && r.canonical.includes('year=2025'), 'the defaulted year is part of the canonical request (ETag)');
+    assert.equal(ok(run(PLANS, 'pro', 'zip=77002&age=40')).plan_year, 2025);
+    const search: Operation<never> = OPERATIONS.find((o) => o.path === PLANS)!;
+    const canonical = inScratch((scratch) => {
+      const r = execute(search, { registry, baseUrl: 'http://api.test' }, 'pro', 'zip=77002&age=40', {}, scratch);
+      return r.ok ? r.canonical : '';
+    });
+    assert.ok(canonical.includes('year=2025'), 'the defaulted year is part of the canonical request (ETag)');
   });
   test('location: unknown ZIP 404, a county outside the ZIP 400 on county_fips, a state without plans 404', () => {
     assert.equal(problem(run(PLANS, 'pro', 'zip=12345&age=40'), 'notFound').detail, 'ZIP code 12345 not found.');

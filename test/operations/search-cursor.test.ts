@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { createLiveRegistry, type LiveRegistry } from '../../src/operations/live-registry.ts';
 import { OPERATIONS } from '../../src/operations/index.ts';
-import { execute, type ExecuteResult, type Operation } from '../../src/operations/operation.ts';
+import { executeToBody, type BodyResult, type Operation } from '../../src/operations/operation.ts';
+import { threadScratch } from '../../src/operations/request-scratch.ts';
 import { buildFixture } from '../helpers/fixture-build.ts';
 import { buildFixtureVariant } from '../helpers/fixture-variant.ts';
 
@@ -31,8 +32,15 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const run = (query: string): ExecuteResult =>
-  execute(search, { registry: live.current(), baseUrl: 'http://api.test' }, 'pro', [...new URLSearchParams(query)], {});
+const run = (query: string): BodyResult =>
+  executeToBody(
+    search,
+    { registry: live.current(), baseUrl: 'http://api.test' },
+    'pro',
+    [...new URLSearchParams(query)],
+    {},
+    threadScratch(),
+  );
 
 /** The next_cursor of the first page of `query`, two plans a page. */
 function cursorOf(query: string): string {

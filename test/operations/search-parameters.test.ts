@@ -13,7 +13,8 @@ import { after, before, describe, test } from 'node:test';
 import { TOOL_BY_NAME, toolArgsToRequest, type ToolDefinition } from '../../src/mcp/tools.ts';
 import { createLiveRegistry, type LiveRegistry } from '../../src/operations/live-registry.ts';
 import { OPERATIONS } from '../../src/operations/index.ts';
-import { execute, type ExecuteResult, type Operation } from '../../src/operations/operation.ts';
+import { executeToBody, type BodyResult, type Operation } from '../../src/operations/operation.ts';
+import { threadScratch } from '../../src/operations/request-scratch.ts';
 import type { JsonSchema } from '../../src/operations/query.ts';
 import { PAGING_AND_ORDER, SEARCH_PARAMETER_ENTRIES, type SearchParameterName } from '../../src/operations/search-parameters.ts';
 import type { Tier } from '../../src/policy/tiers.ts';
@@ -84,12 +85,12 @@ function queryOf(...overs: Over[]): string {
 }
 
 /** A REST request as the REST front runs it: the query string as sent. */
-function rest(op: Operation<never>, tier: Tier, query: string): ExecuteResult {
-  return execute(op, { registry: live.current(), baseUrl: 'http://api.test' }, tier, query, {});
+function rest(op: Operation<never>, tier: Tier, query: string): BodyResult {
+  return executeToBody(op, { registry: live.current(), baseUrl: 'http://api.test' }, tier, query, {}, threadScratch());
 }
 
 /** A tool call as the MCP front runs it: native JSON arguments, typed by the tool's input schema. */
-function tool(t: ToolDefinition, tier: Tier, query: string): ExecuteResult {
+function tool(t: ToolDefinition, tier: Tier, query: string): BodyResult {
   const props = (t.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
   const args: Record<string, unknown> = {};
   for (const [k, v] of new URLSearchParams(query)) {
@@ -105,10 +106,17 @@ function tool(t: ToolDefinition, tier: Tier, query: string): ExecuteResult {
   }
   const req = toolArgsToRequest(t, args);
   assert.ok(req.ok, JSON.stringify(!req.ok && req.errors));
-  return execute(t.operation, { registry: live.current(), baseUrl: 'http://api.test' }, tier, req.query, req.pathParams);
+  return executeToBody(
+    t.operation,
+    { registry: live.current(), baseUrl: 'http://api.test' },
+    tier,
+    req.query,
+    req.pathParams,
+    threadScratch(),
+  );
 }
 
-function body(r: ExecuteResult): Record<string, unknown> {
+function body(r: BodyResult): Record<string, unknown> {
   assert.ok(r.ok, JSON.stringify(!r.ok && r.problem));
   return r.body;
 }
@@ -150,7 +158,7 @@ describe('every Pro parameter is refused to a Free caller on REST and on MCP, an
     const change = CHANGES[name];
     assert.ok(change !== null, `${name} has a Pro value to send`);
     const query = queryOf(change[1]);
-    const fronts: Array<[string, Operation<never>, (tier: Tier, q: string) => ExecuteResult]> = [
+    const fronts: Array<[string, Operation<never>, (tier: Tier, q: string) => BodyResult]> = [
       ['REST search', SEARCH, (tier, q) => rest(SEARCH, tier, q)],
       ['MCP search_plans', SEARCH, (tier, q) => tool(TOOL_BY_NAME.get('search_plans')!, tier, q)],
     ];
