@@ -26,7 +26,7 @@ export const LIFETIMES = Object.freeze({
   grant: 365 * DAY,
 });
 
-/** The provider's route paths (its defaults, fixed here because the contract names them). */
+/** The provider's route paths (its defaults, fixed here because docs/compatibility.md#oauth-for-the-mcp-endpoint names them). */
 export const ROUTES = Object.freeze({
   authorization: '/auth',
   token: '/token',

@@ -20,7 +20,7 @@ import { StateError } from '../policy/state-error.ts';
 
 export const SECRETS_FILE = 'auth-keys.json';
 
-/** The algorithm of every token this server signs (contract §8). */
+/** The algorithm of every token this server signs (docs/compatibility.md#oauth-for-the-mcp-endpoint). */
 export const SIGNING_ALG = 'RS256';
 
 export interface AuthSecrets {

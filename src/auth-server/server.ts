@@ -1,7 +1,7 @@
 /**
- * @module The embedded OAuth 2.1 authorization server for the MCP endpoint (contract §8): oidc-provider
- * 9 on node:http, with this project's user registry as the account store, its own log-in / sign-up
- * page, and LMDB persistence in the state directory (or, with the `redis` option, Redis shared by
+ * @module The embedded OAuth 2.1 authorization server for the MCP endpoint
+ * (docs/compatibility.md#oauth-for-the-mcp-endpoint): oidc-provider 9 on node:http, with this
+ * project's user registry as the account store, its own log-in / sign-up page, and LMDB persistence in the state directory (or, with the `redis` option, Redis shared by
  * several instances behind one load balancer).
  *
  * Why embedded rather than a hosted IdP: the service must run from one checkout with one command, the
@@ -27,7 +27,7 @@
  * scope becomes the four supported scopes, and offline_access gets prompt=consent added, because
  * OpenID Connect otherwise drops it silently and plain OAuth 2.1 clients would get no refresh token.
  *
- * Lifetimes the contract does not fix (chosen here): authorization code 60 s, interaction 1 h, browser
+ * Lifetimes the public API does not fix (chosen here): authorization code 60 s, interaction 1 h, browser
  * login session 14 days, grant 365 days. The grant bounds a chain of rotated refresh tokens: a client
  * used at least once a month stays connected for a year, then the person logs in again.
  *

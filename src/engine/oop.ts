@@ -1,6 +1,6 @@
 /**
  * @module Out-of-pocket (OOP) estimate of one plan for one person and one usage scenario
- * (api-contract §5.4, domain.md §9–10).
+ * (docs/compatibility.md#out-of-pocket-estimate, domain.md §9–10).
  *
  * Two sources, and the response says which one was used (`sbc_data_available`):
  *

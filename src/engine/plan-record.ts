@@ -89,7 +89,7 @@ export interface PlanVariantRecord {
   readonly ehb_percent_premium: number | null;
   readonly medical_drug_deductibles_integrated: boolean;
   readonly medical_drug_moop_integrated: boolean;
-  /** TEHB (integrated) or MEHB (medical) values; see api-contract §5.2. */
+  /** TEHB (integrated) or MEHB (medical) values; see docs/compatibility.md#plan-detail. */
   readonly deductible: DeductibleSet;
   /** Drug deductibles (DEHB) when medical and drug deductibles are separate, else null. */
   readonly drug_deductible: DeductibleSet | null;

@@ -1,7 +1,7 @@
 /**
  * @module The plan years the service knows, in two ranges declared here and nowhere else.
  *
- * - The API accepts 2014–2030 (api-contract §1.3, the public contract): a year inside it that is not
+ * - The API accepts 2014–2030 (the public API, docs/compatibility.md#shared-query-parameters): a year inside it that is not
  *   loaded is a 400 naming the loaded years, one outside it a range error.
  * - A year can be built only with its own rules table (data/rules/<year>.json: a build never borrows
  *   another year's poverty guidelines or limits), so the CLI's year arguments run from the first table

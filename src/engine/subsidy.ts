@@ -356,7 +356,7 @@ function benchmarkInto(
 }
 
 /**
- * Estimates the monthly APTC of a household (domain.md §1.4, api-contract §5.5).
+ * Estimates the monthly APTC of a household (domain.md §1.4, docs/compatibility.md#aptc-estimate).
  *
  * - FPL: the rules' guideline table for the location's state (AK and HI have their own) and
  *   `householdSize`.

@@ -1,5 +1,6 @@
 /**
- * @module Content negotiation and conditional requests (api-contract §1.1, §1.7).
+ * @module Content negotiation and conditional requests (docs/compatibility.md#transport-and-methods,
+ * docs/compatibility.md#conditional-requests).
  */
 
 const JSON_TYPES = new Set(['*/*', 'application/*', 'application/json', 'application/hal+json', 'application/problem+json']);

@@ -10,7 +10,7 @@ export const UNAUTHORIZED: ProblemSpec = { kind: 'unauthorized', detail: 'Missin
 /**
  * The 401 of a request without an `Authorization` header: the plain one, or, when the key was sent in
  * the query as other APIs take it (`?api_key=`), one that says where it goes. Authentication comes
- * before validation (api-contract §1.2), so this 401 is all such a caller ever sees: without the hint
+ * before validation (docs/compatibility.md#request-processing-order), so this 401 is all such a caller ever sees: without the hint
  * the key they can see in their own URL is "missing".
  */
 export function missingCredential(query: ReadonlyArray<readonly [string, string]>): ProblemSpec {

@@ -103,7 +103,7 @@ function parametersOf(op: Operation<never>, built: Readonly<Record<string, strin
       name,
       in: isPath ? 'path' : 'query',
       required: needed && aliases.length === 0,
-      // api-contract §1.1: an empty value (`county_fips=`) is the parameter absent, which an optional
+      // docs/compatibility.md#transport-and-methods: an empty value (`county_fips=`) is the parameter absent, which an optional
       // one may be; a required one answers 400 `Required`.
       ...(!isPath && !needed ? { allowEmptyValue: true } : {}),
       ...(description !== undefined || list || aliases.length > 0 ? { description: sentences.join('. ').replace(/\.\./g, '.') } : {}),

@@ -1,5 +1,5 @@
 /**
- * @module The request pipeline of an operation's route, in the fixed order of api-contract §1.2:
+ * @module The request pipeline of an operation's route, in the fixed order of docs/compatibility.md#request-processing-order:
  * framing (judged by the front before any handler, rest-front.ts) and negotiation → authentication →
  * quota → response cache → execute → write.
  *
@@ -60,7 +60,7 @@ export interface Route {
 
 /**
  * One route per operation, plus the overview table's `/zip/{zip}` spelling of the ZIP lookup
- * (api-contract §5.7). Collections of plan summaries (search, compare) are written from pre-serialized
+ * (docs/compatibility.md#zip-lookup). Collections of plan summaries (search, compare) are written from pre-serialized
  * plan fragments: ~10× faster than either serializer on a 25-plan page (bench/search.bench.ts), same bytes.
  */
 export function buildRoutes(): Route[] {

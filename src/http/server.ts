@@ -5,7 +5,7 @@
  * the fixed documents src/http/rest-documents.ts and what the routes share src/http/rest-front.ts.
  *
  * Every handler is synchronous (all data is in RAM), so it copies what it needs from the request,
- * runs the fixed order of api-contract §1.2 and writes status, headers and body in one corked pass.
+ * runs the fixed order of docs/compatibility.md#request-processing-order and writes status, headers and body in one corked pass.
  * Every route is registered through RestFront.on (rest-front.ts), which attaches the abort handler uWS requires before
  * anything is written, and bodies are ended with backpressure (src/http/response-writer.ts), so no
  * client behaviour can abort the process or make it buffer without bound. Everything a response needs

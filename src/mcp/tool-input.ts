@@ -1,11 +1,11 @@
 /**
- * @module A tool's input schema, generated from its operation's query spec (api-contract §7.5).
+ * @module A tool's input schema, generated from its operation's query spec (docs/compatibility.md#mcp-tools).
  *
  * Names, types, ranges, enumerations, list parameters and the required set come from the operation,
  * so REST and MCP cannot accept different values. The tool adds only what is its own: argument names
- * where they differ from the REST ones, the wording a model reads, and the few keywords §7.5 publishes
+ * where they differ from the REST ones, the wording a model reads, and the few keywords the published schemas have
  * that the REST parameter does not have (the plan ID pattern: REST answers an odd plan ID with a 404,
- * which its contract fixes, so it does not validate the shape).
+ * which docs/compatibility.md#plan-detail fixes, so it does not validate the shape).
  */
 import type { CompiledQuery, JsonSchema } from '../operations/query.ts';
 
@@ -15,7 +15,7 @@ import type { CompiledQuery, JsonSchema } from '../operations/query.ts';
  */
 export type ToolParam = Readonly<Record<string, unknown>>;
 
-/** Keyword order of the published schemas, the order §7.5 writes them in; the description comes last. */
+/** Keyword order of the published schemas, the order they were published in; the description comes last. */
 const KEYWORD_ORDER = [
   'type',
   'enum',
@@ -40,7 +40,7 @@ const REST_ONLY: ReadonlySet<string> = new Set(['example', 'default', 'x-pro']);
 /**
  * The input schema of a tool over `query`: every REST parameter in the REST order, renamed by
  * `rename` (tool argument → REST parameter), with `params` (by tool argument name) over its keywords.
- * Aliases are not published (§7.5: no pagination aliases).
+ * Aliases are not published (docs/compatibility.md#mcp-tools: no pagination aliases).
  */
 export function toolInputSchema(
   query: CompiledQuery,
@@ -60,7 +60,7 @@ export function toolInputSchema(
 function toolParam(rest: JsonSchema, over: ToolParam = {}): JsonSchema {
   const merged: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(rest)) {
-    // A pattern fixes the length already (§7.5 publishes `zip` and `state` by their pattern alone).
+    // A pattern fixes the length already (the published schemas give `zip` and `state` by their pattern alone).
     const implied = (k === 'minLength' || k === 'maxLength') && rest.pattern !== undefined;
     if (!REST_ONLY.has(k) && !implied) merged[k] = v;
   }

@@ -3,7 +3,7 @@
  *
  * A tool call is turned into the operation's parameters and run through the same `execute` as REST,
  * so validation, tier rules, not-found answers and the response body are the REST ones by construction.
- * Inputs follow api-contract §7.5: native integers, booleans and arrays instead of query strings.
+ * Inputs follow docs/compatibility.md#mcp-tools: native integers, booleans and arrays instead of query strings.
  * Failures are tool execution errors carrying the REST problem document (MCP 2025-11-25, SEP-1303), so
  * a model can read `errors[].field` and correct itself.
  */
@@ -29,7 +29,7 @@ import { unknownNameMessage } from '../operations/unknown-name.ts';
 import { toolInputSchema, type ToolParam } from './tool-input.ts';
 import { toolOutputSchema } from './tool-output.ts';
 
-/** The contract's plan ID shape (§7.5): a variant ID, or a 14-character ID meaning its -01 variant. */
+/** The published plan ID shape (docs/compatibility.md#mcp-tools): a variant ID, or a 14-character ID meaning its -01 variant. */
 const PLAN_ID = {
   type: 'string',
   pattern: PLAN_ID_PATTERN,
@@ -93,7 +93,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: `ACA marketplace plans offered at a ZIP code, priced for one applicant age or for a household (ages: each plan's household total, sorted, filtered and paged by it), with filters, sorting and pages. Catastrophic plans appear only when every member is under 30 unless metal_level is catastrophic. A household (ages), the filters ${PRO_FILTER_NAMES.join(', ')}, a sort_by other than premium, and income with household_size (premium after the estimated tax credit; cost-sharing-reduction variants of silver plans) ${PRO.toLowerCase().replace('.', '')}.`,
     params: {
       ...searchToolWording(searchPlansOperation.query.order),
-      // §7.5 publishes the cursor without the REST length limit.
+      // The published schema has the cursor without the REST length limit.
       cursor: { ...searchToolWording(['cursor']).cursor, maxLength: undefined },
     },
     summarize(b) {

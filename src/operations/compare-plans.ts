@@ -124,7 +124,7 @@ export const comparePlansOperation = defineOperation({
         members = quote.members;
       } else {
         const premium = offeredPremium(yd, where, rec.standard_component_id, p.age!);
-        // The same answer as the OOP estimate for a plan not sold here (api-contract §5.3, §4.3).
+        // The same answer as the OOP estimate for a plan not sold here (docs/compatibility.md#plan-comparison).
         if (premium === null) throw notFound(`Plan ${rec.id} is not offered in ZIP ${p.zip}.`);
         premiumCents = Math.round(premium * 100);
       }

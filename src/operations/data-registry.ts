@@ -17,7 +17,7 @@ import { attachPlanCatalog, buildPlanCatalog, type CatalogImage, type PlanCatalo
 import { InvariantError } from '../invariant.ts';
 import { benchmarkOnlyFreshness } from './benchmark-data.ts';
 
-/** States with their own marketplace platform (api-contract §1.9): labelled `state_exchange`. */
+/** States with their own marketplace platform (docs/compatibility.md#data-source-and-freshness): labelled `state_exchange`. */
 export const STATE_EXCHANGE_STATES: ReadonlySet<string> = new Set([
   'CA',
   'CO',

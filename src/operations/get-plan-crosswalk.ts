@@ -1,5 +1,5 @@
 /**
- * @module `GET /v1/health/plans/crosswalk`: where a plan's enrollees go the next year (api-contract §5.6).
+ * @module `GET /v1/health/plans/crosswalk`: where a plan's enrollees go the next year (docs/compatibility.md#plan-crosswalk).
  *
  * Accepted source years and states are those with crosswalk data in the loaded builds, so the answer
  * follows the data. A year the API knows (the spec's 2025, a loaded plan year) whose crosswalk file is not
@@ -22,7 +22,7 @@ interface Params {
   state: string;
 }
 
-/** The contract's names for the CMS reason codes (their official PY2026 meanings are unconfirmed). */
+/** The public API's names for the CMS reason codes (their official PY2026 meanings are unconfirmed). */
 export const CROSSWALK_REASONS: Readonly<Record<number, { slug: string; description: string }>> = {
   0: { slug: 'plan_default_crosswalk', description: 'Default crosswalk: enrollees renew into the same plan' },
   1: { slug: 'plan_id_changed', description: 'Plan ID changed; enrollees renew into the renamed plan' },
@@ -53,7 +53,7 @@ const QUERY = compileQuery<Params>({
   },
 });
 
-/** Crosswalk source years of the spec (§6: only 2025, mapped to 2026). */
+/** Crosswalk source years of the public API (docs/compatibility.md#plan-crosswalk: only 2025, mapped to 2026). */
 export const CROSSWALK_SPEC_YEARS: readonly number[] = [2025];
 
 /** Source years with crosswalk data, and their states. */

@@ -59,8 +59,9 @@ const PRICING = {
 
 /**
  * The record of a plan id: a variant id, or a 14-character standard component id resolved to its `-01`
- * variant. Any other shape is simply not found (the contract documents no 400 for it). Detail, compare
- * and the OOP estimate all look plans up here, so they answer an unknown plan alike.
+ * variant. Any other shape is simply not found (the public API documents no 400 for it:
+ * docs/compatibility.md#plan-detail). Detail, compare and the OOP estimate all look plans up here, so
+ * they answer an unknown plan alike.
  */
 export function findPlan(yd: YearData, planId: string, registry?: DataRegistry): PlanVariantRecord {
   const id = variantIdOf(planId);

@@ -1,7 +1,8 @@
 /**
- * @module Resolving the location of a request: ZIP, optional county, plan data present (api-contract
- * §1.10): the primary location unless `county_fips` picks another; a county the ZIP does not touch is a
- * 400 on that field; an unknown ZIP is a 404; a state without plan data is a 404 naming state and year.
+ * @module Resolving the location of a request: ZIP, optional county, plan data present
+ * (docs/compatibility.md#zips-in-several-rating-areas): the primary location unless `county_fips`
+ * picks another; a county the ZIP does not touch is a 400 on that field; an unknown ZIP is a 404; a
+ * state without plan data is a 404 naming state and year.
  */
 import type { ZipLocation } from '../engine/dataset.ts';
 import { NO_LIST } from '../engine/build-format.ts';
@@ -95,7 +96,7 @@ export function locationFields(r: ResolvedLocation): {
 /**
  * The monthly premium of a plan at a resolved location, or null when the plan is not sold there: not in
  * the location's plan list (another state, another service area, a partial county) or not rated in its
- * area. Compare and the OOP estimate both answer null with the same 404 (api-contract §5.3, §5.4).
+ * area. Compare and the OOP estimate both answer null with the same 404 (docs/compatibility.md#plan-comparison).
  */
 export function offeredPremium(yd: YearData, where: ResolvedLocation, standardComponentId: string, age: number): number | null {
   const index = yd.ds.planIndex(standardComponentId);

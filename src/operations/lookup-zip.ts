@@ -83,7 +83,7 @@ export const lookupZipOperation = defineOperation({
   id: 'lookupZip',
   toolName: 'lookup_zip',
   path: '/v1/health/zips/{zip}',
-  // The singular form some integrators guess (api-contract); the plural is the canonical one.
+  // The singular form some integrators guess (docs/compatibility.md#zip-lookup); the plural is the canonical one.
   aliasPaths: ['/v1/health/zip/{zip}'],
   summary: 'Look up a ZIP code',
   description:

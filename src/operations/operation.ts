@@ -54,7 +54,7 @@ function isPageModel(out: Record<string, unknown> | PageModel): out is PageModel
 /**
  * An operation and its names. Its file is `src/operations/<tool-name>.ts` (the MCP tool name in kebab
  * case) and exports it as `<toolName>Operation` (camel case); `id` and `toolName` are public names fixed
- * by api-contract §2 and §7.5, so the file and export follow the tool name, never the reverse.
+ * by the public API (docs/compatibility.md#mcp-tools), so the file and export follow the tool name, never the reverse.
  */
 export interface Operation<P = Record<string, unknown>> {
   /** OpenAPI operationId. */
@@ -78,7 +78,7 @@ export interface Operation<P = Record<string, unknown>> {
   readonly proParams?: (given: readonly string[], params: P) => string[];
   /**
    * Rules between parameters that the JSON Schema cannot express (`income` needs `household_size`,
-   * no `page` > 1 with a cursor...). They are validation (step 7 of api-contract §1.2), so they run
+   * no `page` > 1 with a cursor...). They are validation (step 7 of docs/compatibility.md#request-processing-order), so they run
    * before the parameter tier gate and the year check, not in {@link handle}.
    */
   readonly check?: (params: P) => readonly FieldError[];
@@ -191,7 +191,7 @@ export class Executed {
 const EXECUTED = scratchPart('executed request', () => new Executed());
 
 /**
- * Steps 6–10 of the request order (api-contract §1.2): endpoint tier, validation, parameter tier,
+ * Steps 6–10 of the request order (docs/compatibility.md#request-processing-order): endpoint tier, validation, parameter tier,
  * year loaded, resource. Authentication and quota (steps 4–5) belong to the front, before this.
  * `query`: name/value pairs (MCP), or a REST query string as sent, which a plain valid request reads
  * without pairs (plain-query.ts). `scratch` must be borrowed, for this one request: the answer is made
@@ -400,7 +400,7 @@ export function echoQuery(order: readonly string[], raw: QueryValues, extra: Rea
 /** Characters encodeURIComponent leaves alone, plus the comma. */
 const URL_SAFE = /^[A-Za-z0-9\-_.!~*'(),]*$/;
 
-/** Percent-encodes a query value but keeps commas literal (api-contract §1.6). */
+/** Percent-encodes a query value but keeps commas literal (docs/compatibility.md#hal-links). */
 export function encodeValue(v: string): string {
   return URL_SAFE.test(v) ? v : encodeURIComponent(v).replaceAll('%2C', ',');
 }

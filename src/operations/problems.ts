@@ -1,6 +1,6 @@
 /**
  * @module The error catalogue: every problem the API can answer, with its stable slug, status and
- * title (api-contract §4.2). Operations throw {@link ProblemError}; the fronts turn it into an RFC 9457
+ * title (docs/compatibility.md#problem-catalogue). Operations throw {@link ProblemError}; the fronts turn it into an RFC 9457
  * body (REST) or a tool error result (MCP) with the same members.
  */
 
@@ -97,7 +97,7 @@ export function notFound(detail: string): ProblemError {
 /** The message of a name the endpoint does not take, followed by a suggestion (query.ts). */
 export const UNKNOWN_PARAMETER = 'Unknown parameter';
 
-/** The one-sentence detail of a single validation error (api-contract §4.3). */
+/** The one-sentence detail of a single validation error (docs/compatibility.md#detail-strings). */
 function singleErrorDetail(e: FieldError): string {
   // Only a malformed ZIP gets the documented format sentence; a repeated or misplaced one says what it is.
   if (e.field === 'zip' && (e.message === 'Invalid' || e.message.startsWith('String must')))

@@ -3,10 +3,11 @@
  * tool arguments alike).
  *
  * One pass over the raw parameters rejects unknown names (with the closest known one) and repeated
- * single-valued keys (list parameters may repeat), drops empty values (the
- * contract treats them as absent), folds aliases into canonical names (reporting conflicts) and splits
- * list parameters, so that ajv then sees one object and errors point at `ages.2`. Every violation of a
- * request is reported together; messages follow the Zod wording of the public docs (api-contract §4.4).
+ * single-valued keys (list parameters may repeat), drops empty values (absent parameters:
+ * docs/compatibility.md#transport-and-methods), folds aliases into canonical names (reporting
+ * conflicts) and splits list parameters, so that ajv then sees one object and errors point at
+ * `ages.2`. Every violation of a request is reported together; messages follow the Zod wording of the
+ * public docs (docs/compatibility.md#validation-messages).
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { PlainReader } from './plain-query.ts';

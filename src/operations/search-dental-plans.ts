@@ -1,6 +1,6 @@
 /**
  * @module `GET /v1/health/dental/plans`: the stand-alone dental plans offered at a location, kept
- * apart from the medical search. Located as a plan search is (api-contract §1.10: the same
+ * apart from the medical search. Located as a plan search is (docs/compatibility.md#zips-in-several-rating-areas: the same
  * 404s and 400s), priced for one age from the Rate PUF where one is loaded and null elsewhere, with the
  * label saying so. Ordered by premium then plan id when premiums exist, else by name then plan id;
  * offset pages only (a location has at most a few dozen dental plans).

@@ -1,5 +1,5 @@
 /**
- * @module `GET /v1/health/plans`: plans offered at a location, priced for one age (api-contract §5.1).
+ * @module `GET /v1/health/plans`: plans offered at a location, priced for one age (docs/compatibility.md#plan-search).
  *
  * Offset pages and opaque keyset cursors share one ordering (sort key, then plan id). A cursor carries
  * the last row's key and id plus a fingerprint of the query and the data build, so a cursor replayed

@@ -1,7 +1,7 @@
 /**
  * @module API keys and the users that own them: minting, hashing, revoking, and setting a user's tier.
  *
- * A key is `hpd_` + 40 lower-case hex characters (160 random bits; contract §2.1). Only its SHA-256 is
+ * A key is `hpd_` + 40 lower-case hex characters (160 random bits; docs/compatibility.md#api-keys). Only its SHA-256 is
  * stored: a leaked state file yields no usable key, and a key is shown exactly once, at creation. The
  * hash is a plain SHA-256 rather than a slow password hash because the key is random, not
  * human-chosen (no dictionary to attack), and it is computed on every request.
@@ -12,8 +12,8 @@
  * - `createKey` with the id of a user that does not exist creates that user with the given tier.
  * - `createKey` with the id of an existing user **sets that user's tier to `tier`** (and the result
  *   reports the change). Decision: `--tier` on `hpd keys create` is mandatory, so keeping the old tier
- *   would silently ignore what the operator typed, and a per-key tier would contradict the contract
- *   (requests use the account's current tier, §2.1). The tier is recorded on the key as
+ *   would silently ignore what the operator typed, and a per-key tier would contradict the public API
+ *   (requests use the account's current tier, docs/compatibility.md#api-keys). The tier is recorded on the key as
  *   `tier_at_creation` for the audit trail only.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -22,7 +22,7 @@ import { KEY_ID_PATTERN, USER_ID_PATTERN } from './state-store.ts';
 import type { Tier } from './tiers.ts';
 import { InvariantError } from '../invariant.ts';
 
-/** The only shape of plaintext key that is ever looked up (contract §2.1). */
+/** The only shape of plaintext key that is ever looked up (docs/compatibility.md#api-keys). */
 export const KEY_PATTERN = /^hpd_[0-9a-f]{40}$/;
 
 /** No key has this id (an operator typo, not a fault). */

@@ -1,13 +1,13 @@
 /**
- * @module Who is calling: turns an `Authorization` header into a user and tier (contract §2), on every
+ * @module Who is calling: turns an `Authorization` header into a user and tier (docs/compatibility.md#authentication), on every
  * REST request and every MCP request that carries an API key.
  *
  * Three reads per request and no cache: the key by hash, then its owner. The store answers from a
  * memory map in about a microsecond, so revocations (`hpd keys revoke`) and tier changes
- * (`hpd users set-tier`) from another process apply to the very next request. (The contract allows a
+ * (`hpd users set-tier`) from another process apply to the very next request. (The public API allows a
  * 60 s cache; not having one is strictly fresher.)
  *
- * The two failure reasons map to the two 401 variants of §2.3: `missing` → a bare challenge,
+ * The two failure reasons map to the two 401 variants (docs/compatibility.md#the-401-answers): `missing` → a bare challenge,
  * `invalid` → `error="invalid_token"`. A third, `unavailable`, is a 503: a networked store that lost
  * its backend cannot tell an unknown key from one created elsewhere meanwhile (state-store.ts). JWTs are recognised only to be refused: REST takes API keys
  * only, and the MCP front verifies JWTs itself before falling back to this function.
@@ -20,7 +20,7 @@ export type AuthResult =
   | { ok: true; userId: string; tier: Tier; keyId: string }
   | { ok: false; reason: 'missing' | 'invalid' | 'unavailable' };
 
-/** Three base64url segments, the first starting with `eyJ` (`{"` encoded): a JWT (contract §2.2). */
+/** Three base64url segments, the first starting `eyJ` (`{"` encoded): a JWT (docs/compatibility.md#classifying-a-bearer-value). */
 export const JWT_PATTERN = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 /** `last_used_at` is rewritten at most this often per key: it is for humans, not for accounting. */
@@ -33,7 +33,7 @@ export const UNAVAILABLE: AuthResult = Object.freeze({ ok: false, reason: 'unava
 /** Keys with a last_used_at write in flight, so a burst of requests queues one write, not hundreds. */
 const touching = new Set<string>();
 
-/** The kind of a Bearer value (contract §2.2), for fronts that accept more than API keys. */
+/** The kind of a Bearer value (docs/compatibility.md#classifying-a-bearer-value), for fronts that accept more than API keys. */
 export function classifyBearer(token: string): 'api_key' | 'jwt' | 'malformed' {
   if (KEY_PATTERN.test(token)) return 'api_key';
   if (JWT_PATTERN.test(token)) return 'jwt';
@@ -64,7 +64,7 @@ export function bearerToken(authorizationHeader: string | undefined): string | u
 export function authenticate(authorizationHeader: string | undefined, store: StateStore, now: number): AuthResult {
   const token = bearerToken(authorizationHeader);
   if (token === undefined) return MISSING;
-  // Malformed values (JWTs included) never reach the store: no hashing, no lookup (contract §2.1).
+  // Malformed values (JWTs included) never reach the store: no hashing, no lookup (docs/compatibility.md#api-keys).
   if (!KEY_PATTERN.test(token)) return INVALID;
   const health = store.health();
   if (health === 'unavailable') return UNAVAILABLE;

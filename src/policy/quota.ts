@@ -1,5 +1,5 @@
 /**
- * @module The daily request quota (contract §3.3): one counter per user id and UTC day, shared by all
+ * @module The daily request quota (docs/compatibility.md#daily-counter): one counter per user id and UTC day, shared by all
  * of the user's API keys and OAuth tokens and by the REST and MCP fronts, so rotating credentials or
  * switching front never resets it. Create ONE DailyQuota per process and hand it to both fronts.
  *

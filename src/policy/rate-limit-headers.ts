@@ -1,5 +1,5 @@
 /**
- * @module The rate-limit response headers of contract §1.5, shared by the REST and MCP fronts.
+ * @module The rate-limit response headers (docs/compatibility.md#response-headers), shared by the REST and MCP fronts.
  *
  * `RateLimit-Reset` is an absolute Unix timestamp (the reference API's behaviour), not the delta
  * seconds of IETF draft -06 that libraries such as express-rate-limit emit: do not swap this for a

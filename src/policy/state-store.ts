@@ -19,7 +19,7 @@ export interface ApiKeyRecord {
   hash: string;
   user_id: string;
   label: string | null;
-  /** Informational only: requests use the owning user's current tier (contract §2.1). */
+  /** Informational only: requests use the owning user's current tier (docs/compatibility.md#api-keys). */
   tier_at_creation: Tier;
   /** ISO 8601 UTC timestamps (`Date#toISOString`), so they also sort as strings. */
   created_at: string;

@@ -1,8 +1,8 @@
 /**
- * @module Subscription tiers and their daily request allowances (contract §3.1).
+ * @module Subscription tiers and their daily request allowances (docs/compatibility.md#tiers).
  *
  * The tier names are the wire values (`required_tier` in 402 problems) and the values stored in user
- * records, so they are lower case. Limits are fixed by the contract but can be overridden per
+ * records, so they are lower case. Limits are fixed by the public API but can be overridden per
  * deployment (e.g. a staging box with tiny limits to exercise 429s) by HPD_QUOTA_FREE / _PRO /
  * _ENTERPRISE, declared with the other variables in src/config/settings.ts.
  */
@@ -11,7 +11,7 @@ export const TIERS = ['free', 'pro', 'enterprise'] as const;
 
 export type Tier = (typeof TIERS)[number];
 
-/** Requests per UTC day for each tier (contract §3.1). */
+/** Requests per UTC day for each tier (docs/compatibility.md#tiers). */
 export const DEFAULT_DAILY_LIMITS: Readonly<Record<Tier, number>> = Object.freeze({
   free: 100,
   pro: 10_000,

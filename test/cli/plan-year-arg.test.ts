@@ -18,7 +18,7 @@ const YEARS = availableRuleYears();
 const FIRST = YEARS[0]!;
 const LAST = YEARS.at(-1)!;
 
-test("the API takes the contract's plan years, and every year with a rules table lies inside them", () => {
+test("the API takes the public API's plan years, and every year with a rules table lies inside them", () => {
   assert.deepEqual([P.year.minimum, P.year.maximum], [2014, 2030]);
   assert.ok(FIRST >= 2014 && LAST <= 2030, `rules tables ${FIRST}–${LAST}`);
 });

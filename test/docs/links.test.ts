@@ -1,7 +1,10 @@
 /**
  * Every relative link of the README and the guides under docs/ leads to a file of the repository, and
  * every link to a heading of a page finds that heading: the documentation is read by following links.
+ * The same holds for the pages and headings code comments cite (`docs/compatibility.md#tiers`), and no
+ * file cites the compatibility rules by a document outside the repository, which a reader cannot open.
  */
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -41,3 +44,51 @@ for (const page of pages) {
     }
   });
 }
+
+/** Files of the repository: tracked, or new and not ignored. */
+function repositoryFiles(): string[] {
+  const git = spawnSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: root, encoding: 'utf8' });
+  assert.equal(git.status, 0, `git ls-files failed: ${git.stderr}`);
+  return git.stdout.split('\0').filter((f) => f !== '' && existsSync(join(root, f)));
+}
+
+/** A page and heading cited in code or text: `docs/compatibility.md#request-processing-order`. */
+const CITED_ANCHOR = /(?<![\w./-])(docs\/[a-z0-9-]+\.md)#([a-z0-9_-]+)/g;
+
+test('every docs/<page>.md#<heading> cited in a file of the repository (code comments above all) finds its heading', () => {
+  const missing: string[] = [];
+  let citations = 0;
+  for (const file of repositoryFiles()) {
+    for (const [, page, anchor] of readFileSync(join(root, file), 'utf8').matchAll(CITED_ANCHOR)) {
+      citations++;
+      if (!existsSync(join(root, page!))) missing.push(`${file} cites ${page}#${anchor}: no such page`);
+      else if (!anchorsOf(page!).has(anchor!)) missing.push(`${file} cites ${page}#${anchor}: ${page} has no such heading`);
+    }
+  }
+  assert.deepEqual(missing, []);
+  assert.ok(citations > 0, 'no citation found: the pattern no longer matches how comments cite');
+});
+
+/**
+ * Citations of the compatibility rules by the shared contract file outside the repository (its name,
+ * and "contract" followed by a section number), which docs/compatibility.md replaces. Written so that
+ * this file does not match them.
+ */
+const OUTSIDE_CONTRACT = [/(?<!open)api[-]contract/, /contract \u00a7/];
+
+/** Files that may still cite it, each with why; an entry whose file no longer does fails, to be removed. */
+const STILL_CITING: Readonly<Record<string, string>> = {
+  'README.md': 'its documentation section names the shared contract file; the line becomes a link to docs/compatibility.md',
+  'data/geo/geography.json': "its text is part of every build's hash, so its notes change with the next geography change",
+};
+
+test('no file cites the compatibility rules by the contract file outside the repository', () => {
+  const citing: string[] = [];
+  for (const file of repositoryFiles()) {
+    const text = readFileSync(join(root, file), 'utf8');
+    const cites = OUTSIDE_CONTRACT.some((p) => p.test(text));
+    if (STILL_CITING[file] !== undefined) assert.ok(cites, `${file} no longer cites the contract file: remove it from STILL_CITING`);
+    else if (cites) citing.push(file);
+  }
+  assert.deepEqual(citing, [], 'cite docs/compatibility.md#<heading> instead');
+});

@@ -99,7 +99,8 @@ function assertReconciles(e: OopEstimate): void {
 describe('SBC coverage examples (domain.md §9)', () => {
   test('worked example: Having a Baby 1,500 + 10 + 3,300 + 60 = 4,870', () => {
     const p = plan({ baby: { deductible: 1_500, copayment: 10, coinsurance: 3_300, limit: 60, total: 4_870 } });
-    // The api-contract §5.4 example: $812.44 a month → 12 × 812.44 = 9,749.28; + 4,870 = 14,619.28.
+    // The annual cost's formula (docs/compatibility.md#out-of-pocket-estimate) on a worked example:
+    // $812.44 a month → 12 × 812.44 = 9,749.28; + 4,870 = 14,619.28.
     const e = estimateOop(p, 812.44, 'having_baby', rules2026);
     assert.equal(e.sbc_data_available, true);
     assert.deepEqual(e.breakdown, {

@@ -1,8 +1,8 @@
 /**
  * @module APTC through the API, checked against values worked out here by hand from the fixture's
- * premiums and the 2025 rules (api-contract §5.5, §5.1): 2024 poverty guidelines (AK and HI tables),
- * the enhanced applicable-percentage table without the 400 % cliff, the three-child rule, the SLCSP
- * benchmark, and the credit and CSR variants in search.
+ * premiums and the 2025 rules (docs/compatibility.md#aptc-estimate, docs/compatibility.md#plan-search):
+ * 2024 poverty guidelines (AK and HI tables), the enhanced applicable-percentage table without the
+ * 400 % cliff, the three-child rule, the SLCSP benchmark, and the credit and CSR variants in search.
  */
 import assert from 'node:assert/strict';
 import { fixtureCreditCents } from '../helpers/fixture-credit.ts';

@@ -1,5 +1,5 @@
 /**
- * @module The choices the contract leaves open, made the same way everywhere, through a
+ * @module The choices the public API leaves open (docs/compatibility.md#endpoints), made the same way everywhere, through a
  * real server: `multiple_areas` means several rating areas, "plan not offered here" is one 404, the
  * crosswalk tells a missing data file from a client mistake, a ZIP of a state without plan data says so,
  * and a safe incoming X-Request-Id is kept.

@@ -1,5 +1,5 @@
 /**
- * @module `GET /v1/health/plans/crosswalk` through a real server (api-contract §5.6): refused while no
+ * @module `GET /v1/health/plans/crosswalk` through a real server (docs/compatibility.md#plan-crosswalk): refused while no
  * crosswalk is loaded, then against a build with a PY2025 → PY2026 Plan ID Crosswalk PUF in the
  * official 24-column format.
  */

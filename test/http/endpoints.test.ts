@@ -1,6 +1,6 @@
 /**
  * @module Success paths of every endpoint through a real server: status, media type, response schema
- * and the values the fixture dataset determines (api-contract §5.1–§5.9), plus the OpenAPI document and
+ * and the values the fixture dataset determines (docs/compatibility.md#endpoints), plus the OpenAPI document and
  * the health probes.
  */
 import assert from 'node:assert/strict';

@@ -1,7 +1,9 @@
 /**
  * @module Error paths through a real server: exact status, problem slug, `instance` = path and
- * `errors[].field` (api-contract §1.1–§1.4, §1.10, §4, §5), plus the pricing rules that are easiest to
- * see from outside (child rate, age-64 cap, catastrophic eligibility).
+ * `errors[].field` (docs/compatibility.md#transport-and-methods,
+ * docs/compatibility.md#shared-query-parameters, docs/compatibility.md#zips-in-several-rating-areas,
+ * docs/compatibility.md#problem-catalogue, docs/compatibility.md#endpoints), plus the pricing rules
+ * that are easiest to see from outside (child rate, age-64 cap, catastrophic eligibility).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -140,7 +142,7 @@ describe('parameter validation (400 validation-error)', () => {
       detail: 'Invalid ZIP code format. Expected 5 digits.',
     });
     assert.equal(messageOf(short, 'zip'), 'String must contain exactly 5 characters');
-    // Five characters but not digits: a pattern failure, not a length one (api-contract §4.4).
+    // Five characters but not digits: a pattern failure, not a length one (docs/compatibility.md#validation-messages).
     const letters = await expectProblem(await s.get('/v1/health/zips/abcde'), 400, '/v1/health/zips/abcde', { fields: ['zip'] });
     assert.equal(messageOf(letters, 'zip'), 'Invalid');
   });
@@ -377,7 +379,7 @@ describe('plans that do not exist or are not sold here', () => {
     });
   });
 
-  test('compare with a plan not offered at the location is a 404 naming plan and ZIP, as OOP (api-contract §5.3)', async () => {
+  test('compare with a plan not offered at the location is a 404 naming plan and ZIP, as OOP', async () => {
     const path = '/v1/health/plans/compare';
     // Montgomery County (77301) is served by the whole-state issuer 22222 only.
     await expectProblem(await s.get(`${path}?ids=22222TX0020001-01,11111TX0010001-01&zip=${FIXTURE_ZIPS.montgomery}&age=30`), 404, path, {
@@ -389,7 +391,7 @@ describe('plans that do not exist or are not sold here', () => {
     });
   });
 
-  test('OOP for a plan not sold at the ZIP is a 404 naming plan and ZIP (api-contract §4.3)', async () => {
+  test('OOP for a plan not sold at the ZIP is a 404 naming plan and ZIP', async () => {
     const path = '/v1/health/plans/11111TX0010001-01/oop-estimate';
     const body = await expectProblem(await s.get(`${path}?zip=99501&age=30&scenario=low`), 404, path);
     assert.equal(body.detail, 'Plan 11111TX0010001-01 is not offered in ZIP 99501.');
@@ -514,7 +516,7 @@ describe('routing, methods and content negotiation', () => {
   });
 });
 
-describe('unknown query parameters (api-contract §1.1, changed 2026-11-24)', () => {
+describe('unknown query parameters', () => {
   const PLAN = '11111TX0010001-01';
   const endpoints = [
     `${SEARCH}?zip=77002&age=40`,

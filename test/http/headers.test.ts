@@ -1,5 +1,5 @@
 /**
- * @module Response headers through a real server (api-contract §1.1, §1.5, §1.7): request ids, weak
+ * @module Response headers through a real server (docs/compatibility.md#response-headers): request ids, weak
  * ETags and conditional requests, HEAD, CORS preflight, Link and the rate-limit trio.
  */
 import assert from 'node:assert/strict';

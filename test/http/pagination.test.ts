@@ -1,5 +1,5 @@
 /**
- * @module Search pagination through a real server (api-contract §5.1): walking `_links.next` (keyset
+ * @module Search pagination through a real server (docs/compatibility.md#plan-search): walking `_links.next` (keyset
  * cursors) yields exactly the sequence of the offset pages, in the documented order, for every sort,
  * direction, page size and a few filters; cursors are bound to their query.
  */
@@ -64,7 +64,7 @@ function assertOrdered(plans: readonly Plan[], sortBy: SortBy, desc: boolean, la
   }
 }
 
-/** Same target and same parameters; the order of parameters follows the contract's tables, not the request. */
+/** Same target and same parameters, in the order of the endpoint's table (docs/compatibility.md#hal-links), not the request's. */
 function assertSameLink(actual: string | undefined, expected: string, label: string): void {
   assert.ok(actual !== undefined, `${label}: link present`);
   const norm = (href: string) => {

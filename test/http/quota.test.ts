@@ -1,5 +1,5 @@
 /**
- * @module The daily quota through a real server (api-contract §3.3, §1.5): the 429 and its headers,
+ * @module The daily quota through a real server (docs/compatibility.md#daily-counter): the 429 and its headers,
  * refused calls not counting, the reset at 00:00 UTC, counters surviving a restart and keys of one
  * user sharing one counter.
  */

@@ -1,7 +1,8 @@
 /**
  * @module Tiers and authentication through a real server: the tier × endpoint matrix, the Pro-only
- * search parameters (api-contract §3.2, §4.3) and Bearer API keys (§2), including what does not count
- * against the daily quota (§3.3).
+ * search parameters (docs/compatibility.md#access-matrix) and Bearer API keys
+ * (docs/compatibility.md#authentication), including what does not count against the daily quota
+ * (docs/compatibility.md#daily-counter).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,19 +1,20 @@
 /**
- * @module The generated tool input schemas against the ones api-contract §7.5 writes out: the same
+ * @module The generated tool input schemas against the ones first published for the public tools
+ * (test/fixtures/published-tool-input-schemas.json, docs/compatibility.md#mcp-tools): the same
  * arguments, the same required ones and the same keywords, apart from the descriptions (ours) and the
- * departures listed here with their reason (arguments added by issues, and required ones that became one of
- * a pair). Skipped where the shared docs are not checked out.
+ * departures listed here with their reason (arguments added since, and required ones that became one of
+ * a pair).
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { TOOLS } from '../../src/mcp/tools.ts';
 
-const CONTRACT = new URL('../../../shared/docs/api-contract.md', import.meta.url);
+const PUBLISHED = new URL('../fixtures/published-tool-input-schemas.json', import.meta.url);
 
 type Schema = { required?: string[]; properties: Record<string, Record<string, unknown>> };
 
-/** `tool.argument.keyword` → why ours differs from §7.5. */
+/** `tool.argument.keyword` → why ours differs from the published schema. */
 const DEPARTURES: Readonly<Record<string, string>> = {
   'search_plans.metal_level.enum': 'REST accepts the CMS spelling `expanded bronze` too; the tool takes what REST takes',
   'search_plans.metal_level.type': 'enumerations of strings say so (valid in both schema dialects)',
@@ -21,14 +22,14 @@ const DEPARTURES: Readonly<Record<string, string>> = {
   'search_plans.sort_by.type': 'enumerations of strings say so',
   'search_plans.sort_order.type': 'enumerations of strings say so',
   'estimate_out_of_pocket.scenario.type': 'enumerations of strings say so',
-  'get_plan_crosswalk.year.const': 'source years follow the loaded crosswalk data (§5.6), not a fixed 2025',
+  'get_plan_crosswalk.year.const': 'source years follow the loaded crosswalk data (docs/compatibility.md#plan-crosswalk), not a fixed 2025',
   'get_plan_crosswalk.year.type': 'the REST range instead of const 2025 (see const)',
   'get_plan_crosswalk.year.minimum': 'the REST range instead of const 2025 (see const)',
   'get_plan_crosswalk.year.maximum': 'the REST range instead of const 2025 (see const)',
 };
 
 const HOUSEHOLD = 'household pricing; pinned by test/fixtures/mcp-tool-input-schemas.json';
-/** Arguments §7.5 does not have, added since: `tool.argument` → where it comes from. */
+/** Arguments the published schemas do not have, added since: `tool.argument` → where it comes from. */
 const ADDED_ARGUMENTS: Readonly<Record<string, string>> = {
   'search_plans.ages': HOUSEHOLD,
   'get_plan_details.zip': HOUSEHOLD,
@@ -43,7 +44,7 @@ const ADDED_ARGUMENTS: Readonly<Record<string, string>> = {
   'estimate_out_of_pocket.ages': HOUSEHOLD,
 };
 
-/** Arguments §7.5 requires that ours do not, and why. */
+/** Arguments the published schemas require that ours do not, and why. */
 const NO_LONGER_REQUIRED: Readonly<Record<string, string>> = {
   'search_plans.age':
     'age or ages: exactly one is required, checked with the other arguments (a top-level oneOf is refused by several MCP clients)',
@@ -51,7 +52,7 @@ const NO_LONGER_REQUIRED: Readonly<Record<string, string>> = {
   'estimate_out_of_pocket.age': 'age or ages, as on search_plans',
 };
 
-/** Tools §7.5 does not have, added since: tool name → where it comes from. */
+/** Tools not among the published ones, added since: tool name → where it comes from. */
 const BEYOND_CONTRACT: Readonly<Record<string, string>> = {
   get_plan_stats: 'facets and ranges of a search; its schema is pinned by test/fixtures/mcp-tool-input-schemas.json',
   check_ichra_affordability: 'ICHRA affordability; its schema is pinned by test/fixtures/mcp-tool-input-schemas.json',
@@ -68,13 +69,8 @@ const withoutDescriptions = (v: unknown): unknown =>
       )
     : v;
 
-test('tool input schemas follow api-contract §7.5 but for the listed departures', {
-  skip: !existsSync(CONTRACT) && 'shared docs not present',
-}, () => {
-  const doc = readFileSync(CONTRACT, 'utf8');
-  const start = doc.indexOf('```json\n{\n  "search_plans"', doc.indexOf('### 7.5 Tools'));
-  assert.ok(start > 0, '§7.5 input schemas found');
-  const contract = JSON.parse(doc.slice(start + '```json\n'.length, doc.indexOf('```', start + 3))) as Record<string, Schema>;
+test('tool input schemas follow the published ones but for the listed departures', () => {
+  const contract = JSON.parse(readFileSync(PUBLISHED, 'utf8')) as Record<string, Schema>;
   const contractTools = TOOLS.filter((t) => BEYOND_CONTRACT[t.name] === undefined);
   assert.deepEqual(contractTools.map((t) => t.name).sort(), Object.keys(contract).sort());
   const found: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * @module The MCP tools' input schemas are public (api-contract §7.5): a model or client caches them.
+ * @module The MCP tools' input schemas are public (docs/compatibility.md#mcp-tools): a model or client caches them.
  * The fixture is the schemas as `tools/list` published them when they were hand-written; whatever
  * produces them now must give the same JSON text, keyword order included, so a change to them is a
  * deliberate edit of the fixture, visible in review.

@@ -1,7 +1,8 @@
 /**
  * Each operation's rules through `execute()` alone, without a server: the endpoint tier gate, field
  * validation (with the field names a client corrects), the cross-parameter checks, the parameter tier
- * gate, the year check and not-found answers, and the order between them (api-contract §1.2 steps 6–10).
+ * gate, the year check and not-found answers, and the order between them (steps 6–10 of
+ * docs/compatibility.md#request-processing-order).
  * Operations are found by their REST path, the public name least likely to change in a refactor.
  */
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
  * @module One capability, one name. The operationId and the MCP tool name are public
- * (api-contract §2, §7.5) and pinned here; the file and the export follow the tool name:
+ * (docs/compatibility.md#mcp-tools) and pinned here; the file and the export follow the tool name:
  * `search_plans` lives in `src/operations/search-plans.ts` as `searchPlansOperation`.
  */
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import type { Operation } from '../../src/operations/operation.ts';
 
 const DIR = new URL('../../src/operations/', import.meta.url);
 
-/** operationId → tool name, as api-contract §7.5 maps the tools to the REST endpoints. */
+/** operationId → tool name, as docs/compatibility.md#mcp-tools maps the tools to the REST endpoints. */
 const PUBLIC_NAMES: Readonly<Record<string, string>> = {
   searchPlans: 'search_plans',
   getPlanById: 'get_plan_details',

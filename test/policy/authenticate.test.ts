@@ -1,5 +1,5 @@
 /**
- * Authorization header → user and tier (contract §2): the missing/invalid split, no store lookup for
+ * Authorization header → user and tier (docs/compatibility.md#authentication): the missing/invalid split, no store lookup for
  * malformed values, revocation and tier changes taking effect on the next call, and the rate-limited
  * last_used_at write that must never undo a revocation.
  */

@@ -1,5 +1,5 @@
 /**
- * The daily quota (contract §3.3) with an injected clock: exhaustion without counting refusals, the
+ * The daily quota (docs/compatibility.md#daily-counter) with an injected clock: exhaustion without counting refusals, the
  * midnight-UTC reset, exact reset/retry values, persistence across restarts, the bounded background
  * save, plus the tier limits and the rate-limit headers built from a decision.
  */
@@ -17,7 +17,7 @@ import { DEFAULT_DAILY_LIMITS, TIER_RANK, TIERS, type Tier } from '../../src/pol
 const dailyLimits = (env: NodeJS.ProcessEnv): Readonly<Record<Tier, number>> => serveConfig(env).limits;
 
 const LIMITS = dailyLimits({ HPD_QUOTA_FREE: '3', HPD_QUOTA_PRO: '5' });
-/** 2026-11-21T00:00:00Z, the RateLimit-Reset of the contract's 429 example. */
+/** 2026-11-21T00:00:00Z, the RateLimit-Reset of the public docs' 429 example. */
 const NEXT_MIDNIGHT_S = 1_795_219_200;
 
 /** `real` with some methods replaced (the others stay bound to `real`, whose fields are private). */
@@ -92,7 +92,7 @@ test('resetEpochSeconds is the next 00:00 UTC and retryAfterSeconds the whole se
   defer(() => quota.close());
   const d = quota.consume('usr_a', 'free');
   assert.equal(d.resetEpochSeconds, NEXT_MIDNIGHT_S);
-  assert.equal(d.retryAfterSeconds, 31_234, 'the contract example: Retry-After 31234 at 15:19:26Z');
+  assert.equal(d.retryAfterSeconds, 31_234, 'the public docs example: Retry-After 31234 at 15:19:26Z');
   clock.set('2026-11-20T15:19:26.400Z');
   assert.equal(quota.consume('usr_a', 'free').retryAfterSeconds, 31_234, '31233.6 s rounds up');
   clock.set('2026-11-20T00:00:00.000Z');
