@@ -78,7 +78,6 @@ const OUTSIDE_CONTRACT = [/(?<!open)api[-]contract/, /contract \u00a7/];
 
 /** Files that may still cite it, each with why; an entry whose file no longer does fails, to be removed. */
 const STILL_CITING: Readonly<Record<string, string>> = {
-  'README.md': 'its documentation section names the shared contract file; the line becomes a link to docs/compatibility.md',
   'data/geo/geography.json': "its text is part of every build's hash, so its notes change with the next geography change",
 };
 
