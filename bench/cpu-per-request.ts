@@ -8,6 +8,8 @@
  * connections); the ceiling replays our recorded bytes (bench/ceiling/server.ts), so ours ÷ ceiling in
  * CPU per request is the requests/s ratio a quiet machine would show. `--unique` makes ours' URL list
  * long (20,000 distinct requests) so that no response cache can help; the ceiling replays 2,000 of them.
+ * Ours (and the checkout of `--against`) run under V8's GC trace, which gives the bytes they allocate per
+ * request (bench/lib/gc-trace.ts).
  *
  * More options: `--against DIR` also measures `hpd serve` from another checkout (say a worktree of the
  * previous commit), alternated with ours on the same CPU, for an A/B that the machine's drift affects
@@ -34,6 +36,7 @@ import {
 } from './lib/processes.ts';
 import { benchArgsWithChoice } from './lib/bench-args.ts';
 import { ensureBuild } from './lib/suite.ts';
+import { GcTrace } from './lib/gc-trace.ts';
 import { fetchResponse, mapLimit } from './lib/verify.ts';
 import { buildWorkloads, WORKLOADS, type WorkloadName } from './lib/workloads.ts';
 import { runWrk } from './lib/wrk.ts';
@@ -126,6 +129,7 @@ const root = join(work, 'builds');
 mkdirSync(join(root, String(year)), { recursive: true });
 symlinkSync(realpathSync(join(source, String(year), 'current')), join(root, String(year), 'current'));
 const servers: ServerProcess[] = [];
+const traces = new Map<ServerProcess, GcTrace>();
 try {
   const registry = openRegistry(root, BASE_URL, [year]);
   const zipf = opt('zipf') === undefined ? null : Number(opt('zipf'));
@@ -139,17 +143,23 @@ try {
   const key = enterpriseKey(env);
   const [ceilingPort, metricsPort] = (await freePorts(2)) as [number, number];
   const pin = detectPinning();
-  /** `hpd serve --workers 0` of a checkout, pinned to the server core. */
+  /**
+   * `hpd serve --workers 0` of a checkout, pinned to the server core, under V8's GC trace (bytes
+   * allocated per request; stdbuf makes the trace line-buffered, so each GC lands in its own run).
+   */
   const serve = async (name: string, checkout: string, nodeFlags: readonly string[], extra: Record<string, string>) => {
+    const trace = new GcTrace();
     const { server, origin } = await spawnHpdServe({
       name,
-      command: process.execPath,
-      args: [...nodeFlags, join(checkout, 'bin/hpd.js'), 'serve', '--workers', '0'],
+      command: 'stdbuf',
+      args: ['-oL', process.execPath, ...nodeFlags, '--trace-gc-nvp', join(checkout, 'bin/hpd.js'), 'serve', '--workers', '0'],
       env: { ...env, HPD_BASE_URL: BASE_URL, ...extra },
       cwd: checkout,
       cpu: pin?.serverCpu ?? null,
+      onStdoutLine: trace.onLine,
     });
     servers.push(server);
+    traces.set(server, trace);
     return { server, origin };
   };
   const nodeFlags = (opt('node-flags') ?? '').split(' ').filter(Boolean);
@@ -210,14 +220,22 @@ try {
     }
   };
   const measure = async (s: ServerProcess, origin: string, file: string) => {
+    const trace = traces.get(s);
+    const mark = trace?.mark() ?? 0;
     const before = cpuTimes(s.pid);
     const run = await fullLoad(origin, file);
     const after = cpuTimes(s.pid);
+    const gc = trace?.summary(mark);
     return {
       rps: run.rps,
       user: ((after.user - before.user) * 1e6) / run.requests,
       sys: ((after.sys - before.sys) * 1e6) / run.requests,
       errors: run.errors.total,
+      // No collection in the run: nothing was measured (the trace reports allocation at each GC).
+      allocated:
+        gc === undefined || gc.scavenges + gc.markCompacts + gc.others === 0
+          ? 'not measured'
+          : `${Math.round(gc.bytes / run.requests)} B/req allocated`,
     };
   };
   // --strace: one extra run of each server under `strace -c -f` (syscall counts per request; slows it).
@@ -245,13 +263,13 @@ try {
       Number(metrics.match(new RegExp(`hpd_search_cache_lookups_total\\{result="${result}"\\} (\\d+)`))?.[1] ?? 0);
     const hits = count('hit');
     const lookups = hits + count('miss');
-    const line = `rep ${r + 1}: search cache ${lookups === 0 ? 'off' : `hit rate ${((100 * hits) / lookups).toFixed(1)} % so far`}; ours ${o.rps.toFixed(0)} req/s, ${o.user.toFixed(1)}+${o.sys.toFixed(1)} µs user+sys/req (errors ${o.errors}); ceiling ${c.rps.toFixed(0)} req/s, ${c.user.toFixed(1)}+${c.sys.toFixed(1)} µs; ratio rps ${(o.rps / c.rps).toFixed(3)}, cpu ${((c.user + c.sys) / (o.user + o.sys)).toFixed(3)}`;
+    const line = `rep ${r + 1}: search cache ${lookups === 0 ? 'off' : `hit rate ${((100 * hits) / lookups).toFixed(1)} % so far`}; ours ${o.rps.toFixed(0)} req/s, ${o.user.toFixed(1)}+${o.sys.toFixed(1)} µs user+sys/req, ${o.allocated} (errors ${o.errors}); ceiling ${c.rps.toFixed(0)} req/s, ${c.user.toFixed(1)}+${c.sys.toFixed(1)} µs; ratio rps ${(o.rps / c.rps).toFixed(3)}, cpu ${((c.user + c.sys) / (o.user + o.sys)).toFixed(3)}`;
     rows.push(line);
     process.stdout.write(`${line}\n`);
     if (against !== null) {
       const a = await measure(against.server, against.origin, urls);
       process.stdout.write(
-        `rep ${r + 1}: against ${a.rps.toFixed(0)} req/s, ${a.user.toFixed(1)}+${a.sys.toFixed(1)} µs/req (errors ${a.errors}); ratio rps ${(a.rps / c.rps).toFixed(3)}; ours ÷ against: rps ${(o.rps / a.rps).toFixed(3)}, cpu ${((a.user + a.sys) / (o.user + o.sys)).toFixed(3)}\n`,
+        `rep ${r + 1}: against ${a.rps.toFixed(0)} req/s, ${a.user.toFixed(1)}+${a.sys.toFixed(1)} µs/req, ${a.allocated} (errors ${a.errors}); ratio rps ${(a.rps / c.rps).toFixed(3)}; ours ÷ against: rps ${(o.rps / a.rps).toFixed(3)}, cpu ${((a.user + a.sys) / (o.user + o.sys)).toFixed(3)}\n`,
       );
     }
   }

@@ -6,6 +6,7 @@
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { eventually } from '../helpers/eventually.ts';
 import { LeasedQuota } from '../../src/policy/leased-quota.ts';
 import { connectRedis, type RedisLink } from '../../src/policy/redis-link.ts';
 import { quotaKey } from '../../src/policy/redis-store.ts';
@@ -40,7 +41,7 @@ async function holdersOnNewRedis(t: TestContext, n: number): Promise<{ redis: Te
 }
 
 test('Free across 3 holders: 150 concurrent requests, exactly 100 succeed, spread over the holders', { timeout: 60_000 }, async (t) => {
-  const { redis, h } = await holdersOnNewRedis(t, 3);
+  const { h } = await holdersOnNewRedis(t, 3);
   const results = await Promise.all(Array.from({ length: 150 }, (_, i) => Promise.resolve(h.quotas[i % 3]!.consume('usr_free', 'free'))));
   const allowed = results.filter((d) => d.allowed);
   assert.equal(allowed.length, 100);
@@ -59,7 +60,7 @@ test('Free across 3 holders: 150 concurrent requests, exactly 100 succeed, sprea
 test('Pro across 4 holders until refused: never above the limit, never refused below limit − 0.5 %; blocks mostly local', {
   timeout: 60_000,
 }, async (t) => {
-  const { redis, h } = await holdersOnNewRedis(t, 4);
+  const { h } = await holdersOnNewRedis(t, 4);
   const limit = LIMITS.pro;
   const slack = limit * 0.005;
   let allowed = 0;
@@ -87,7 +88,7 @@ test('Pro across 4 holders until refused: never above the limit, never refused b
 });
 
 test('closing gives back the unused lease: the counter then holds only what was used', { timeout: 60_000 }, async (t) => {
-  const { redis, h } = await holdersOnNewRedis(t, 2);
+  const { h } = await holdersOnNewRedis(t, 2);
   for (let i = 0; i < 3; i++) assert.equal((await h.quotas[0]!.consume('usr_e', 'enterprise')).allowed, true);
   const leased = Number(await h.links[0]!.client.hget(quotaKey(today()), 'usr_e'));
   assert.ok(leased > 3, `a block was leased (${leased})`);
@@ -158,14 +159,20 @@ test('a primary demoted to a replica (READONLY): requests counted locally, added
   const h = await holders(a, 1);
   t.after(() => h.close());
   const q = h.quotas[0]!;
-  for (let i = 0; i < 10; i++) assert.equal((await q.consume('usr_r', 'free')).allowed, true);
   const adminA = new Redis(a.url);
   const adminB = new Redis(b.url);
   t.after(() => {
     adminA.disconnect();
     adminB.disconnect();
   });
-  assert.equal(Number(await adminA.call('WAIT', '1', '5000')), 1, 'the replica has the count');
+  // The replica's first full sync can take seconds on a busy machine: WAIT counts only a synced replica.
+  await eventually(
+    'the replica has synced with a',
+    async () => (await adminB.info('replication')).includes('master_link_status:up'),
+    30_000,
+  );
+  for (let i = 0; i < 10; i++) assert.equal((await q.consume('usr_r', 'free')).allowed, true);
+  assert.equal(Number(await adminA.call('WAIT', '1', '15000')), 1, 'the replica has the count');
   // A failover behind one address: b promoted, a following it.
   await adminB.call('REPLICAOF', 'NO', 'ONE');
   await adminA.call('REPLICAOF', '127.0.0.1', String(b.port));
