@@ -4,10 +4,9 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { RATE_LIMITED } from '../http/front-problems.ts';
 import type { LiveRegistry } from '../operations/live-registry.ts';
 import { execute, type OperationContext } from '../operations/operation.ts';
-import { validationDetail } from '../operations/problems.ts';
+import { RATE_LIMITED, validationDetail, validationProblem } from '../operations/problems.ts';
 import { suggestion } from '../operations/suggest.ts';
 import type { Quota } from '../policy/quota.ts';
 import type { RequestMetrics } from '../observability/request-metrics.ts';
@@ -87,18 +86,7 @@ async function callTool(
   const decision = await deps.quota.consume(who.userId, who.tier);
   if (!decision.allowed) deps.metrics?.quotaRefused(who.tier);
   if (!decision.allowed) return toolError(problemDoc(deps.links, RATE_LIMITED, instance));
-  if (!req.ok)
-    return toolError(
-      problemDoc(
-        deps.links,
-        {
-          kind: 'validation',
-          detail: validationDetail(req.errors, toolAlternatives(tool)),
-          errors: req.errors,
-        },
-        instance,
-      ),
-    );
+  if (!req.ok) return toolError(problemDoc(deps.links, validationProblem(req.errors, toolAlternatives(tool)).spec, instance));
   // A tool call runs synchronously from here: one snapshot answers all of it.
   const ctx: OperationContext = { registry: deps.live.current(), baseUrl: deps.links.baseUrl };
   const result = execute(tool.operation, ctx, who.tier, req.query, req.pathParams);
