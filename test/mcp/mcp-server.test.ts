@@ -314,6 +314,20 @@ describe('HTTP rules of the MCP endpoint', () => {
     assert.equal(await mcp('', `Bearer ${expired}`), 'The access token expired.');
   });
 
+  test('an unknown path (404) and a method a path does not take (405) get the REST front’s detail word for word', async () => {
+    const origin = new URL(fx.mcpUrl).origin;
+    const detailOf = async (r: Response, status: number): Promise<string> => {
+      assert.equal(r.status, status, r.url);
+      return ((await r.json()) as { detail: string }).detail;
+    };
+    const restMissing = await detailOf(await fx.rest.get('/no/such/path'), 404);
+    assert.equal(await detailOf(await fetch(`${origin}/no/such/path`), 404), restMissing);
+    assert.equal(restMissing, 'No route matches /no/such/path.');
+    const restPut = await detailOf(await fx.rest.get('/v1/health/years', { method: 'PUT' }), 405);
+    assert.equal(await detailOf(await fetch(`${fx.mcpUrl}/.well-known/oauth-protected-resource`, { method: 'PUT' }), 405), restPut);
+    assert.equal(restPut, 'Method PUT is not allowed. Allowed: GET, HEAD.');
+  });
+
   test('protected-resource metadata (RFC 9728) at the resource path and the path-inserted form', async () => {
     const origin = new URL(fx.mcpUrl).origin;
     for (const url of [`${fx.mcpUrl}/.well-known/oauth-protected-resource`, `${origin}/.well-known/oauth-protected-resource/mcp`]) {
