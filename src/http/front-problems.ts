@@ -1,32 +1,12 @@
 /**
- * @module Problems the REST front answers itself, before any operation runs. Shared by the server,
- * which answers them, and the OpenAPI document, whose examples must be the very bodies a client gets.
+ * @module Problems only the REST front answers, before any operation runs (the problems both fronts
+ * give are in src/operations/problems.ts). Shared by the server, which answers them, and the OpenAPI
+ * document, whose examples must be the very bodies a client gets.
  */
 import type { ProblemSpec } from '../operations/problems.ts';
-import { isCredentialName } from '../operations/unknown-name.ts';
 
-export const UNAUTHORIZED: ProblemSpec = { kind: 'unauthorized', detail: 'Missing or invalid API key.' };
-
-/**
- * The 401 of a request without an `Authorization` header: the plain one, or, when the key was sent in
- * the query as other APIs take it (`?api_key=`), one that says where it goes. Authentication comes
- * before validation (docs/compatibility.md#request-processing-order), so this 401 is all such a caller ever sees: without the hint
- * the key they can see in their own URL is "missing".
- */
-export function missingCredential(query: ReadonlyArray<readonly [string, string]>): ProblemSpec {
-  const sent = query.find(([name]) => isCredentialName(name));
-  if (sent === undefined) return UNAUTHORIZED;
-  return {
-    kind: 'unauthorized',
-    detail: `${UNAUTHORIZED.detail} The query parameter ${sent[0]} is not read: send the key in the Authorization header (Authorization: Bearer <key>).`,
-  };
-}
-
-export const RATE_LIMITED: ProblemSpec = {
-  kind: 'rateLimited',
-  detail: 'Daily request limit reached. Resets at midnight UTC.',
-  upgrade: true,
-};
+/** The 406 of an `Accept` that excludes JSON: an operation's route writes nothing else. */
+export const NOT_ACCEPTABLE: ProblemSpec = { kind: 'notAcceptable', detail: 'This resource is available as application/json only.' };
 
 export const BODY_NOT_ALLOWED: ProblemSpec = {
   kind: 'validation',
@@ -43,5 +23,16 @@ export function framingProblem(reason: string): ProblemSpec {
     kind: 'validation',
     detail: `${reason} Where the request ends cannot be told for certain (RFC 9112 §6.3): the connection is closed.`,
     errors: [{ field: '(framing)', message: reason }],
+  };
+}
+
+/**
+ * The 429 of a request from a proxied client address that already holds `max` connections: it names the
+ * setting, since the remedy (reuse connections) is the client's and the limit the operator's.
+ */
+export function tooManyConnections(max: number): ProblemSpec {
+  return {
+    kind: 'rateLimited',
+    detail: `Your address holds ${max} connections to this server (HPD_REST_MAX_CONNECTIONS_PER_ADDRESS): reuse them, or close some before opening more.`,
   };
 }

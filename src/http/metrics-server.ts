@@ -5,6 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import { toListenError } from './listen-error.ts';
 import { createNodeListener, type ListenerLimits } from './node-listener.ts';
+import { methodNotAllowed } from '../operations/problems.ts';
 import { requestPath } from './request-target.ts';
 import type { MetricsExposition } from '../observability/metrics-exposition.ts';
 import { PROMETHEUS_CONTENT_TYPE } from '../observability/prometheus-text.ts';
@@ -13,6 +14,9 @@ export interface MetricsServer {
   readonly port: number;
   close(): Promise<void>;
 }
+
+/** The 404 of any other path: this listener has one resource. */
+const ONLY_METRICS = 'This listener serves /metrics only.';
 
 /** RFC 9457 with `about:blank`: the status says everything there is to say here. */
 function problem(status: number, title: string, detail: string): string {
@@ -37,13 +41,12 @@ export async function startMetricsServer(
         res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...headers });
         res.end(req.method === 'HEAD' ? undefined : body);
       };
-      if (path !== '/metrics')
-        return answer(404, 'application/problem+json', problem(404, 'Not Found', 'This listener serves /metrics only.'));
+      if (path !== '/metrics') return answer(404, 'application/problem+json', problem(404, 'Not Found', ONLY_METRICS));
       if (req.method !== 'GET' && req.method !== 'HEAD')
         return answer(
           405,
           'application/problem+json',
-          problem(405, 'Method Not Allowed', `Method ${req.method} is not allowed. Allowed: GET, HEAD.`),
+          problem(405, 'Method Not Allowed', methodNotAllowed(req.method ?? '', 'GET, HEAD').detail),
           { allow: 'GET, HEAD' },
         );
       answer(200, PROMETHEUS_CONTENT_TYPE, exposition.render());

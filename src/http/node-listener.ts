@@ -198,15 +198,20 @@ const FRAMING_ERRORS = new Set(['HPE_UNEXPECTED_CONTENT_LENGTH', 'HPE_INVALID_CO
 /** llhttp's errors of a line not ended by CRLF (a bare CR or LF). */
 const LINE_END_ERRORS = new Set(['HPE_CR_EXPECTED', 'HPE_LF_EXPECTED']);
 
+/** The details of what Node's HTTP parser refuses, other than framing (front-problems.ts). */
+const HEADER_TOO_LARGE = 'The request header block is too large (Node limit: 16 KiB).';
+const REQUEST_TIMEOUT = 'The request was not received in time.';
+const NOT_HTTP = 'The request is not valid HTTP/1.1 (request line, method or header syntax).';
+
 /** Status and detail for an error of Node's HTTP parser (its `code`, and `reason` where it has one). */
 function clientErrorAnswer(code: string | undefined, reason: unknown): [number, string] {
-  if (code === 'HPE_HEADER_OVERFLOW') return [431, 'The request header block is too large (Node limit: 16 KiB).'];
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'The request was not received in time.'];
+  if (code === 'HPE_HEADER_OVERFLOW') return [431, HEADER_TOO_LARGE];
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, REQUEST_TIMEOUT];
   if (code !== undefined && FRAMING_ERRORS.has(code))
     return [400, framingProblem(`The Content-Length or Transfer-Encoding is invalid (${String(reason ?? code)}).`).detail];
   if (code !== undefined && LINE_END_ERRORS.has(code))
     return [400, framingProblem('A line of the request head does not end with CRLF (a bare CR or LF).').detail];
-  return [400, 'The request is not valid HTTP/1.1 (request line, method or header syntax).'];
+  return [400, NOT_HTTP];
 }
 
 /**

@@ -11,9 +11,9 @@
 import type { DataRegistry } from '../operations/data-registry.ts';
 import { type BodyResult, executeToBody, type Operation, type OperationContext } from '../operations/operation.ts';
 import { threadScratch } from '../operations/request-scratch.ts';
-import { toProblemBody, type ProblemSpec } from '../operations/problems.ts';
+import { RATE_LIMITED, toProblemBody, UNAUTHORIZED, type ProblemSpec } from '../operations/problems.ts';
 import { P } from '../operations/shared-schemas.ts';
-import { BODY_NOT_ALLOWED, RATE_LIMITED, UNAUTHORIZED } from './front-problems.ts';
+import { BODY_NOT_ALLOWED } from './front-problems.ts';
 
 export interface OpenApiExamples {
   /** Example body by status code ('200', '400'…), by operation id. */

@@ -4,7 +4,7 @@
  */
 import { OPERATIONS } from '../operations/index.ts';
 import type { Operation, OperationContext } from '../operations/operation.ts';
-import { PROBLEM_TYPES } from '../operations/problems.ts';
+import { noRoute, PROBLEM_TYPES } from '../operations/problems.ts';
 import { HEALTH_BODY, readinessOf, readyzAnswer } from '../observability/health-probes.ts';
 import { pages } from './docs-pages.ts';
 import { buildOpenApi } from './openapi.ts';
@@ -79,7 +79,7 @@ function registerProblemPages(front: RestFront): void {
     const path = req.getUrl();
     const method = head ? 'HEAD' : 'GET';
     if (t === undefined) {
-      front.write(res, front.problemReply({ kind: 'notFound', detail: `No route matches ${path}.` }, path), head, requestId);
+      front.write(res, front.problemReply(noRoute(path), path), head, requestId);
       front.observe(label, 404, t0, requestId, method, path);
       return;
     }
@@ -149,12 +149,7 @@ export function registerDocuments(front: RestFront, config: ServerConfig, routes
     const t0 = performance.now();
     const requestId = requestIdFrom(req.getHeader('x-request-id'));
     const path = req.getUrl();
-    front.write(
-      res,
-      front.problemReply({ kind: 'notFound', detail: `No route matches ${path}.` }, path),
-      req.getMethod() === 'head',
-      requestId,
-    );
+    front.write(res, front.problemReply(noRoute(path), path), req.getMethod() === 'head', requestId);
     front.observe(otherLabel, 404, t0, requestId, req.getCaseSensitiveMethod(), path);
   });
   return {

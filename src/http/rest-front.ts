@@ -3,7 +3,7 @@
  * replies, counting, and the registration of handlers (src/http/server.ts assembles the front).
  */
 import type { OperationContext } from '../operations/operation.ts';
-import { toProblemBody, PROBLEM_TYPES, type ProblemSpec } from '../operations/problems.ts';
+import { methodNotAllowed, toProblemBody, PROBLEM_TYPES, type ProblemSpec } from '../operations/problems.ts';
 import type { DataRegistry } from '../operations/data-registry.ts';
 import type { LiveRegistry } from '../operations/live-registry.ts';
 import type { Quota } from '../policy/quota.ts';
@@ -184,14 +184,7 @@ export class RestFront {
     const method = req.getCaseSensitiveMethod();
     const path = req.getUrl();
     const requestId = requestIdFrom(req.getHeader('x-request-id'));
-    this.write(
-      res,
-      this.problemReply({ kind: 'methodNotAllowed', detail: `Method ${method} is not allowed. Allowed: GET, HEAD.` }, path, [
-        ['allow', 'GET, HEAD'],
-      ]),
-      false,
-      requestId,
-    );
+    this.write(res, this.problemReply(methodNotAllowed(method, 'GET, HEAD'), path, [['allow', 'GET, HEAD']]), false, requestId);
     this.observe(label, 405, t0, requestId, method, path);
   }
 

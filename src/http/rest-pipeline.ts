@@ -13,14 +13,14 @@ import { scratchPart, threadScratch, type RequestScratch } from '../operations/r
 import { writeDigest } from '../encoding/fast-hash.ts';
 import { SearchPageModel } from '../operations/search-page.ts';
 import { AptcPageModel } from '../operations/aptc-page.ts';
-import { INTERNAL_ERROR, type ProblemSpec } from '../operations/problems.ts';
+import { INTERNAL_ERROR, missingCredential, RATE_LIMITED, STATE_UNAVAILABLE, UNAUTHORIZED } from '../operations/problems.ts';
 import { TIER_RANK, type Tier } from '../policy/tiers.ts';
 import { AuthCache } from '../policy/auth-cache.ts';
 import type { QuotaDecision } from '../policy/quota.ts';
 import { rateLimitHeaders } from '../policy/rate-limit-headers.ts';
 import { RequestMetrics } from '../observability/request-metrics.ts';
 import { acceptsJson, ifNoneMatchMatches, linkHeader } from './conditional.ts';
-import { missingCredential, RATE_LIMITED, UNAUTHORIZED } from './front-problems.ts';
+import { NOT_ACCEPTABLE } from './front-problems.ts';
 import { queryPairs } from '../encoding/query-string.ts';
 import { generatedRequestId, givenRequestId } from './request-id.ts';
 import type { ResponseCache } from './response-cache.ts';
@@ -35,11 +35,6 @@ import type { HttpRequest, HttpResponse } from './uws.ts';
 
 const REALM = 'Bearer realm="health-api"';
 const INVALID_TOKEN = `${REALM}, error="invalid_token", error_description="The API key is missing, malformed, unknown or revoked"`;
-/** The shared state store lost its backend (Redis unreachable, or emptied) and cannot vouch for this credential (state-store.ts). */
-const STATE_UNAVAILABLE: ProblemSpec = {
-  kind: 'unavailable',
-  detail: 'The service cannot verify this API key right now (its shared state store is unavailable). Retry shortly.',
-};
 const STATE_RETRY_AFTER = '5';
 
 /** The route whose pages the search cache keeps. */
@@ -297,8 +292,7 @@ export class OperationPipeline {
   #respond(r: Incoming, scratch: RequestScratch): Answer | Pending {
     const front = this.#front;
     const metrics = this.#config.metrics;
-    if (!acceptsJson(r.accept))
-      return front.problemReply({ kind: 'notAcceptable', detail: 'This resource is available as application/json only.' }, r.path);
+    if (!acceptsJson(r.accept)) return front.problemReply(NOT_ACCEPTABLE, r.path);
     const who = this.#auth.authenticate(r.authorization, this.#clock());
     if (!who.ok) {
       metrics?.authFailed('rest', who.reason);

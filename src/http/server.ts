@@ -16,6 +16,7 @@ import { asLiveRegistry } from '../operations/live-registry.ts';
 import { AddressCap, DEFAULT_REST_MAX_CONNECTIONS_PER_ADDRESS } from './address-cap.ts';
 import { createConnectionCap } from './connection-cap.ts';
 import { ProxiedAddressCap } from './proxied-address-cap.ts';
+import { tooManyConnections } from './front-problems.ts';
 import { requestIdFrom } from './request-id.ts';
 import { TrustedProxies } from './trusted-proxies.ts';
 import { ResponseCache } from './response-cache.ts';
@@ -120,20 +121,7 @@ function refuseProxied(gate: ProxiedGate, front: RestFront, max: number): (res: 
     if (client.byteLength === 0 || tag === '' || cap.admit(client, tag)) return false;
     const path = req.getUrl();
     const requestId = requestIdFrom(req.getHeader('x-request-id'));
-    front.write(
-      res,
-      front.problemReply(
-        {
-          kind: 'rateLimited',
-          detail: `Your address holds ${max} connections to this server (HPD_REST_MAX_CONNECTIONS_PER_ADDRESS): reuse them, or close some before opening more.`,
-        },
-        path,
-        [['retry-after', '1']],
-      ),
-      false,
-      requestId,
-      true,
-    );
+    front.write(res, front.problemReply(tooManyConnections(max), path, [['retry-after', '1']]), false, requestId, true);
     return true;
   };
 }

@@ -9,6 +9,7 @@
  * or mixing tokens with API keys never resets it.
  */
 import { createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWTVerifyGetKey } from 'jose';
+import { API_KEY_UNVERIFIABLE } from '../operations/problems.ts';
 import { AuthCache } from '../policy/auth-cache.ts';
 import { classifyBearer, bearerToken } from '../policy/authenticate.ts';
 import { isRedisUnavailable } from '../policy/redis-failure.ts';
@@ -30,7 +31,7 @@ export interface Principal {
 const UNAVAILABLE_KEY: CredentialResult = {
   ok: false,
   reason: 'unavailable',
-  description: 'The service cannot verify this API key right now (its shared state store is unavailable)',
+  description: API_KEY_UNVERIFIABLE,
 };
 
 const UNAVAILABLE_GRANT: CredentialResult = {

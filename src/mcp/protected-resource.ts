@@ -3,6 +3,7 @@
  * paths clients try) and the document naming the authorization server.
  */
 import type { ServerResponse } from 'node:http';
+import { methodNotAllowed } from '../operations/problems.ts';
 import { OAUTH_SCOPES } from '../policy/oauth-scopes.ts';
 import { sendProblem, type ProblemLinks } from './http-replies.ts';
 
@@ -39,9 +40,7 @@ export function protectedResource(mcpUrl: string, mcpPath: string, authServerUrl
         return;
       }
       if (method !== 'GET' && method !== 'HEAD') {
-        sendProblem(res, links, { kind: 'methodNotAllowed', detail: `Method ${method} is not allowed. Allowed: GET, HEAD.` }, path, {
-          allow: 'GET, HEAD',
-        });
+        sendProblem(res, links, methodNotAllowed(method, 'GET, HEAD'), path, { allow: 'GET, HEAD' });
         return;
       }
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...cors });

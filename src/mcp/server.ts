@@ -21,8 +21,16 @@ import { requestPath } from '../http/request-target.ts';
 import type { TrustedProxies } from '../http/trusted-proxies.ts';
 import type { DataRegistry } from '../operations/data-registry.ts';
 import { asLiveRegistry, type LiveRegistry } from '../operations/live-registry.ts';
-import { INTERNAL_ERROR } from '../operations/problems.ts';
-import { isCredentialName } from '../operations/unknown-name.ts';
+import {
+  INTERNAL_ERROR,
+  methodNotAllowed,
+  missingCredential,
+  noRoute,
+  stateUnavailable,
+  UNAUTHORIZED,
+  type ProblemSpec,
+} from '../operations/problems.ts';
+import { bearerToken, classifyBearer } from '../policy/authenticate.ts';
 import { OAUTH_SCOPES } from '../policy/oauth-scopes.ts';
 import type { Quota } from '../policy/quota.ts';
 import type { AccessLog } from '../observability/access-log.ts';
@@ -30,6 +38,7 @@ import type { HealthProbes } from '../observability/health-probes.ts';
 import { createNodeRequestObserver } from '../http/node-request-observer.ts';
 import type { RequestMetrics } from '../observability/request-metrics.ts';
 import type { CredentialVerifier, Principal } from './credentials.ts';
+import { accessTokenRejected, INVALID_TARGET, originNotAllowed } from './front-problems.ts';
 import { readJson, sendJson, sendProblem, sendRpcError, type ProblemLinks } from './http-replies.ts';
 import { protectedResource, type ProtectedResource } from './protected-resource.ts';
 import { findInvalidParams, INVALID_PARAMS } from './request-params.ts';
@@ -105,24 +114,14 @@ export function createMcpServer(config: McpServerConfig): McpHttpServer {
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = req.method ?? 'GET';
     const path = requestPath(req.url ?? '/');
-    if (path === undefined) {
-      const errors = [{ field: 'request-target', message: 'is not a valid origin-form or absolute-form target' }];
-      return sendProblem(res, links, { kind: 'validation', detail: 'The request target is not a valid URL.', errors }, '/');
-    }
+    if (path === undefined) return sendProblem(res, links, INVALID_TARGET, '/');
     if (config.health?.answer(req, res, path) === true) return;
     if (prm.paths.has(path)) return prm.answer(res, method, path, links);
-    if (path !== mcpPath && path !== '/') return sendProblem(res, links, { kind: 'notFound', detail: `No route matches ${path}.` }, path);
+    if (path !== mcpPath && path !== '/') return sendProblem(res, links, noRoute(path), path);
     const origin = req.headers.origin;
-    if (origin !== undefined && !allowedOrigins.has(origin))
-      return sendProblem(res, links, { kind: 'forbidden', detail: `Origin ${origin} is not allowed.` }, path);
+    if (origin !== undefined && !allowedOrigins.has(origin)) return sendProblem(res, links, originNotAllowed(origin), path);
     if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
-      return sendProblem(
-        res,
-        links,
-        { kind: 'methodNotAllowed', detail: `Method ${method} is not allowed. Allowed: GET, POST, DELETE.` },
-        path,
-        { allow: 'GET, POST, DELETE' },
-      );
+      return sendProblem(res, links, methodNotAllowed(method, 'GET, POST, DELETE'), path, { allow: 'GET, POST, DELETE' });
     }
     const who = await authenticate(endpoint, req, res, path);
     if (who !== null) await handleMcp(endpoint, req, res, method, who);
@@ -192,35 +191,30 @@ async function authenticate(e: Endpoint, req: IncomingMessage, res: ServerRespon
   if (cred.ok) return cred.principal;
   e.config.metrics?.authFailed('mcp', cred.reason);
   if (cred.reason === 'unavailable') {
-    sendProblem(res, e.links, { kind: 'unavailable', detail: `${cred.description}. Retry shortly.` }, path, { 'retry-after': '5' });
+    sendProblem(res, e.links, stateUnavailable(cred.description), path, { 'retry-after': '5' });
     return null;
   }
   const challenge =
     cred.reason === 'missing'
       ? `Bearer resource_metadata="${e.prm.url}", scope="${OAUTH_SCOPES.join(' ')}"`
       : `Bearer error="invalid_token", error_description="${cred.description.replaceAll('"', "'")}", resource_metadata="${e.prm.url}"`;
-  sendProblem(
-    res,
-    e.links,
-    {
-      kind: 'unauthorized',
-      detail: cred.reason === 'missing' ? missingCredentialDetail(req.url ?? '') : `${cred.description}.`,
-    },
-    path,
-    { 'www-authenticate': challenge },
-  );
+  sendProblem(res, e.links, refusal(cred, req), path, { 'www-authenticate': challenge });
   return null;
 }
 
 /**
- * The 401 detail of a request without an `Authorization` header. An endpoint URL configured as other
- * MCP servers take it (`/mcp?api_key=…`) is named, since that key is what the caller believes it sent.
+ * The 401 of a refused credential: the REST front's for a missing or malformed credential or an API
+ * key (the same key gets the same answer from both fronts), the verifier's reason for an access token.
  */
-function missingCredentialDetail(url: string): string {
+function refusal(cred: { readonly reason: string; readonly description: string }, req: IncomingMessage): ProblemSpec {
+  if (cred.reason === 'missing') return missingCredential(queryOf(req.url ?? ''));
+  return classifyBearer(bearerToken(req.headers.authorization) ?? '') === 'jwt' ? accessTokenRejected(cred.description) : UNAUTHORIZED;
+}
+
+/** The query of a request target, as name/value pairs (none without one). */
+function queryOf(url: string): URLSearchParams {
   const q = url.indexOf('?');
-  const sent = q < 0 ? undefined : [...new URLSearchParams(url.slice(q + 1)).keys()].find(isCredentialName);
-  const where = sent === undefined ? '' : ` The query parameter ${sent} is not read.`;
-  return `Missing credential: send an API key or an OAuth access token as a Bearer token in the Authorization header.${where}`;
+  return new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
 }
 
 /** An authenticated MCP request: to its session's transport, or an initialize starting a session. */

@@ -4,11 +4,10 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { RATE_LIMITED } from '../http/front-problems.ts';
 import type { LiveRegistry } from '../operations/live-registry.ts';
 import { executeToBody, type OperationContext } from '../operations/operation.ts';
 import { threadScratch } from '../operations/request-scratch.ts';
-import { validationDetail } from '../operations/problems.ts';
+import { RATE_LIMITED, validationDetail, validationProblem } from '../operations/problems.ts';
 import { suggestion } from '../operations/suggest.ts';
 import type { Quota } from '../policy/quota.ts';
 import type { RequestMetrics } from '../observability/request-metrics.ts';
@@ -88,18 +87,7 @@ async function callTool(
   const decision = await deps.quota.consume(who.userId, who.tier);
   if (!decision.allowed) deps.metrics?.quotaRefused(who.tier);
   if (!decision.allowed) return toolError(problemDoc(deps.links, RATE_LIMITED, instance));
-  if (!req.ok)
-    return toolError(
-      problemDoc(
-        deps.links,
-        {
-          kind: 'validation',
-          detail: validationDetail(req.errors, toolAlternatives(tool)),
-          errors: req.errors,
-        },
-        instance,
-      ),
-    );
+  if (!req.ok) return toolError(problemDoc(deps.links, validationProblem(req.errors, toolAlternatives(tool)).spec, instance));
   // A tool call runs synchronously from here: one snapshot answers all of it.
   const ctx: OperationContext = { registry: deps.live.current(), baseUrl: deps.links.baseUrl };
   const result = executeToBody(tool.operation, ctx, who.tier, req.query, req.pathParams, threadScratch());

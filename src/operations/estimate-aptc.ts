@@ -5,7 +5,7 @@
  * data use the benchmark table, labelled as an approximation (README, "States without plan data").
  */
 import type { Mutable } from '../engine/mutable.ts';
-import { AptcEstimateRecord, estimateAptcInto, MEMBER_PREMIUM_BASES, type AptcInput } from '../engine/subsidy.ts';
+import { AptcEstimateRecord, estimateAptcInto, type AptcInput } from '../engine/subsidy.ts';
 import { ratingAreaLabel } from './data-registry.ts';
 import { AptcPageModel } from './aptc-page.ts';
 import { hasPublishedBenchmark, noPlanData, resolveLocation, type LocationParams } from './location.ts';
@@ -15,7 +15,16 @@ import { NO_ERRORS } from './problems.ts';
 import { compileQuery } from './query.ts';
 import { BENCHMARK_DATA } from './benchmark-data.ts';
 import { PLAN_DATA_YEAR_LINKS, PLAN_DATA_YEARS, planDataYears } from './plan-data-years.ts';
-import { HOUSEHOLD_INCOME, LABELS, LINKS_OF, NULLABLE_NUMBER, P, PRICED_AT } from './shared-schemas.ts';
+import {
+  HOUSEHOLD_INCOME,
+  householdMembers,
+  LABELS,
+  LINKS_OF,
+  memberPremiumBasis,
+  NULLABLE_NUMBER,
+  P,
+  PRICED_AT,
+} from './shared-schemas.ts';
 
 interface Params extends LocationParams {
   household_income: number;
@@ -139,29 +148,14 @@ export const APTC_RESPONSE = {
       ],
       additionalProperties: false,
     },
-    members: {
-      type: 'array',
-      description: 'Each member seeking coverage and their share of the benchmark',
-      items: {
-        type: 'object',
-        properties: {
-          age: { type: 'integer', description: 'Member age, in the order of ages' },
-          slcsp_premium: { type: 'number', description: 'The member’s monthly age-rated benchmark premium, dollars; 0 when not counted' },
-          counted_in_benchmark: {
-            type: 'boolean',
-            description: 'False for children under 21 beyond the three oldest, who add nothing to the benchmark',
-          },
-          premium_basis: {
-            type: 'string',
-            enum: [...MEMBER_PREMIUM_BASES],
-            description:
-              'member_rate: slcsp_premium is the member’s own age-rated premium; tier_share: a family tier (NY, VT) priced the household as one premium and slcsp_premium is this member’s share of it (split by the members’ age-curve rates, evenly in VT), not a premium the member could buy alone',
-          },
-        },
-        required: ['age', 'slcsp_premium', 'counted_in_benchmark', 'premium_basis'],
-        additionalProperties: false,
+    members: householdMembers('Each member seeking coverage, in the order of ages, and their share of the benchmark', {
+      slcsp_premium: { type: 'number', description: 'The member’s monthly age-rated benchmark premium, dollars; 0 when not counted' },
+      counted_in_benchmark: {
+        type: 'boolean',
+        description: 'False for children under 21 beyond the three oldest, who add nothing to the benchmark',
       },
-    },
+      premium_basis: memberPremiumBasis('slcsp_premium'),
+    }),
     location: LOCATION,
     eligible: {
       type: 'boolean',

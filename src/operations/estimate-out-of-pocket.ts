@@ -5,7 +5,7 @@ import { defineOperation, echoQuery } from './operation.ts';
 import { notFound } from './problems.ts';
 import { findPlan } from './get-plan-details.ts';
 import { compileQuery } from './query.ts';
-import { AGE_OR_AGES, HOUSEHOLD_AGES, LABELS, LINKS_OF, MEMBER_BREAKDOWN, P, PLAN_SUMMARY, PRICED_AT } from './shared-schemas.ts';
+import { AGE_OR_AGES, HOUSEHOLD_AGES, LABELS, LINKS_OF, memberBreakdown, P, PLAN_SUMMARY, PRICED_AT } from './shared-schemas.ts';
 import { quoteHousehold } from './household-quote.ts';
 
 interface Params extends LocationParams {
@@ -55,7 +55,7 @@ export const OOP_RESPONSE = {
     zip: { type: 'string', description: 'The ZIP code the premium is for' },
     age: { type: ['integer', 'null'], description: 'The applicant age the premium is for; null with ages' },
     ages: { type: 'array', items: { type: 'integer' }, description: 'With ages only: the household the premium is for' },
-    members: MEMBER_BREAKDOWN,
+    members: memberBreakdown('With ages only: each member in the order of ages, with their share of the household premium'),
     county: PRICED_AT.county,
     county_fips: PRICED_AT.county_fips,
     multiple_areas: PRICED_AT.multiple_areas,

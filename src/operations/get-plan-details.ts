@@ -12,7 +12,7 @@ import type { RequestScratch } from './request-scratch.ts';
 import { defineOperation } from './operation.ts';
 import { notFound } from './problems.ts';
 import { compileQuery } from './query.ts';
-import { HOUSEHOLD_AGES, LABELS, MEMBER_BREAKDOWN, LINKS_OF, NULLABLE_NUMBER, P, PLAN_SUMMARY, PRICED_AT } from './shared-schemas.ts';
+import { HOUSEHOLD_AGES, LABELS, memberBreakdown, LINKS_OF, NULLABLE_NUMBER, P, PLAN_SUMMARY, PRICED_AT } from './shared-schemas.ts';
 
 interface Params {
   plan_id: string;
@@ -48,10 +48,7 @@ const PRICING = {
       ...NULLABLE_NUMBER,
       description: 'The household’s estimated monthly APTC, dollars; null without income and household_size',
     },
-    members: {
-      ...MEMBER_BREAKDOWN,
-      description: 'Each member priced (the one age, or ages in their order), with their share of the premium',
-    },
+    members: memberBreakdown('Each member priced (the one age, or ages in their order), with their share of the premium'),
   },
   required: ['zip', 'county_fips', 'rating_area', 'premium', 'premium_with_credit', 'aptc_amount', 'members'],
   additionalProperties: false,

@@ -10,7 +10,14 @@ import { jsonString, needsEscape } from '../encoding/json-string.ts';
 import { TIER_RANK, type Tier } from '../policy/tiers.ts';
 import type { DataRegistry } from './data-registry.ts';
 import { InvariantError } from '../invariant.ts';
-import { ProblemError, validationProblem, type FieldError, type ProblemSpec } from './problems.ts';
+import {
+  endpointTierProblem,
+  ProblemError,
+  proParametersProblem,
+  validationProblem,
+  type FieldError,
+  type ProblemSpec,
+} from './problems.ts';
 import { parseQuery, type CompiledQuery, type JsonSchema } from './query.ts';
 import { queryPairs } from '../encoding/query-string.ts';
 import { scratchPart, type RequestScratch } from './request-scratch.ts';
@@ -207,15 +214,7 @@ export function execute<P>(
 ): ExecuteResult {
   scratch.claimAnswer();
   if (TIER_RANK[tier] < TIER_RANK[op.tier]) {
-    return {
-      ok: false,
-      problem: {
-        kind: 'paymentRequired',
-        detail: op.tierDetail ?? 'This endpoint requires a Pro subscription.',
-        required_tier: 'pro',
-        upgrade: true,
-      },
-    };
+    return { ok: false, problem: endpointTierProblem(op.tierDetail) };
   }
   const reader = typeof query === 'string' && op.query.plain !== null ? scratch.part(op.query.plain) : null;
   const plain = reader === null ? null : reader.read(query as string, pathParams);
@@ -228,15 +227,7 @@ export function execute<P>(
   // Which Pro parameters were used matters only to a caller below Pro.
   const pro = TIER_RANK[tier] < TIER_RANK.pro ? (op.proParams?.(meta.given, params) ?? []) : [];
   if (pro.length > 0) {
-    return {
-      ok: false,
-      problem: {
-        kind: 'paymentRequired',
-        detail: `The parameter${pro.length > 1 ? 's' : ''} ${pro.join(', ')} require${pro.length > 1 ? '' : 's'} a Pro subscription.`,
-        required_tier: 'pro',
-        upgrade: true,
-      },
-    };
+    return { ok: false, problem: proParametersProblem(pro) };
   }
   if ('year' in (op.query.spec.schema.properties as object) && op.ownYearCheck !== true) {
     const year = params.year ?? ctx.registry.currentYear;

@@ -2,9 +2,14 @@
  * @module The error catalogue: every problem the API can answer, with its stable slug, status and
  * title (docs/compatibility.md#problem-catalogue). Operations throw {@link ProblemError}; the fronts turn it into an RFC 9457
  * body (REST) or a tool error result (MCP) with the same members.
+ *
+ * Every problem both fronts can give is declared here, once, so REST and MCP word it alike; a problem
+ * only one front gives is named in that front's module (src/http/front-problems.ts,
+ * src/mcp/front-problems.ts). test/docs/problem-texts.test.ts keeps detail literals out of the others.
  */
 
 import type { PaidTier } from '../policy/tiers.ts';
+import { isCredentialName } from './credential-names.ts';
 
 export const PROBLEM_TYPES = {
   validation: { slug: 'validation-error', status: 400, title: 'Validation Error' },
@@ -59,6 +64,76 @@ export const INTERNAL_ERROR: ProblemSpec = {
   kind: 'internal',
   detail: 'An unexpected error occurred. Quote the X-Request-Id when contacting support.',
 };
+
+/** The 402 of an endpoint above the caller's tier: the operation's own sentence (`tierDetail`), or the plain one. */
+export function endpointTierProblem(endpointDetail: string | undefined): ProblemSpec {
+  return {
+    kind: 'paymentRequired',
+    detail: endpointDetail ?? 'This endpoint requires a Pro subscription.',
+    required_tier: 'pro',
+    upgrade: true,
+  };
+}
+
+/** The 402 of Pro parameters sent by a caller below Pro, naming every one sent. */
+export function proParametersProblem(names: readonly string[]): ProblemSpec {
+  const many = names.length > 1;
+  return {
+    kind: 'paymentRequired',
+    detail: `The parameter${many ? 's' : ''} ${names.join(', ')} require${many ? '' : 's'} a Pro subscription.`,
+    required_tier: 'pro',
+    upgrade: true,
+  };
+}
+
+/** The 401 of a credential that is missing or not accepted; the challenge (`WWW-Authenticate`) says which. */
+export const UNAUTHORIZED: ProblemSpec = { kind: 'unauthorized', detail: 'Missing or invalid API key.' };
+
+/**
+ * The 401 of a request without an `Authorization` header: the plain one, or, when the key was sent in
+ * the query as other APIs take it (`?api_key=`, an MCP endpoint URL configured as `/mcp?api_key=…`),
+ * one that says where it goes. Authentication comes before validation (docs/compatibility.md#request-processing-order), so this 401
+ * is all such a caller ever sees: without the hint the key they can see in their own URL is "missing".
+ */
+export function missingCredential(query: Iterable<readonly [string, string]>): ProblemSpec {
+  for (const [name] of query) {
+    if (isCredentialName(name)) {
+      return {
+        kind: 'unauthorized',
+        detail: `${UNAUTHORIZED.detail} The query parameter ${name} is not read: send the key in the Authorization header (Authorization: Bearer <key>).`,
+      };
+    }
+  }
+  return UNAUTHORIZED;
+}
+
+/** The daily quota is spent (429); `upgrade` links the plans when configured. */
+export const RATE_LIMITED: ProblemSpec = {
+  kind: 'rateLimited',
+  detail: 'Daily request limit reached. Resets at midnight UTC.',
+  upgrade: true,
+};
+
+/** Why a 503 refuses an API key: the shared state store lost its backend (Redis unreachable, or emptied) and cannot vouch for it. */
+export const API_KEY_UNVERIFIABLE = 'The service cannot verify this API key right now (its shared state store is unavailable)';
+
+/** The 503 of a credential the shared state store cannot vouch for now; `reason` says which check could not be made. */
+export function stateUnavailable(reason: string): ProblemSpec {
+  return { kind: 'unavailable', detail: `${reason}. Retry shortly.` };
+}
+
+/** The 503 of an API key while the shared state store is unavailable (state-store.ts). */
+export const STATE_UNAVAILABLE: ProblemSpec = stateUnavailable(API_KEY_UNVERIFIABLE);
+
+/** The 404 of a path no route serves. */
+export function noRoute(path: string): ProblemSpec {
+  return { kind: 'notFound', detail: `No route matches ${path}.` };
+}
+
+/** The 405 of a method the path does not take; `allowed` is the `Allow` field's value (`GET, HEAD`). */
+export function methodNotAllowed(method: string, allowed: string): ProblemSpec {
+  return { kind: 'methodNotAllowed', detail: `Method ${method} is not allowed. Allowed: ${allowed}.` };
+}
 
 export class ProblemError extends Error {
   readonly spec: ProblemSpec;

@@ -107,47 +107,61 @@ export const LOCATED_PAGE_REQUIRED = ['zip', 'state', ...Object.keys(PRICED_AT),
 /** A household member's age, in the order of `ages`. */
 const MEMBER_AGE = { type: 'integer', description: 'Member age' } as const;
 
-/** A searched household's members: whether each is charged (search rows carry the household total alone). */
-export const HOUSEHOLD_MEMBERS = {
-  type: 'array',
-  description:
-    'With ages only: each member in the order of ages, and whether the member is charged (false for children under 21 beyond the three oldest, who are covered at no premium); premiums are the household’s total',
-  items: {
-    type: 'object',
-    properties: {
-      age: MEMBER_AGE,
-      charged: { type: 'boolean', description: 'Whether the member adds to the household premium' },
+/**
+ * The one schema of a household's members, in the order of `ages`: every response's `members` is this
+ * array, each member's age followed by what that response says of the member (search: whether charged;
+ * compare, detail, out-of-pocket: the share of the premium; APTC: the share of the benchmark).
+ */
+export function householdMembers<const P extends Readonly<Record<string, object>>>(description: string, properties: P) {
+  return {
+    type: 'array',
+    description,
+    items: {
+      type: 'object',
+      properties: { age: MEMBER_AGE, ...properties },
+      required: ['age', ...Object.keys(properties)],
+      additionalProperties: false,
     },
-    required: ['age', 'charged'],
-    additionalProperties: false,
-  },
+  } as const;
+}
+
+/** Whether a member adds to the household premium: the family-tier rule on children under 21. */
+const MEMBER_CHARGED = {
+  type: 'boolean',
+  description:
+    'Whether the member adds to the household premium: false for children under 21 beyond the three oldest, who are covered at no premium',
 } as const;
 
-/** A household's members with their shares of a plan's premium (compare, detail, OOP). */
-export const MEMBER_BREAKDOWN = {
-  type: 'array',
-  description:
-    'With ages only: each member in the order of ages, with their share of the household premium. Per-member states charge each member’s age-rated premium, but only the three oldest children under 21; NY and VT price the family tier and split it by the members’ age-curve rates',
-  items: {
-    type: 'object',
-    properties: {
-      age: MEMBER_AGE,
-      premium: { type: 'number', description: 'The member’s monthly share of the household premium, dollars; 0 when not charged' },
-      charged: {
-        type: 'boolean',
-        description: 'False for children under 21 beyond the three oldest, who are covered at no premium',
-      },
-      premium_basis: {
-        type: 'string',
-        enum: [...MEMBER_PREMIUM_BASES],
-        description:
-          'member_rate: premium is the member’s own age-rated premium; tier_share: a family tier (NY, VT) priced the household as one premium and premium is this member’s share of it (split by age-curve rates, evenly in VT), not a premium the member could buy alone',
-      },
-    },
-    required: ['age', 'premium', 'charged', 'premium_basis'],
-    additionalProperties: false,
-  },
+/** How a member's share (`field`) of a premium was found: their own rate, or a share of a family tier. */
+export function memberPremiumBasis(field: string) {
+  return {
+    type: 'string',
+    enum: [...MEMBER_PREMIUM_BASES],
+    description: `member_rate: ${field} is the member’s own age-rated premium; tier_share: a family tier (NY, VT) priced the household as one premium and ${field} is this member’s share of it (split by the members’ age-curve rates, evenly in VT), not a premium the member could buy alone`,
+  } as const;
+}
+
+/** A searched household's members: whether each is charged (search rows carry the household total alone). */
+export const HOUSEHOLD_MEMBERS = householdMembers(
+  'With ages only: each member in the order of ages, and whether the member is charged (false for children under 21 beyond the three oldest, who are covered at no premium); premiums are the household’s total',
+  { charged: MEMBER_CHARGED },
+);
+
+/** What a member's share of a plan's premium says of the member, after the age (compare, detail, out-of-pocket). */
+const PREMIUM_SHARE = {
+  premium: { type: 'number', description: 'The member’s monthly share of the household premium, dollars; 0 when not charged' },
+  charged: MEMBER_CHARGED,
+  premium_basis: memberPremiumBasis('premium'),
 } as const;
+
+/** The rule a member breakdown follows, which every response that has one states after its own sentence. */
+const BREAKDOWN_RULE =
+  'Per-member states charge each member’s age-rated premium, but only the three oldest children under 21; NY and VT price the family tier and split it by the members’ age-curve rates';
+
+/** A household's members with their shares of a plan's premium (compare, detail, out-of-pocket), said by `lead`. */
+export function memberBreakdown(lead: string) {
+  return householdMembers(`${lead}. ${BREAKDOWN_RULE}`, PREMIUM_SHARE);
+}
 
 export const PLAN_SUMMARY = {
   type: 'object',
@@ -218,10 +232,9 @@ export const PLAN_SUMMARY = {
       required: ['benefits_summary', 'brochure', 'formulary', 'provider_directory'],
       additionalProperties: false,
     },
-    members: {
-      ...MEMBER_BREAKDOWN,
-      description: `Compare with ages only (search rows carry the household total alone). ${MEMBER_BREAKDOWN.description}`,
-    },
+    members: memberBreakdown(
+      'Compare with ages only (search rows carry the household total alone). With ages only: each member in the order of ages, with their share of the household premium',
+    ),
   },
   required: [
     '_links',

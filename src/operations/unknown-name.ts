@@ -5,27 +5,8 @@
  * other APIs take them, why this one does not (README, "Unknown parameters are refused").
  */
 import { UNKNOWN_PARAMETER } from './problems.ts';
+import { isCredentialName } from './credential-names.ts';
 import { suggestion } from './suggest.ts';
-
-/**
- * Names under which other APIs take a credential in the URL. This one reads credentials only from the
- * `Authorization` header: a URL is written to access logs, proxy logs and browser history on its way.
- */
-const CREDENTIAL_NAMES: ReadonlySet<string> = new Set([
-  'api_key',
-  'apikey',
-  'api-key',
-  'key',
-  'access_token',
-  'token',
-  'auth',
-  'authorization',
-]);
-
-/** Whether `name` is one under which other APIs take a credential in the query string. */
-export function isCredentialName(name: string): boolean {
-  return CREDENTIAL_NAMES.has(name.toLowerCase());
-}
 
 /** The reason given for a credential sent as a parameter. */
 const CREDENTIAL_REASON = 'credentials are read only from the Authorization header (Authorization: Bearer <key>)';

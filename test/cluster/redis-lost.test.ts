@@ -259,6 +259,22 @@ describe('Redis loses its data under a two-instance cluster behind HAProxy', { t
     assert.equal(unknown.status, 503);
     assert.equal(unknown.headers.get('retry-after'), '5');
     assert.equal(unknown.headers.get('content-type'), 'application/problem+json');
+    // The MCP endpoint refuses such a key with the very problem REST gives.
+    const mcp = await fetch(c.lb.mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${unknownKey()}`,
+        connection: 'close',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
+    });
+    assert.equal(mcp.status, 503);
+    assert.equal(mcp.headers.get('retry-after'), '5');
+    const restProblem = JSON.parse(unknown.body) as { title: string; detail: string };
+    const mcpProblem = (await mcp.json()) as { title: string; detail: string };
+    assert.deepEqual([mcpProblem.title, mcpProblem.detail], [restProblem.title, restProblem.detail]);
     for (const [i, inst] of c.instances.entries()) {
       assert.match((await get(inst.metricsUrl)).body, /^hpd_state_store_health\{state="degraded"\} 1$/m);
       await untilLine(i, /state store degraded \(was ok\)/, before[i]! + 1);

@@ -276,8 +276,56 @@ describe('HTTP rules of the MCP endpoint', () => {
     assert.match(r.headers.get('www-authenticate') ?? '', /^Bearer resource_metadata=/, 'the challenge of a missing credential');
     assert.equal(
       ((await r.json()) as { detail: string }).detail,
-      'Missing credential: send an API key or an OAuth access token as a Bearer token in the Authorization header. The query parameter api_key is not read.',
+      'Missing or invalid API key. The query parameter api_key is not read: send the key in the Authorization header (Authorization: Bearer <key>).',
     );
+  });
+
+  test('a missing, misplaced, malformed or unknown API key gets the REST front’s 401 detail word for word; a refused access token names its reason', async () => {
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
+    const mcp = async (query: string, authorization?: string): Promise<string> => {
+      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      if (authorization !== undefined) headers.authorization = authorization;
+      const r = await fetch(`${fx.mcpUrl}${query}`, { method: 'POST', headers, body: initialize });
+      assert.equal(r.status, 401, `MCP ${query} ${authorization}`);
+      return ((await r.json()) as { detail: string }).detail;
+    };
+    const rest = async (query: string, authorization?: string): Promise<string> => {
+      const r = await fx.rest.get(`/v1/health/years${query}`, {
+        tier: null,
+        headers: authorization === undefined ? {} : { authorization },
+      });
+      assert.equal(r.status, 401, `REST ${query} ${authorization}`);
+      return ((await r.json()) as { detail: string }).detail;
+    };
+    const cases: Array<[string, string | undefined]> = [
+      ['', undefined],
+      ['?api_key=hpd_x', undefined],
+      ['?token=abc', undefined],
+      ['', `Bearer hpd_${'0'.repeat(40)}`],
+      ['', 'Bearer not-a-credential'],
+      ['', 'Bearer '],
+    ];
+    for (const [query, authorization] of cases) {
+      const detail = await rest(query, authorization);
+      assert.equal(await mcp(query, authorization), detail, `${query} ${authorization}`);
+    }
+    assert.equal(await mcp('', 'Bearer not-a-credential'), 'Missing or invalid API key.');
+    const expired = await token({ sub: 'usr_token_pro' }, { exp: Math.floor(fx.now() / 1000) - 120 });
+    assert.equal(await mcp('', `Bearer ${expired}`), 'The access token expired.');
+  });
+
+  test('an unknown path (404) and a method a path does not take (405) get the REST front’s detail word for word', async () => {
+    const origin = new URL(fx.mcpUrl).origin;
+    const detailOf = async (r: Response, status: number): Promise<string> => {
+      assert.equal(r.status, status, r.url);
+      return ((await r.json()) as { detail: string }).detail;
+    };
+    const restMissing = await detailOf(await fx.rest.get('/no/such/path'), 404);
+    assert.equal(await detailOf(await fetch(`${origin}/no/such/path`), 404), restMissing);
+    assert.equal(restMissing, 'No route matches /no/such/path.');
+    const restPut = await detailOf(await fx.rest.get('/v1/health/years', { method: 'PUT' }), 405);
+    assert.equal(await detailOf(await fetch(`${fx.mcpUrl}/.well-known/oauth-protected-resource`, { method: 'PUT' }), 405), restPut);
+    assert.equal(restPut, 'Method PUT is not allowed. Allowed: GET, HEAD.');
   });
 
   test('protected-resource metadata (RFC 9728) at the resource path and the path-inserted form', async () => {
