@@ -55,6 +55,8 @@ Options:
   --zipf S             a 400,000-request Zipf stream (exponent S) over 120,000 distinct URLs
   --against DIR        also measure hpd serve from another checkout, alternated with ours
   --node-flags=FLAGS   V8/Node flags for ours only, e.g. --node-flags=--max-semi-space-size=64
+  --semi-space MB      young generation of ours and --against alike (e.g. 1): many collections per
+                       run make the bytes allocated per request exact rather than ± one young generation
   --strace             one extra run per server under strace -c (syscalls per request)
   --perf               one extra run per server under perf record (CPU per request by DSO and symbol)
   --perf-dir DIR       keep the perf.data files there
@@ -70,6 +72,7 @@ const { values: args, choice: workload } = benchArgsWithChoice(
     zipf: { type: 'string' },
     against: { type: 'string' },
     'node-flags': { type: 'string' },
+    'semi-space': { type: 'string' },
     strace: { type: 'boolean' },
     perf: { type: 'boolean' },
     'perf-dir': { type: 'string' },
@@ -143,6 +146,10 @@ try {
   const key = enterpriseKey(env);
   const [ceilingPort, metricsPort] = (await freePorts(2)) as [number, number];
   const pin = detectPinning();
+  const semiSpace =
+    opt('semi-space') === undefined
+      ? []
+      : [`--max-semi-space-size=${Number(opt('semi-space'))}`, `--min-semi-space-size=${Number(opt('semi-space'))}`];
   /**
    * `hpd serve --workers 0` of a checkout, pinned to the server core, under V8's GC trace (bytes
    * allocated per request; stdbuf makes the trace line-buffered, so each GC lands in its own run).
@@ -152,7 +159,17 @@ try {
     const { server, origin } = await spawnHpdServe({
       name,
       command: 'stdbuf',
-      args: ['-oL', process.execPath, ...nodeFlags, '--trace-gc-nvp', join(checkout, 'bin/hpd.js'), 'serve', '--workers', '0'],
+      args: [
+        '-oL',
+        process.execPath,
+        ...semiSpace,
+        ...nodeFlags,
+        '--trace-gc-nvp',
+        join(checkout, 'bin/hpd.js'),
+        'serve',
+        '--workers',
+        '0',
+      ],
       env: { ...env, HPD_BASE_URL: BASE_URL, ...extra },
       cwd: checkout,
       cpu: pin?.serverCpu ?? null,
