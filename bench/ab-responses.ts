@@ -99,7 +99,7 @@ const cleanUp = (): Promise<void> =>
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     log(`${signal}: stopping both servers`);
-    void cleanUp().then(() => process.exit(130));
+    void cleanUp().then(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   });
 }
 
@@ -149,12 +149,24 @@ try {
       onStdoutLine: () => {},
     });
     servers.push(server);
+    // A signal that came while it started: cleanUp may have looked at the list before it was on it.
+    if (stopping !== null) {
+      await server.stop(10_000);
+      throw new Error('stopped');
+    }
     const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
     agents.push(agent);
     return { name, origin, agent, keys };
   };
-  const [ours, against] = await Promise.all([serve('ours', ROOT, oursState, {}), serve('against', againstDir, againstState, againstExtra)]);
-  log(`ours ${ROOT} at ${ours.origin}, against ${againstDir} at ${against.origin}${workers === undefined ? '' : `, --workers ${workers}`}`);
+  // Both started before either failure is reported, so that cleanUp finds both.
+  const sides = await Promise.allSettled([serve('ours', ROOT, oursState, {}), serve('against', againstDir, againstState, againstExtra)]);
+  const notStarted = sides.find((r) => r.status === 'rejected');
+  if (notStarted !== undefined) throw notStarted.reason;
+  const [ours, against] = sides.map((r) => (r as PromiseFulfilledResult<Side>).value) as [Side, Side];
+  const pid = (name: string) => servers.find((s) => s.name === name)?.pid;
+  log(
+    `ours ${ROOT} (pid ${pid('ours')}) at ${ours.origin}, against ${againstDir} (pid ${pid('against')}) at ${against.origin}${workers === undefined ? '' : `, --workers ${workers}`}`,
+  );
 
   const digests: Record<'ours' | 'against', Hash> = { ours: createHash('sha256'), against: createHash('sha256') };
   const statuses: Record<'ours' | 'against', Map<number, number>> = { ours: new Map(), against: new Map() };

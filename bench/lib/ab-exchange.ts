@@ -152,12 +152,17 @@ export function caseDifferences(a: readonly Exchange[], b: readonly Exchange[]):
       out.push(
         ox.length === 0 && oy.length === 0
           ? `headers${at}: same headers in another order (${hx.map((h) => h.split(':')[0]).join(', ')} ≠ ${hy.map((h) => h.split(':')[0]).join(', ')})`
-          : `headers${at}: ${ox.join(' | ') || '(none)'} ≠ ${oy.join(' | ') || '(none)'}`,
+          : `headers${at}: ${ox.map(clip).join(' | ') || '(none)'} ≠ ${oy.map(clip).join(' | ') || '(none)'}`,
       );
     }
     if (!x.body.equals(y.body)) out.push(...bodyDifferences(x, y, at));
   }
   return out;
+}
+
+/** A header line cut to a readable length (a Link header runs to a kilobyte). */
+function clip(line: string): string {
+  return line.length > 160 ? `${line.slice(0, 160)}…` : line;
 }
 
 function bodyDifferences(x: Exchange, y: Exchange, at: string): string[] {
