@@ -14,7 +14,15 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRegistry, yearsWithBuilds } from '../src/operations/data-registry.ts';
-import { caseDifferences, digestExchange, PER_REQUEST_HEADERS, runCase, type Exchange, type Side } from './lib/ab-exchange.ts';
+import {
+  caseDifferences,
+  digestExchange,
+  PER_REQUEST_HEADERS,
+  runCase,
+  type Difference,
+  type Exchange,
+  type Side,
+} from './lib/ab-exchange.ts';
 import { abCases, type AbCase, type KeyName } from './lib/ab-requests.ts';
 import { benchArgs } from './lib/bench-args.ts';
 import { benchServeEnv, createKey, spawnHpdServe, type ServerProcess } from './lib/processes.ts';
@@ -171,8 +179,10 @@ try {
   const digests: Record<'ours' | 'against', Hash> = { ours: createHash('sha256'), against: createHash('sha256') };
   const statuses: Record<'ours' | 'against', Map<number, number>> = { ours: new Map(), against: new Map() };
   const requests = { ours: 0, against: 0 };
-  const mismatches: Array<{ index: number; request: string; diff: string[] }> = [];
+  const mismatches: Array<{ index: number; request: string; diff: Difference[] }> = [];
   let mismatchCount = 0;
+  /** Cases by kind of difference, with the first case of each. */
+  const kinds = new Map<string, { cases: number; first: number }>();
   // Digests are fed in request order while cases finish out of order: a finished case waits here until
   // every earlier one has been fed.
   const pending: Array<[Exchange[], Exchange[]] | undefined> = [];
@@ -200,6 +210,11 @@ try {
     const diff = caseDifferences(a, b);
     if (diff.length > 0) {
       mismatchCount++;
+      for (const kind of new Set(diff.map((d) => d.kind))) {
+        const k = kinds.get(kind);
+        if (k === undefined) kinds.set(kind, { cases: 1, first: i });
+        else k.cases++;
+      }
       if (mismatches.length < 20)
         mismatches.push({
           index: i,
@@ -227,8 +242,14 @@ try {
     `headers not compared: ${[...PER_REQUEST_HEADERS].join(', ')}`,
     `mismatches: ${mismatchCount}`,
   ];
-  for (const m of mismatches) out.push(`  #${m.index} ${m.request}`, ...m.diff.map((d) => `    ${d}`));
+  for (const m of mismatches) out.push(`  #${m.index} ${m.request}`, ...m.diff.map((d) => `    ${d.text}`));
   if (mismatchCount > mismatches.length) out.push(`  … and ${mismatchCount - mismatches.length} more`);
+  if (kinds.size > 0) {
+    out.push('differences by kind (cases, first case):');
+    const sorted = [...kinds].sort(([, x], [, y]) => y.cases - x.cases || x.first - y.first);
+    for (const [kind, k] of sorted.slice(0, 30)) out.push(`  ${kind}: ${k.cases} (#${k.first})`);
+    if (sorted.length > 30) out.push(`  … and ${sorted.length - 30} more kinds`);
+  }
   out.push(`digest ours:    sha256:${digest.ours}`, `digest against: sha256:${digest.against}`);
   out.push(digest.ours === digest.against && mismatchCount === 0 ? 'digests equal' : 'DIGESTS DIFFER');
   process.stdout.write(`${out.join('\n')}\n`);

@@ -133,26 +133,42 @@ export function digestExchange(hash: Hash, e: Exchange): void {
   hash.update('\n');
 }
 
+/**
+ * One difference: its text, and its kind (the header's name, the body's JSON path with indices as `*`),
+ * by which a run counts them: one cause shows as one kind however many answers it touches.
+ */
+export interface Difference {
+  readonly kind: string;
+  readonly text: string;
+}
+
 /** What differs between two sides' answers to one case; empty when they are the same bytes. */
-export function caseDifferences(a: readonly Exchange[], b: readonly Exchange[]): string[] {
-  const out: string[] = [];
-  if (a.length !== b.length) out.push(`requests: ${a.length} ≠ ${b.length} (a walk ended early on one side)`);
+export function caseDifferences(a: readonly Exchange[], b: readonly Exchange[]): Difference[] {
+  const out: Difference[] = [];
+  if (a.length !== b.length) out.push({ kind: 'requests', text: `requests: ${a.length} ≠ ${b.length} (a walk ended early on one side)` });
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
     const x = a[i]!;
     const y = b[i]!;
     const at = i === 0 ? '' : ` (request ${i + 1} of the case: ${x.method} ${x.path})`;
-    if (x.path !== y.path) out.push(`path${at}: ${x.path} ≠ ${y.path}`);
-    if (x.status !== y.status) out.push(`status${at}: ${x.status} ≠ ${y.status}`);
+    if (x.path !== y.path) out.push({ kind: 'path', text: `path${at}: ${x.path} ≠ ${y.path}` });
+    if (x.status !== y.status) out.push({ kind: `status ${x.status} ≠ ${y.status}`, text: `status${at}: ${x.status} ≠ ${y.status}` });
     const hx = x.headers.map(([n, v]) => `${n}: ${v}`);
     const hy = y.headers.map(([n, v]) => `${n}: ${v}`);
     if (hx.join('\n') !== hy.join('\n')) {
       const only = (p: string[], q: string[]) => p.filter((h) => !q.includes(h));
       const ox = only(hx, hy);
       const oy = only(hy, hx);
+      const names = [...new Set([...ox, ...oy].map((h) => h.slice(0, h.indexOf(':'))))].sort();
       out.push(
         ox.length === 0 && oy.length === 0
-          ? `headers${at}: same headers in another order (${hx.map((h) => h.split(':')[0]).join(', ')} ≠ ${hy.map((h) => h.split(':')[0]).join(', ')})`
-          : `headers${at}: ${ox.map(clip).join(' | ') || '(none)'} ≠ ${oy.map(clip).join(' | ') || '(none)'}`,
+          ? {
+              kind: 'header order',
+              text: `headers${at}: same headers in another order (${hx.map((h) => h.split(':')[0]).join(', ')} ≠ ${hy.map((h) => h.split(':')[0]).join(', ')})`,
+            }
+          : {
+              kind: `header ${names.join(', ')}`,
+              text: `headers${at}: ${ox.map(clip).join(' | ') || '(none)'} ≠ ${oy.map(clip).join(' | ') || '(none)'}`,
+            },
       );
     }
     if (!x.body.equals(y.body)) out.push(...bodyDifferences(x, y, at));
@@ -165,17 +181,23 @@ function clip(line: string): string {
   return line.length > 160 ? `${line.slice(0, 160)}…` : line;
 }
 
-function bodyDifferences(x: Exchange, y: Exchange, at: string): string[] {
+function bodyDifferences(x: Exchange, y: Exchange, at: string): Difference[] {
   const tx = bodyText(x);
   const ty = bodyText(y);
-  if (tx === ty) return [`body${at}: same text, other bytes (${x.body.length} ≠ ${y.body.length} bytes as sent)`];
+  if (tx === ty)
+    return [{ kind: 'body bytes', text: `body${at}: same text, other bytes (${x.body.length} ≠ ${y.body.length} bytes as sent)` }];
   try {
     const diff = jsonDiff(JSON.parse(tx), JSON.parse(ty), '', [], 10);
-    if (diff.length > 0) return diff.map((d) => `body${at}: ${d}`);
-    return [`body${at}: same JSON, other text (key order or number spelling)`];
+    if (diff.length === 0) return [{ kind: 'body text', text: `body${at}: same JSON, other text (key order or number spelling)` }];
+    return diff.map((d) => ({ kind: `body ${d.slice(0, d.indexOf(': ')).replace(/(^|\.)\d+(?=\.|$)/g, '$1*')}`, text: `body${at}: ${d}` }));
   } catch {
     let i = 0;
     while (i < tx.length && tx[i] === ty[i]) i++;
-    return [`body${at}: differs at character ${i}: ${JSON.stringify(tx.slice(i, i + 60))} ≠ ${JSON.stringify(ty.slice(i, i + 60))}`];
+    return [
+      {
+        kind: 'body text',
+        text: `body${at}: differs at character ${i}: ${JSON.stringify(tx.slice(i, i + 60))} ≠ ${JSON.stringify(ty.slice(i, i + 60))}`,
+      },
+    ];
   }
 }

@@ -83,6 +83,8 @@ describe('bench:ab', () => {
     assert.ok(count > 50, `most answers carry a link or a problem type: ${count} mismatches`);
     assert.match(r.stdout, /^ {2}#\d+ GET \/v1\/health\//m);
     assert.match(r.stdout, /_links\.self\.href: "https:\/\/api\.ab\.test\/v1\/health\/[^"]*" ≠ "https:\/\/elsewhere\.test\/v1\/health\//);
+    // Counted by kind: the one cause shows as the same JSON path across every answer it touched.
+    assert.match(r.stdout, /^ {2}body _embedded\.plans\.\*\._links\.self\.href: \d+ \(#\d+\)$/m);
     const d = digests(r.stdout);
     assert.notEqual(d.ours, d.against);
     assert.match(r.stdout, /^DIGESTS DIFFER$/m);
