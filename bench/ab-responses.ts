@@ -5,7 +5,7 @@
  * requests drawn from the builds (bench/lib/ab-requests.ts) goes to both, and every status, header
  * (but those that differ between two identical requests: bench/lib/ab-exchange.ts) and body byte is
  * compared. One sha256 per side over every exchange in request order is the figure to quote: equal
- * digests, equal answers. Exit 1 on any difference.
+ * digests, equal answers. Exit 1 on any difference or unanswered request.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
@@ -35,7 +35,7 @@ const USAGE = `Usage: npm run bench:ab -- --against DIR [options]
 Sends the same deterministic requests to hpd serve from this checkout and from the checkout at DIR (its
 node_modules installed) on the same builds with the same keys (free, pro, enterprise), and compares
 every status, header and body byte. Prints the requests by status, the first 20 differences and one
-sha256 per side; exit 1 on any difference.
+sha256 per side; exit 1 on any difference or unanswered request.
 
 Options:
   --against DIR          the other checkout (required; . compares this checkout with itself)
@@ -213,14 +213,20 @@ try {
       for (const kind of new Set(diff.map((d) => d.kind))) {
         const k = kinds.get(kind);
         if (k === undefined) kinds.set(kind, { cases: 1, first: i });
-        else k.cases++;
+        else {
+          k.cases++;
+          k.first = Math.min(k.first, i);
+        }
       }
-      if (mismatches.length < 20)
+      // The 20 first in request order, whichever finished first.
+      if (mismatches.length < 20 || i < mismatches[mismatches.length - 1]!.index) {
         mismatches.push({
           index: i,
           request: `${c.first.method} ${c.first.path} (key ${c.first.key}${c.first.acceptEncoding === undefined ? '' : `, accept-encoding ${c.first.acceptEncoding}`}${c.follow === undefined ? '' : `, then ${c.follow.kind}`})`,
           diff,
         });
+        mismatches.sort((x, y) => x.index - y.index).splice(20);
+      }
     }
     pending[i] = [a, b];
     feed();
@@ -250,10 +256,13 @@ try {
     for (const [kind, k] of sorted.slice(0, 30)) out.push(`  ${kind}: ${k.cases} (#${k.first})`);
     if (sorted.length > 30) out.push(`  … and ${sorted.length - 30} more kinds`);
   }
+  // A request that got no answer (reset, timeout) is no proof of equal answers, even when both sides lost one.
+  const unanswered = (statuses.ours.get(0) ?? 0) + (statuses.against.get(0) ?? 0);
+  if (unanswered > 0) out.push(`requests without an answer: ${unanswered} (the run fails)`);
   out.push(`digest ours:    sha256:${digest.ours}`, `digest against: sha256:${digest.against}`);
   out.push(digest.ours === digest.against && mismatchCount === 0 ? 'digests equal' : 'DIGESTS DIFFER');
   process.stdout.write(`${out.join('\n')}\n`);
-  failed = mismatchCount > 0 || digest.ours !== digest.against;
+  failed = mismatchCount > 0 || digest.ours !== digest.against || unanswered > 0;
 } catch (err) {
   process.stderr.write(`bench:ab: ${(err as Error).message.split('\n')[0]}\n`);
   await cleanUp();

@@ -59,7 +59,7 @@ function send(side: Side, req: AbRequest, ifNoneMatch: string | null): Promise<E
     const r = request(`${side.origin}${req.path}`, { method: req.method, headers, agent: side.agent, timeout: TIMEOUT_MS }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', (err) => resolve({ ...base, status: 0, headers: [], body: Buffer.from(`error: ${err.message}`) }));
+      res.on('error', (err) => resolve(unanswered(base, err)));
       res.on('end', () => {
         const kept: Array<[string, string]> = [];
         for (let i = 0; i < res.rawHeaders.length; i += 2) {
@@ -70,9 +70,14 @@ function send(side: Side, req: AbRequest, ifNoneMatch: string | null): Promise<E
       });
     });
     r.on('timeout', () => r.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)));
-    r.on('error', (err) => resolve({ ...base, status: 0, headers: [], body: Buffer.from(`error: ${err.message}`) }));
+    r.on('error', (err) => resolve(unanswered(base, err)));
     r.end();
   });
+}
+
+/** A request that got no answer: status 0, the error's code as the body (no port in it: both sides alike). */
+function unanswered(base: Pick<Exchange, 'method' | 'path' | 'sent'>, err: NodeJS.ErrnoException): Exchange {
+  return { ...base, status: 0, headers: [], body: Buffer.from(`error: ${err.code ?? err.message}`) };
 }
 
 function header(e: Exchange, name: string): string | undefined {

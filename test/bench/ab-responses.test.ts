@@ -1,8 +1,8 @@
 /**
  * `npm run bench:ab` (bench/ab-responses.ts) on the fixture build: this checkout against itself answers
  * every request alike (0 mismatches, equal digests, exit 0), a difference between the two sides (the
- * other one's links under another origin) is found, shown and fails the run (exit 1), and Ctrl-C stops
- * both servers.
+ * other one's links under another origin) is found, shown and fails the run (exit 1), so do requests
+ * left without an answer, and Ctrl-C stops both servers.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -63,14 +63,14 @@ function digests(stdout: string): { ours: string; against: string } {
 
 describe('bench:ab', () => {
   test('this checkout against itself: every answer alike, equal digests, exit 0', { timeout: 60_000 }, async () => {
-    const r = await ab(['--against', '.', '--workers', '0', '--count', '300']);
+    const r = await ab(['--against', '.', '--workers', '0', '--count', '200']);
     assert.equal(r.code, 0, `${r.stdout}\n${r.stderr.slice(-3000)}`);
     assert.match(r.stdout, /^mismatches: 0$/m);
     const d = digests(r.stdout);
     assert.match(d.ours, /^[0-9a-f]{64}$/);
     assert.equal(d.ours, d.against);
     const requests = /requests: ours (\d+), against (\d+)/.exec(r.stdout);
-    assert.ok(requests !== null && Number(requests[1]) >= 300 && requests[1] === requests[2], r.stdout);
+    assert.ok(requests !== null && Number(requests[1]) >= 200 && requests[1] === requests[2], r.stdout);
     // The list reaches answers and refusals alike: successes, revalidations and client errors.
     const statuses = /^statuses, ours: (.*)$/m.exec(r.stdout)?.[1] ?? '';
     for (const s of ['200', '304', '400', '402', '404']) assert.match(statuses, new RegExp(`\\b${s} ×\\d+`), `a ${s} among ${statuses}`);
@@ -88,6 +88,20 @@ describe('bench:ab', () => {
     const d = digests(r.stdout);
     assert.notEqual(d.ours, d.against);
     assert.match(r.stdout, /^DIGESTS DIFFER$/m);
+  });
+
+  test('requests left without an answer fail the run, even when both sides lost them alike', { timeout: 60_000 }, async () => {
+    let killed = false;
+    const r = await ab(['--against', '.', '--workers', '0', '--count', '200'], (stderr) => {
+      const m = /ours .* \(pid (\d+)\) at .* against .* \(pid (\d+)\) at /.exec(stderr);
+      if (m === null || killed) return;
+      killed = true;
+      for (const pid of [m[1], m[2]]) process.kill(Number(pid), 'SIGKILL');
+    });
+    assert.equal(killed, true, r.stderr.slice(-2000));
+    assert.equal(r.code, 1, `${r.stdout}\n${r.stderr.slice(-2000)}`);
+    assert.match(r.stdout, /^requests without an answer: \d+ \(the run fails\)$/m);
+    assert.match(r.stdout, /^statuses, ours: .*no answer ×\d+/m);
   });
 
   test('Ctrl-C stops both servers and exits 130', { timeout: 60_000 }, async () => {
