@@ -26,7 +26,6 @@ import {
 import { abCases, type AbCase, type KeyName } from './lib/ab-requests.ts';
 import { benchArgs } from './lib/bench-args.ts';
 import { benchServeEnv, createKey, spawnHpdServe, type ServerProcess } from './lib/processes.ts';
-import { ensureBuild } from './lib/suite.ts';
 import { mapLimit } from './lib/verify.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -92,7 +91,9 @@ if (againstEnv !== undefined) {
 const BASE_URL = 'https://api.ab.test';
 const log = (line: string): void => void process.stderr.write(`ab: ${line}\n`);
 
-const source = await ensureBuild(2025, opt('builds') === undefined ? undefined : resolve(opt('builds')!), log);
+const buildsOpt = opt('builds');
+// The load suite's module (the national build when missing) only when it is needed: it loads the whole harness.
+const source = buildsOpt !== undefined ? resolve(buildsOpt) : await (await import('./lib/suite.ts')).ensureBuild(2025, undefined, log);
 const work = mkdtempSync(join(tmpdir(), 'hpd-ab-'));
 const servers: ServerProcess[] = [];
 const agents: Agent[] = [];
