@@ -309,7 +309,7 @@ export function abCases(registry: DataRegistry, count: number, seed: number): Ab
     ],
     // Years.
     [1, () => ({ first: get('/v1/health/years') })],
-    // Refusals: 400, 402, 404, 405-ish paths, and 401.
+    // Refusals: 400s, 404s (unknown ZIPs, plans and paths), 402s (a free key on Pro), 401s.
     [
       10,
       () => {
