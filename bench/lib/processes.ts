@@ -53,7 +53,12 @@ export function benchServeEnv(dataDir: string, stateDir: string, extra: Readonly
 
 /** An enterprise key made the way an operator makes one (`hpd keys create`), in the state `env` points at. */
 export function enterpriseKey(env: NodeJS.ProcessEnv, label = 'bench'): string {
-  const made = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', 'enterprise', '--label', label], { env, encoding: 'utf8' });
+  return createKey(env, 'enterprise', label);
+}
+
+/** A key of `tier` made the way an operator makes one (`hpd keys create`), in the state `env` points at. */
+export function createKey(env: NodeJS.ProcessEnv, tier: 'free' | 'pro' | 'enterprise', label: string): string {
+  const made = spawnSync(process.execPath, [HPD, 'keys', 'create', '--tier', tier, '--label', label], { env, encoding: 'utf8' });
   const key = made.stdout?.trim() ?? '';
   if (made.status !== 0 || key === '') throw new Error(`hpd keys create failed: ${made.stderr?.trim() ?? made.error?.message}`);
   return key;

@@ -62,7 +62,7 @@ function qs(params: ReadonlyArray<readonly [string, string | number | boolean]>)
 }
 
 /** ZIPs whose primary location (or at least one location) lists plans, in ZIP order. */
-function searchableZips(yd: YearData): Array<{ zip: string; locations: ZipLocation[] }> {
+export function searchableZips(yd: YearData): Array<{ zip: string; locations: ZipLocation[] }> {
   const out: Array<{ zip: string; locations: ZipLocation[] }> = [];
   for (let z = 0; z < 100_000; z++) {
     const zip = String(z).padStart(5, '0');

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- --help` (and bench:workers, bench:redis) print their options and exit 0 at once
+ * `npm run bench -- --help` (and bench:workers, bench:redis, bench:ab) print their options and exit 0 at once
  * instead of starting a run of several minutes; a mistyped option stops them with a did-you-mean.
  */
 import { test } from 'node:test';
@@ -26,6 +26,7 @@ test('the benchmark scripts answer --help with their options and exit 0 without 
     ['bench/workers.bench.ts', 'bench:workers', '--short'],
     ['bench/redis.bench.ts', 'bench:redis', '--short'],
     ['bench/observability.bench.ts', 'bench:observability', '--short'],
+    ['bench/ab-responses.ts', 'bench:ab', '--against'],
   ] as const) {
     const r = bench(script, '--help');
     assert.equal(r.status, 0, `${script}: ${r.stderr}`);
@@ -40,5 +41,12 @@ test('a mistyped benchmark option stops at once: one line with a did-you-mean, e
   const r = bench('bench/run.ts', '--shrot');
   assert.equal(r.status, 2, r.stderr);
   assert.equal(r.stderr, 'bench: unknown option --shrot (did you mean --short?)\n');
+  assert.equal(r.stdout, '');
+});
+
+test('bench:ab without --against stops at once with one usage line, exit 2', () => {
+  const r = bench('bench/ab-responses.ts', '--count', '10');
+  assert.equal(r.status, 2, r.stderr);
+  assert.equal(r.stderr, 'bench:ab: --against DIR is required (see npm run bench:ab -- --help)\n');
   assert.equal(r.stdout, '');
 });
