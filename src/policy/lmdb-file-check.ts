@@ -45,8 +45,41 @@ function readMeta(fd: number, offset: number): Meta | string {
   };
 }
 
-/** Why the LMDB file at `path` must not be opened, or null when it may (or does not exist yet). */
+/** How long a file found damaged is watched for a writer finishing it, and how often. */
+const SETTLE_MS = 600;
+const SETTLE_STEP_MS = 50;
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Why the LMDB file at `path` must not be opened, or null when it may (or does not exist yet). A
+ * store that another process is creating is for a moment empty or shorter than its meta pages say
+ * (LMDB creates the file, then writes it): a file found so is watched for a while, and one that
+ * changes meanwhile is looked at again. A damaged file at rest does not change.
+ */
 export function lmdbFileProblem(path: string): string | null {
+  let problem = fileProblem(path);
+  let seen = fileState(path);
+  for (let waited = 0; problem !== null && waited < SETTLE_MS; waited += SETTLE_STEP_MS) {
+    Atomics.wait(PAUSE, 0, 0, SETTLE_STEP_MS);
+    const now = fileState(path);
+    if (now === seen) continue;
+    seen = now;
+    problem = fileProblem(path);
+  }
+  return problem;
+}
+
+/** The file's size and modification time, to tell whether anything wrote to it. */
+function fileState(path: string): string {
+  try {
+    const st = statSync(path);
+    return `${st.size}:${st.mtimeMs}`;
+  } catch {
+    return 'absent';
+  }
+}
+
+function fileProblem(path: string): string | null {
   let size: number;
   try {
     size = statSync(path).size;

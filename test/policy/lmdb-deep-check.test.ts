@@ -5,6 +5,7 @@
  * itself: test/adversarial/state-damage.test.ts.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { OAUTH_DATABASES, OAUTH_FILE, openOAuthStore } from '../../src/auth-server/lmdb-adapter.ts';
 import { lmdbDeepCheck, plainReason } from '../../src/policy/lmdb-deep-check.ts';
+import { lmdbFileProblem } from '../../src/policy/lmdb-file-check.ts';
 import { openLmdbStateStore, STATE_DATABASES, STATE_FILE } from '../../src/policy/lmdb-store.ts';
 import { populateState } from '../helpers/state-population.ts';
 
@@ -114,4 +116,26 @@ test("a reader's error becomes words fit for one line: no quoted content, no con
   assert.equal(plainReason('MDB_PAGE_NOTFOUND: Requested page not found'), 'MDB_PAGE_NOTFOUND: Requested page not found');
   assert.equal(plainReason('Unknown extension type 12\r\nnext'), 'Unknown extension type 12??next');
   assert.equal(plainReason(`x${'y'.repeat(300)}`).length, 120);
+});
+
+test('a store another process is creating, empty or short for a moment, is not taken for a damaged one', { timeout: 60_000 }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hpd-file-check-creating-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const sound = join(dir, 'sound');
+  await populateState(sound, 5, { users: 3, keysPerUser: 1, clients: 0, grants: 0 });
+  const bytes = join(sound, STATE_FILE);
+  const creating = join(dir, STATE_FILE);
+  // The creator makes the file empty, says so, and writes it whole a moment later, as LMDB does.
+  const script = `const fs = require('node:fs');
+    fs.writeFileSync(process.argv[1], '');
+    process.stdout.write('created\\n');
+    setTimeout(() => { fs.writeFileSync(process.argv[1], fs.readFileSync(process.argv[2])); }, 150);`;
+  const child = spawn(process.execPath, ['-e', script, creating, bytes], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((r) => child.on('exit', r));
+  await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+  assert.equal(lmdbFileProblem(creating), null);
+  await exited;
+  // A file at rest that is empty stays refused.
+  writeFileSync(creating, '');
+  assert.match(lmdbFileProblem(creating) ?? '', /empty/);
 });
