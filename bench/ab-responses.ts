@@ -45,14 +45,16 @@ Options:
   --concurrency N        cases in flight (default 16)
   --against-env NAME=V   one more environment variable for the other server only (e.g. a setting to A/B)
   --help                 this text`;
+/** Every option takes a value. */
+const TEXT = { type: 'string' } as const;
 const args = benchArgs('bench:ab', USAGE, {
-  against: { type: 'string' },
-  builds: { type: 'string' },
-  workers: { type: 'string' },
-  count: { type: 'string' },
-  seed: { type: 'string' },
-  concurrency: { type: 'string' },
-  'against-env': { type: 'string' },
+  against: TEXT,
+  builds: TEXT,
+  workers: TEXT,
+  count: TEXT,
+  seed: TEXT,
+  concurrency: TEXT,
+  'against-env': TEXT,
 });
 
 /** One usage line, exit 2, as bench-args does for a mistyped option. */

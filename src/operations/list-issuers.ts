@@ -2,7 +2,7 @@
 import { noPlanData } from './location.ts';
 import { planDataYears } from './plan-data-years.ts';
 import { defineOperation, echoQuery } from './operation.ts';
-import { notFound, validationProblem } from './problems.ts';
+import { validationProblem } from './problems.ts';
 import { compileQuery } from './query.ts';
 import { LABELS, LINKS_OF, P } from './shared-schemas.ts';
 

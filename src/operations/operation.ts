@@ -9,7 +9,6 @@ import { digestText, HashStream } from '../encoding/fast-hash.ts';
 import { jsonString, needsEscape } from '../encoding/json-string.ts';
 import { TIER_RANK, type Tier } from '../policy/tiers.ts';
 import type { DataRegistry } from './data-registry.ts';
-import { InvariantError } from '../invariant.ts';
 import {
   endpointTierProblem,
   ProblemError,
@@ -259,17 +258,11 @@ export type BodyResult =
  * {@link execute} in a borrow of `scratch` of its own, answered as objects the caller keeps: for the
  * fronts that answer with objects (MCP), documents made from examples, and tests.
  */
-export function executeToBody<P>(
-  op: Operation<P>,
-  ctx: OperationContext,
-  tier: Tier,
-  query: ReadonlyArray<readonly [string, string]> | string,
-  pathParams: Readonly<Record<string, string>>,
-  scratch: RequestScratch,
-): BodyResult {
+export function executeToBody<P>(...args: Parameters<typeof execute<P>>): BodyResult {
+  const scratch = args[5];
   scratch.borrow();
   try {
-    const result = execute(op, ctx, tier, query, pathParams, scratch);
+    const result = execute(...args);
     return result.ok ? { ok: true, body: result.body } : result;
   } finally {
     scratch.release();

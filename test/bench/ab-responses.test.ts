@@ -4,24 +4,15 @@
  * other one's links under another origin) is found, shown and fails the run (exit 1), so do requests
  * left without an answer, and Ctrl-C stops both servers.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildFixture } from '../helpers/fixture-build.ts';
+import { fixtureBuildForFile } from '../helpers/fixture-build.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-let dir = '';
-let builds = '';
-
-before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'hpd-ab-test-'));
-  builds = await buildFixture(dir);
-});
-after(() => rmSync(dir, { recursive: true, force: true }));
+const fixture = fixtureBuildForFile('hpd-ab-test-');
 
 interface AbRun {
   code: number | null;
@@ -36,7 +27,7 @@ async function ab(args: readonly string[], onStderr?: (stderr: string, kill: (s:
   delete env.NODE_TEST_CONTEXT;
   const run = spawn(
     process.execPath,
-    ['--import', join(ROOT, 'bin/register-typescript.js'), join(ROOT, 'bench/ab-responses.ts'), '--builds', builds, ...args],
+    ['--import', join(ROOT, 'bin/register-typescript.js'), join(ROOT, 'bench/ab-responses.ts'), '--builds', fixture.builds, ...args],
     { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stdout = '';

@@ -6,9 +6,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tsFiles } from '../helpers/repo-files.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -61,17 +62,6 @@ type Kind = 'import' | 'import type' | 'import()';
 interface Edge {
   readonly to: string;
   readonly kind: Kind;
-}
-
-/** Every .ts file under `dir` (relative to the repository, `/`-separated). */
-function tsFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
-    const path = `${dir}/${e.name}`;
-    if (e.isDirectory()) out.push(...tsFiles(path));
-    else if (e.name.endsWith('.ts')) out.push(path);
-  }
-  return out;
 }
 
 /**

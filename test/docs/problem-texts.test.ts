@@ -6,10 +6,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PROBLEM_TYPES } from '../../src/operations/problems.ts';
+import { tsFiles } from '../helpers/repo-files.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -17,17 +18,6 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const FRONTS = ['src/http', 'src/mcp', 'src/auth-server'];
 /** The fronts' own problem modules, where their problems are declared. */
 const PROBLEM_MODULES = ['src/http/front-problems.ts', 'src/mcp/front-problems.ts'];
-
-/** Every .ts file under `dir` (relative to the repository, `/`-separated). */
-function tsFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
-    const path = `${dir}/${e.name}`;
-    if (e.isDirectory()) out.push(...tsFiles(path));
-    else if (e.name.endsWith('.ts')) out.push(path);
-  }
-  return out;
-}
 
 /** A `detail` written as a literal (quoted or template, on its line or the next), or a problem kind set in place. */
 const PROBLEM_LITERAL = new RegExp(`\\bdetail:\\s*['"\`]|\\bkind:\\s*['"](?:${Object.keys(PROBLEM_TYPES).join('|')})['"]`, 'g');

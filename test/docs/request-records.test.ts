@@ -5,11 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT, tsFiles } from '../helpers/repo-files.ts';
 
 const REUSED_RECORDS = [
   'Executed',
@@ -28,17 +26,11 @@ const REUSED_RECORDS = [
   'RequestScratch',
 ];
 
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
-    .map((e) => join(e.parentPath, e.name));
-}
-
 test('no module of src/ makes a reused request record at module level: each belongs to a request scratch', () => {
   const made = new RegExp(`^(?:export )?(?:const|let) \\w+(?:: [^=]+)? = new (${REUSED_RECORDS.join('|')})\\(`, 'gm');
   const found: string[] = [];
-  for (const file of tsFiles(join(root, 'src'))) {
-    for (const m of readFileSync(file, 'utf8').matchAll(made)) found.push(`${relative(root, file)}: ${m[0]}`);
+  for (const file of tsFiles('src')) {
+    for (const m of readFileSync(join(REPO_ROOT, file), 'utf8').matchAll(made)) found.push(`${file}: ${m[0]}`);
   }
   assert.deepEqual(found, []);
 });

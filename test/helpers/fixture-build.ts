@@ -1,5 +1,8 @@
 /** @module Builds the fixture dataset (test/helpers/fixture-inputs.ts) into `dir/builds`: year 2025, and more years on request. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { buildDataset } from '../../build/compile.ts';
 import { createProgress } from '../../build/progress.ts';
@@ -22,4 +25,18 @@ export async function buildFixture(dir: string, alsoYears: readonly number[] = [
     });
   }
   return join(dir, 'builds');
+}
+
+/**
+ * The fixture build of a test file, in a temporary directory named after `prefix`: built before the
+ * file's tests and removed after them. Its members are set once the `before` hook has run.
+ */
+export function fixtureBuildForFile(prefix: string): { readonly dir: string; readonly builds: string } {
+  const made = { dir: '', builds: '' };
+  before(async () => {
+    made.dir = mkdtempSync(join(tmpdir(), prefix));
+    made.builds = await buildFixture(made.dir);
+  });
+  after(() => rmSync(made.dir, { recursive: true, force: true }));
+  return made;
 }
