@@ -16,8 +16,8 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const REAL_DATA = /\.real-data\.test\.ts$/;
 const FAST_FOLDERS = ['test/engine/', 'test/encoding/', 'test/operations/', 'test/build/', 'test/docs/'];
 const FAST_FILES = /^test\/http\/[^/]*writer[^/]*\.test\.ts$/;
-// A test that starts a process of its own (a build killed midway, a full disk) is not a unit.
-const STARTS_PROCESSES = /\b(spawn|fork|execFile)\(|spawnSync\(process\.execPath/;
+// A test that starts a process of its own (a build killed midway, a full disk, an hpd command) is not a unit.
+const STARTS_PROCESSES = /\b(spawn|fork|execFile|runHpd)\(|spawnSync\(process\.execPath/;
 
 function testFiles(dir) {
   return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
