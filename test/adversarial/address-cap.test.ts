@@ -11,6 +11,7 @@ import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { eventually } from '../helpers/eventually.ts';
 import { startTestServices } from '../helpers/services.ts';
+import { statusLine } from '../helpers/status-line.ts';
 
 const CAP = 150;
 const PER_ADDRESS = 40;
@@ -42,7 +43,7 @@ function flood(port: number, from: string, wanted: number) {
     /** No connection is still connecting: every one is open or gone. */
     settled: () => all.size === open.size,
     /** The status line each open connection gets for one request (or why none came). */
-    ask: (): Promise<string[]> => Promise.all([...open].map(firstLine)),
+    ask: (): Promise<string[]> => Promise.all([...open].map((s) => statusLine(s))),
     stop(): void {
       running = false;
     },
@@ -51,24 +52,6 @@ function flood(port: number, from: string, wanted: number) {
       for (const s of all) s.destroy();
     },
   };
-}
-
-/** Sends one request on an open connection: the status line of the answer, or how the connection ended. */
-function firstLine(s: Socket): Promise<string> {
-  return new Promise((resolve) => {
-    let got = '';
-    const onData = (d: Buffer): void => {
-      got += d.toString('latin1');
-      const end = got.indexOf('\r\n');
-      if (end >= 0) {
-        s.off('data', onData);
-        resolve(got.slice(0, end));
-      }
-    };
-    s.on('data', onData);
-    s.once('close', () => resolve(`closed after ${JSON.stringify(got)}`));
-    s.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
-  });
 }
 
 /** One request on a new connection from `from`: the status, or the error's code. */

@@ -14,6 +14,7 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { eventually } from '../helpers/eventually.ts';
 import { buildFixture } from '../helpers/fixture-build.ts';
+import { statusLine } from '../helpers/status-line.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -81,20 +82,6 @@ async function assertServing(child: Child): Promise<void> {
     headers: { authorization: `Bearer ${child.keys.enterprise}` },
   });
   assert.equal(r.status, 200);
-}
-
-/** The status line a connection gets for one request, or 'closed' when the server closes it without an answer. */
-function statusLine(s: net.Socket): Promise<string> {
-  if (s.closed) return Promise.resolve('closed');
-  return new Promise((resolve) => {
-    let got = '';
-    s.on('data', (d: Buffer) => {
-      got += d.toString('latin1');
-      if (got.includes('\r\n')) resolve(got.slice(0, got.indexOf('\r\n')));
-    });
-    s.once('close', () => resolve(got === '' ? 'closed' : `closed after ${JSON.stringify(got)}`));
-    s.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
-  });
 }
 
 /** Sends raw bytes on a fresh connection and returns everything the server sent until it closed (bounded). */
@@ -231,7 +218,7 @@ test('a flood of idle connections is capped: extra connections are closed at onc
   }
   await eventually('the connections over the cap are closed by the server', () => closedEarly >= 195, 3000);
   // Every connection beyond the cap is closed by the server; the first 200 stay, and each is served.
-  const outcomes = await Promise.all(sockets.map(statusLine));
+  const outcomes = await Promise.all(sockets.map((s) => statusLine(s)));
   const served = outcomes.filter((o) => o === 'HTTP/1.1 200 OK').length;
   assert.equal(served + outcomes.filter((o) => o === 'closed').length, 400, `each connection served or closed: ${[...new Set(outcomes)]}`);
   assert.ok(served >= 195, `${served} connections under the cap are kept and served`);
