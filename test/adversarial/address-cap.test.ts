@@ -9,19 +9,20 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
+import { eventually } from '../helpers/eventually.ts';
 import { startTestServices } from '../helpers/services.ts';
+import { statusLine } from '../helpers/status-line.ts';
 
 const CAP = 150;
 const PER_ADDRESS = 40;
 const FLOOD = 200;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Keeps `wanted` connections from `from` open, reconnecting 20 ms after each close, until stopped. */
 function flood(port: number, from: string, wanted: number) {
   const open = new Set<Socket>();
   const all = new Set<Socket>();
   let running = true;
+  let closed = 0;
   const one = (): void => {
     const s = connect({ port, host: '127.0.0.1', localAddress: from });
     all.add(s);
@@ -30,12 +31,19 @@ function flood(port: number, from: string, wanted: number) {
     s.on('close', () => {
       open.delete(s);
       all.delete(s);
+      closed += 1;
       if (running) setTimeout(one, 20);
     });
   };
   for (let i = 0; i < wanted; i++) one();
   return {
     open: () => open.size,
+    /** Connections closed so far (by the server, while the flood runs). */
+    closed: () => closed,
+    /** No connection is still connecting: every one is open or gone. */
+    settled: () => all.size === open.size,
+    /** The status line each open connection gets for one request (or why none came). */
+    ask: (): Promise<string[]> => Promise.all([...open].map((s) => statusLine(s))),
     stop(): void {
       running = false;
     },
@@ -72,26 +80,30 @@ for (const workers of [0, 2]) {
 
     const attack = flood(port, '127.0.0.2', FLOOD);
     t.after(() => attack.destroy());
-    await sleep(1_500);
+    // The flood is at the cap once the server has refused as many connections as it wanted beyond its share.
+    await eventually('the server refuses the flood past its share', () => attack.closed() >= FLOOD - PER_ADDRESS, 15_000);
 
     const answers: Array<number | string> = [];
     for (let i = 0; i < 20; i++) answers.push(await getFrom(port, '127.0.0.3'));
     assert.deepEqual(answers, Array(20).fill(200), 'the other client is served during the flood');
 
     attack.stop();
-    await sleep(500);
+    // Stopped, the flood opens nothing more: what it holds only falls as its refused connections close.
+    await eventually(
+      `the flood holds at most its ${PER_ADDRESS} connections once its refused ones are closed`,
+      () => attack.settled() && attack.open() <= PER_ADDRESS,
+      10_000,
+    );
     const held = attack.open();
     assert.ok(held <= PER_ADDRESS, `the flood holds ${held} connections, at most its ${PER_ADDRESS}`);
     assert.ok(held >= PER_ADDRESS / 2, `the flood keeps a share (${held}): the limit is per address, not a ban`);
 
     // Closes are counted: once the flood's connections are gone, the address gets its whole share back.
     attack.destroy();
-    await sleep(500);
     const again = flood(port, '127.0.0.2', PER_ADDRESS);
     t.after(() => again.destroy());
-    await sleep(1_500);
+    await eventually('the address opens its whole share again', () => again.settled() && again.open() === PER_ADDRESS, 15_000);
     again.stop();
-    await sleep(300);
-    assert.equal(again.open(), PER_ADDRESS, 'the address opens its whole share again');
+    assert.deepEqual(await again.ask(), Array(PER_ADDRESS).fill('HTTP/1.1 200 OK'), 'each connection of the share is served');
   });
 }

@@ -12,7 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { eventually } from '../helpers/eventually.ts';
 import { buildFixture } from '../helpers/fixture-build.ts';
+import { statusLine } from '../helpers/status-line.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -119,6 +121,8 @@ test('a client that resets right after a request with a large response never tak
     });
     if (i % 25 === 0) await sleep(2);
   }
+  // Nothing signals that the server has finished with the last reset connections, and the abort came
+  // while it wrote to one of them: a short grace for a late crash to show as an exit.
   await sleep(200);
   await assertServing(child);
   assert.doesNotMatch(child.stderr, /forbidden|terminate/);
@@ -212,13 +216,21 @@ test('a flood of idle connections is capped: extra connections are closed at onc
     s.on('close', () => closedEarly++);
     sockets.push(s);
   }
-  await sleep(1000);
-  // Every connection beyond the cap is closed by the server within the second; the first 200 stay.
-  assert.ok(closedEarly >= 195, `${closedEarly} of 200 connections over the cap were closed`);
-  assert.ok(closedEarly <= 205, `${closedEarly} closed: connections under the cap are kept`);
-  assert.match(child.stderr, /rest: 200 connections open: refusing new ones/);
+  await eventually('the connections over the cap are closed by the server', () => closedEarly >= 195, 3000);
+  // Every connection beyond the cap is closed by the server; the first 200 stay, and each is served.
+  const outcomes = await Promise.all(sockets.map((s) => statusLine(s)));
+  const served = outcomes.filter((o) => o === 'HTTP/1.1 200 OK').length;
+  assert.equal(served + outcomes.filter((o) => o === 'closed').length, 400, `each connection served or closed: ${[...new Set(outcomes)]}`);
+  assert.ok(served >= 195, `${served} connections under the cap are kept and served`);
+  assert.ok(served <= 205, `${served} served: connections over the cap are closed`);
+  await eventually('the cap is logged', () => /rest: 200 connections open: refusing new ones/.test(child.stderr));
   assert.equal(child.stderr.match(/refusing new ones/g)?.length, 1, 'one log line per period, not one per connection');
   for (const s of sockets) s.destroy();
-  await sleep(300);
+  // Once the flood's connections are gone, new ones are accepted again.
+  await eventually('the service answers once the flood ends', async () => {
+    const r = await fetch(`http://127.0.0.1:${child.port}/healthz`).catch(() => null);
+    await r?.arrayBuffer();
+    return r?.status === 200;
+  });
   await assertServing(child);
 });

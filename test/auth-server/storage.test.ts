@@ -16,6 +16,7 @@ import { openRedisOAuthStore } from '../../src/auth-server/redis-adapter.ts';
 import { loadOrCreateRedisAuthSecrets } from '../../src/auth-server/redis-secrets.ts';
 import { loadOrCreateAuthSecrets, SECRETS_FILE } from '../../src/auth-server/secrets.ts';
 import { normalizeAuthorizationQuery } from '../../src/auth-server/authorization-query.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.ts';
 import { cleanup } from './oauth-test-client.ts';
 
@@ -292,8 +293,7 @@ test('adapter (redis): records, indexes and grant sets carry Redis TTLs; close()
   // Redis, not a sweep, removes what expired: a record stored with a 200 ms lifetime goes by itself.
   await oauth.adapterFor('AuthorizationCode').upsert('short', { jti: 'short', grantId: 'g2' }, -CLOCK_TOLERANCE_SECONDS + 0.2);
   assert.equal(await redis.exists(`${prefix}rec:AuthorizationCode:short`), 1);
-  await new Promise((r) => setTimeout(r, 400));
-  assert.equal(await redis.exists(`${prefix}rec:AuthorizationCode:short`), 0);
+  await eventually('Redis expires the record by itself', async () => (await redis.exists(`${prefix}rec:AuthorizationCode:short`)) === 0);
   assert.equal(await redis.exists(`${prefix}grant:g2`), 0);
   assert.equal(await oauth.sweep(), 0);
 

@@ -99,11 +99,16 @@ test('bench:tail --short runs both worker modes and the ceiling on the fixture b
   const code = await new Promise<number | null>((resolve) => run.once('exit', resolve));
   assert.equal(code, 0, `bench:tail --short failed:\n${stderr.slice(-4000)}`);
   assert.match(stderr, /workers 1 sent the same bytes for each/);
-  for (const w of ['search', 'detail', 'years', 'aptc']) {
+  const RATE = '[\\d.]+k?';
+  const NUM = '[\\d.]+';
+  const rows = (re: RegExp): string[] => stdout.split('\n').filter((l) => re.test(l));
+  // Closed loop: every workload, both modes and the ceiling.
+  for (const w of ['search', 'household', 'detail', 'years', 'aptc']) {
     for (const server of ['workers 0', 'workers 1']) {
-      const row = new RegExp(`^\\| ${w} \\| ${server} \\| [\\d.k]+ \\| [\\d.]+× \\| (\\d+|not measured [^|]+) \\| ([\\d.]+) \\|`, 'm').exec(
-        stdout,
-      );
+      const row = new RegExp(
+        `^\\| ${w} \\| ${server} \\| ${RATE} \\| ${NUM}× \\| (\\d+|not measured [^|]+) \\| (${NUM}) \\| \\d+ \\|$`,
+        'm',
+      ).exec(stdout);
       assert.ok(row !== null, `${w} / ${server} row:\n${stdout}`);
       // A 1 s run on a slow machine may see no collection: then the report must say so, not print 0.
       const bytes = row[1]!;
@@ -112,8 +117,29 @@ test('bench:tail --short runs both worker modes and the ceiling on the fixture b
         `${w} / ${server}: bytes allocated per request, or why not: ${bytes}`,
       );
     }
+    assert.match(stdout, new RegExp(`^\\| ${w} \\| ceiling \\| ${RATE} \\| 1× \\|  \\|  \\|  \\|$`, 'm'), `${w} / ceiling row`);
   }
+  // Open loop at 80 %: each workload and mode, with the ceiling's p99 beside it.
+  for (const w of ['search', 'detail', 'aptc'])
+    for (const server of ['workers 0', 'workers 1'])
+      assert.match(
+        stdout,
+        new RegExp(`^\\| ${w} \\| ${server} \\| ${RATE}/s \\| ${NUM} \\| ${NUM} \\| ${NUM}× \\|$`, 'm'),
+        `${w} / ${server} open-loop row`,
+      );
+  // The long run and the sustained rate, per mode; 1 and 2 workers unpinned.
+  for (const server of ['workers 0', 'workers 1'])
+    assert.match(
+      stdout,
+      new RegExp(`^\\| ${server} \\| ${RATE}/s \\| ${NUM} \\| \\d+ \\| \\d+ \\| ${NUM} \\| ${RATE}/s \\|$`, 'm'),
+      `${server} long-run row`,
+    );
+  for (const workers of [1, 2])
+    assert.match(stdout, new RegExp(`^\\| ${workers} \\| ${RATE} \\| ${RATE}/s \\| ${RATE}: `, 'm'), `${workers} workers unpinned`);
+  // The targets: 13 per mode, each measured (or said to be unmeasured) and judged.
+  const targets = rows(/^\| workers [01]: /);
+  assert.equal(targets.length, 26, targets.join('\n'));
+  for (const row of targets) assert.match(row, /\| ([\d.]+|not measured [^|]+) \| ([≤≥] )?[\d.]+ \| (met|\*\*missed\*\*) \|$/);
   assert.match(stdout, /\| workers 0: search p99 at 80 % ÷ ceiling \| [\d.]+ \|/);
-  assert.match(stdout, /\| workers 1: mark-compacts in 2 s of search at 80 % \| \d+ \|/);
-  assert.match(stdout, /^\| 2 \| [\d.k]+ \| [\d.k]+\/s \|/m);
+  assert.match(stdout, /\| workers 1: mark-compacts in \d+ s of search at 80 % \| \d+ \|/);
 });

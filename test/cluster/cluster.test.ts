@@ -16,6 +16,7 @@ import { hashKey } from '../../src/policy/api-keys.ts';
 import { quotaKey } from '../../src/policy/redis-store.ts';
 import { fullFlow, tokenRequest } from '../auth-server/oauth-test-client.ts';
 import { startCluster, type TestCluster } from '../helpers/cluster.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { buildFixtureVariant } from '../helpers/fixture-variant.ts';
 
 const YEARS = '/v1/health/years';
@@ -199,12 +200,14 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
     await sleep(300);
     await c.redis.stop();
     redisDown = true;
-    await sleep(500);
-    for (const inst of c.instances) {
-      const ready = (await get(`${inst.restUrl}/readyz`)) as Outcome;
-      assert.equal(ready.status, 200);
-      assert.equal((JSON.parse(ready.body) as { status: string }).status, 'degraded');
-    }
+    const readiness = async (): Promise<string[]> =>
+      Promise.all(
+        c.instances.map(async (inst) => {
+          const ready = await get(`${inst.restUrl}/readyz`);
+          return ready instanceof Error ? ready.message : `${ready.status} ${(JSON.parse(ready.body) as { status: string }).status}`;
+        }),
+      );
+    await eventually('both instances say degraded', async () => (await readiness()).every((r) => r === '200 degraded'), 10_000);
     const unknown = (await get(`${c.lb.restUrl}${YEARS}`, `hpd_${randomBytes(20).toString('hex')}`)) as Outcome;
     assert.equal(unknown.status, 503);
     assert.equal(unknown.headers.get('retry-after'), '5');
@@ -212,14 +215,15 @@ describe('a cluster: HAProxy, two instances, one Redis', { timeout: 600_000 }, (
     await sleep(500);
     await c.redis.start();
     redisDown = false;
-    await sleep(1500);
+    // The load goes on until both instances, each of their threads, are back.
+    const back = (): boolean => c.instances.every((inst) => inst.serve!.stderr().split('reachable again').length - 1 >= 2);
+    await eventually('both instances ready again', async () => back() && (await readiness()).every((r) => r === '200 ready'), 10_000);
     stopLoad();
     const outcomes = await running;
     const counts = statuses(outcomes);
     assert.deepEqual(Object.keys(counts), ['200'], `every request served: ${JSON.stringify(counts)}`);
-    for (const inst of c.instances) assert.equal(JSON.parse(((await get(`${inst.restUrl}/readyz`)) as Outcome).body).status, 'ready');
     // Reconciled: Redis holds every success, plus at most what the four threads hold unused (0.5 % of 10,000).
-    await sleep(300);
+    await eventually('Redis holds every success', async () => Number(await redisGet(c, quotaKey(today()), user)) >= counts['200']!, 5000);
     const counted = Number(await redisGet(c, quotaKey(today()), user));
     process.stderr.write(`# Redis outage under load: ${counts['200']} requests, all 200; Redis counts ${counted} after reconciling\n`);
     assert.ok(counted >= counts['200']! && counted <= counts['200']! + 50, `Redis counts ${counted} for ${counts['200']} successes`);

@@ -123,7 +123,13 @@ export async function startCluster(extraEnv: Readonly<Record<string, string>> = 
   };
   let lb: TestHaproxy;
   try {
-    for (const inst of instances) inst.serve = await spawnServe(inst.env);
+    // Both at once, as hosts come up in a deployment (first starts on one Redis agree on one set of secrets).
+    const started = await Promise.allSettled(instances.map((inst) => spawnServe(inst.env)));
+    started.forEach((r, i) => {
+      if (r.status === 'fulfilled') instances[i]!.serve = r.value;
+    });
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
     lb = await startHaproxy(
       instances.map((inst) => ({
         host: '127.0.0.1',

@@ -8,10 +8,11 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/eventually.ts';
 import { LeasedQuota } from '../../src/policy/leased-quota.ts';
-import { connectRedis, type RedisLink } from '../../src/policy/redis-link.ts';
+import { connectRedis, REDIS_PREFIX, type RedisLink } from '../../src/policy/redis-link.ts';
 import { quotaKey } from '../../src/policy/redis-store.ts';
 import type { Tier } from '../../src/policy/tiers.ts';
 import { Redis } from 'ioredis';
+import { eventually } from '../helpers/eventually.ts';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.ts';
 
 const LIMITS: Record<Tier, number> = { free: 100, pro: 10_000, enterprise: 100_000 };
@@ -29,6 +30,20 @@ async function holders(redis: TestRedis, n: number): Promise<{ quotas: LeasedQuo
       for (const l of links) await l.close();
     },
   };
+}
+
+/** Where each holder stamps the time of its heartbeats (and leases) in Redis. */
+const HOLDERS = `${REDIS_PREFIX}quota-holders`;
+
+/**
+ * Resolves once each of `n` holders has sent two heartbeats after the call: by the second, the answer
+ * to the first has been applied (they are 500 ms apart).
+ */
+async function twoHeartbeats(redis: Redis, n: number): Promise<void> {
+  for (const beat of [1, 2]) {
+    const since = Date.now();
+    await eventually(`heartbeat ${beat} of ${n} holders`, async () => (await redis.zcount(HOLDERS, `(${since}`, '+inf')) >= n, 5000);
+  }
 }
 
 /** A new Redis and `n` lease holders on it, all stopped after the test. */
@@ -111,7 +126,7 @@ test('Redis down: requests counted locally from the last count, added to Redis w
     if (Date.now() > deadline) assert.fail(`not reconciled: ${await h.links[0]!.client.hget(quotaKey(today()), 'usr_f').catch(() => '?')}`);
     await new Promise((r) => setTimeout(r, 20));
   }
-  await new Promise((r) => setTimeout(r, 1200)); // two heartbeats: nothing is added twice
+  await twoHeartbeats(h.links[0]!.client, 1); // nothing is added twice
   assert.equal(await h.links[0]!.client.hget(quotaKey(today()), 'usr_f'), '100');
   assert.equal((await q.consume('usr_f', 'free')).allowed, false);
 });
@@ -125,7 +140,7 @@ test('Redis down with 4 holders: together they let through at most what was left
   await h.links[0]!.client.hset(quotaKey(today()), 'usr_e', seeded);
   // Each holder has served the user, so each knows the day's count and how many holders there are.
   for (const q of h.quotas) for (let i = 0; i < 10; i++) assert.equal((await q.consume('usr_e', 'enterprise')).allowed, true);
-  await new Promise((r) => setTimeout(r, 1200)); // a heartbeat: every holder sees all 4
+  await twoHeartbeats(h.links[0]!.client, 4); // every holder sees all 4
   await redis.stop();
   for (const l of h.links) while (l.up()) await new Promise((r) => setTimeout(r, 10));
   let offline = 0;
@@ -196,7 +211,7 @@ test('a holder that served a user a while ago learns the day count from its hear
   await h.links[0]!.client.hset(quotaKey(today()), 'usr_h', limit - 10_000);
   assert.equal((await b.consume('usr_h', 'enterprise')).allowed, true, 'b leases once, at 90,000');
   for (let i = 0; i < 9_000; i++) assert.equal((await a.consume('usr_h', 'enterprise')).allowed, true);
-  await new Promise((r) => setTimeout(r, 1200)); // b's heartbeats read the count again
+  await twoHeartbeats(h.links[0]!.client, 2); // b's heartbeats read the count again
   await redis.stop();
   for (const l of h.links) while (l.up()) await new Promise((r) => setTimeout(r, 10));
   let byB = 0;
