@@ -6,7 +6,6 @@
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually } from '../helpers/eventually.ts';
 import { LeasedQuota } from '../../src/policy/leased-quota.ts';
 import { connectRedis, REDIS_PREFIX, type RedisLink } from '../../src/policy/redis-link.ts';
 import { quotaKey } from '../../src/policy/redis-store.ts';
