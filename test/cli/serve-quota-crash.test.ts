@@ -1,7 +1,7 @@
 /**
  * Quota counts survive a crash: `hpd serve` under load from this process is SIGKILLed mid-traffic; the
  * count persisted in the state store may trail the 200s the client received by at most the requests
- * served in 100 ms at the measured rate. The kill comes after a number of answers, not a time, so a
+ * served in 100 ms at the measured rate. The kill waits for a number of answers as well as a time, so a
  * slow machine measures as much traffic as a fast one.
  */
 import { test } from 'node:test';
@@ -12,7 +12,11 @@ import { openLmdbStateStore } from '../../src/policy/lmdb-store.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { prepareServe, spawnServe } from '../helpers/serve-fixture.ts';
 
-/** Answers to wait for before the kill (enough traffic to measure a rate), and the longest wait for them. */
+/**
+ * The kill comes after this long under load and at least this many answers (enough traffic to measure a
+ * rate, however slow the machine), waited for at most LOAD_DEADLINE_MS.
+ */
+const LOAD_MS = 1500;
 const ANSWERS = 1200;
 const LOAD_DEADLINE_MS = 60_000;
 const CONCURRENCY = 32;
@@ -63,8 +67,11 @@ test('SIGKILL under load loses at most 100 ms of quota counts', { timeout: 120_0
     }
   };
   const loops = Array.from({ length: CONCURRENCY }, loop);
-  // A count of answers, not a time: a slow or busy machine takes longer to get there, and no fewer.
-  await eventually(`${ANSWERS} answers before the kill`, () => ok + other >= ANSWERS, LOAD_DEADLINE_MS);
+  await eventually(
+    `${ANSWERS} answers and ${LOAD_MS} ms of load before the kill`,
+    () => ok + other >= ANSWERS && performance.now() - started >= LOAD_MS,
+    LOAD_DEADLINE_MS,
+  );
   stop = true;
   child.kill('SIGKILL');
   const elapsedS = (performance.now() - started) / 1000;
