@@ -14,11 +14,14 @@
  * More options: `--against DIR` also measures `hpd serve` from another checkout (say a worktree of the
  * previous commit), alternated with ours on the same CPU, for an A/B that the machine's drift affects
  * alike; `--node-flags=FLAGS` passes V8/Node flags to ours only (e.g. `--node-flags=--max-semi-space-size=64`);
- * `--strace` and `--perf` add one traced run per server (syscalls per request; CPU per request by DSO
- * and the kernel's top symbols), `--perf-dir DIR` keeps the perf.data files.
+ * `--strace` adds two runs per server under strace (syscalls, socket sends and bytes per request,
+ * bench/lib/syscall-profile.ts), `--perf` one under perf record (CPU per request by DSO and the kernel's
+ * top symbols), `--perf-dir DIR` keeps the perf.data files. The output ends with the table "Per request,
+ * what the kernel sees" (bench/lib/kernel-report.ts): every thread's CPU, context switches and
+ * migrations per request from /proc around each timed run, and --strace's counts.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +29,6 @@ import { openRegistry } from '../src/operations/data-registry.ts';
 import {
   benchServeEnv,
   childEnv,
-  cpuTimes,
   detectPinning,
   enterpriseKey,
   freePorts,
@@ -37,6 +39,9 @@ import {
 import { benchArgsWithChoice } from './lib/bench-args.ts';
 import { ensureBuild } from './lib/suite.ts';
 import { GcTrace } from './lib/gc-trace.ts';
+import { kernelTable } from './lib/kernel-report.ts';
+import { type PerRequestStats, perRequest, snapshot } from './lib/proc-stats.ts';
+import { type NotProfiled, type SyscallProfile, syscallProfile } from './lib/syscall-profile.ts';
 import { fetchResponse, mapLimit } from './lib/verify.ts';
 import { buildWorkloads, WORKLOADS, type WorkloadName } from './lib/workloads.ts';
 import { runWrk } from './lib/wrk.ts';
@@ -57,7 +62,7 @@ Options:
   --node-flags=FLAGS   V8/Node flags for ours only, e.g. --node-flags=--max-semi-space-size=64
   --semi-space MB      young generation of ours and --against alike (e.g. 1): many collections per
                        run make the bytes allocated per request exact rather than ± one young generation
-  --strace             one extra run per server under strace -c (syscalls per request)
+  --strace             two extra runs per server under strace (syscalls, sends, bytes per request)
   --perf               one extra run per server under perf record (CPU per request by DSO and symbol)
   --perf-dir DIR       keep the perf.data files there
   --help               this text`;
@@ -208,17 +213,17 @@ try {
   servers.push(ceiling);
   const ceilingOrigin = `http://127.0.0.1:${ceilingPort}`;
   /** One wrk run at full load (64 connections) against a server. */
-  const fullLoad = (origin: string, file: string) =>
+  const fullLoad = (origin: string, file: string, durationS = seconds) =>
     runWrk({
       origin,
       urlsFile: file,
       headers: [`Authorization: Bearer ${key}`],
       connections: 64,
-      durationS: seconds,
+      durationS,
       paceMs: 0,
       cpu: pin?.generatorCpu ?? null,
     });
-  /** A full-load run of each server with a tracer (strace, perf) attached; `after` reads what it wrote. */
+  /** A full-load run of each server with perf attached; `after` reads what it wrote. */
   const traced = async (
     tracer: (s: ServerProcess) => readonly [string, string[]],
     after: (s: ServerProcess, requests: number) => string,
@@ -236,17 +241,20 @@ try {
       process.stdout.write(`${command} ${s.name}: ${run.requests} requests\n${after(s, run.requests)}\n`);
     }
   };
+  /** Every thread's CPU, switches and migrations per request of each timed run, by server. */
+  const kernelRuns = new Map<ServerProcess, PerRequestStats[]>();
   const measure = async (s: ServerProcess, origin: string, file: string) => {
     const trace = traces.get(s);
     const mark = trace?.mark() ?? 0;
-    const before = cpuTimes(s.pid);
+    const before = snapshot(s.pid);
     const run = await fullLoad(origin, file);
-    const after = cpuTimes(s.pid);
+    const k = perRequest(before, snapshot(s.pid), run.requests);
+    kernelRuns.set(s, [...(kernelRuns.get(s) ?? []), k]);
     const gc = trace?.summary(mark);
     return {
       rps: run.rps,
-      user: ((after.user - before.user) * 1e6) / run.requests,
-      sys: ((after.sys - before.sys) * 1e6) / run.requests,
+      user: k.userUs,
+      sys: k.sysUs,
       errors: run.errors.total,
       // No collection in the run: nothing was measured (the trace reports allocation at each GC).
       allocated:
@@ -255,13 +263,26 @@ try {
           : `${Math.round(gc.bytes / run.requests)} B/req allocated`,
     };
   };
-  // --strace: one extra run of each server under `strace -c -f` (syscall counts per request; slows it).
+  // --strace: two extra runs of each server under strace (syscalls, socket sends and bytes per request; slows it).
+  const syscalls = new Map<ServerProcess, SyscallProfile | NotProfiled>();
   if (args.strace === true) {
-    const out = (s: ServerProcess): string => join(work, `strace-${s.name}`);
-    await traced(
-      (s) => ['strace', ['-c', '-f', '-p', String(s.pid), '-o', out(s)]],
-      (s) => readFileSync(out(s), 'utf8'),
-    );
+    const profiled: Array<readonly [ServerProcess, string, string]> = [
+      [ours, oursOrigin, urls],
+      [ceiling, ceilingOrigin, ceilingUrls],
+    ];
+    if (against !== null) profiled.push([against.server, against.origin, urls]);
+    for (const [s, origin, file] of profiled) {
+      syscalls.set(
+        s,
+        await syscallProfile({
+          pid: s.pid,
+          load: async (secs) => (await fullLoad(origin, file, secs)).requests,
+          countSeconds: seconds,
+          sendSeconds: Math.min(seconds, 2),
+          dir: work,
+        }),
+      );
+    }
   }
   // --perf: one extra run of each server under `perf record` (where the CPU goes, kernel included).
   if (args.perf === true) {
@@ -290,6 +311,18 @@ try {
       );
     }
   }
+  const kernelServers = [...(against === null ? [] : [against.server]), ours, ceiling];
+  process.stdout.write(
+    `\nPer request, what the kernel sees (CPU and switches: medians of the ${reps} timed runs; syscalls: --strace runs):\n\n${kernelTable(
+      [
+        {
+          workload,
+          servers: kernelServers.map((s) => ({ server: s.name, runs: kernelRuns.get(s) ?? [], syscalls: syscalls.get(s) ?? null })),
+        },
+      ],
+      'run with --strace',
+    ).join('\n')}\n`,
+  );
 } finally {
   for (const s of servers) await s.stop(15_000);
   rmSync(work, { recursive: true, force: true });

@@ -11,7 +11,10 @@
  *
  * 1. Closed loop (wrk, 64 connections, 3 × 4 s, targets alternated): requests/s ÷ the ceiling's, and
  *    bytes allocated per request, for search, household search (also ÷ single-age search),
- *    detail, years and APTC.
+ *    detail, years and APTC. Each run also reads every thread's CPU, context switches and migrations
+ *    from /proc before and after (bench/lib/proc-stats.ts); then, for search and APTC, one extra run of
+ *    each server under strace counts its syscalls, socket sends and bytes per request
+ *    (bench/lib/syscall-profile.ts): the table "Per request, what the kernel sees".
  * 2. Open loop (wrk2) at 80 % of each server's own median rate, the ceiling at the same rate: p99 ÷ the
  *    ceiling's p99, for search, detail and APTC (3 × 4 s).
  * 3. One 30 s open-loop search run at 80 % per server: mark-compacts during it.
@@ -28,6 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { openRegistry } from '../src/operations/data-registry.ts';
 import { benchArgs } from './lib/bench-args.ts';
 import { GcTrace } from './lib/gc-trace.ts';
+import { type KernelWorkload, kernelTable } from './lib/kernel-report.ts';
 import {
   benchServeEnv,
   childEnv,
@@ -39,7 +43,9 @@ import {
   spawnHpdServe,
   spawnServer,
 } from './lib/processes.ts';
+import { type PerRequestStats, perRequest, snapshot } from './lib/proc-stats.ts';
 import { ensureBuild } from './lib/suite.ts';
+import { type NotProfiled, type SyscallProfile, syscallProfile } from './lib/syscall-profile.ts';
 import { sustainedRate, type SustainedRate } from './lib/sustained-rate.ts';
 import { fmtRate, median } from './lib/util.ts';
 import { fetchResponse, mapLimit } from './lib/verify.ts';
@@ -53,12 +59,13 @@ const USAGE = `Usage: npm run bench:tail [-- options]
 
 The figures per core: hpd serve --workers 0 and --workers 1 (every thread on the server core)
 against the ceiling on the same core: requests/s ratios and bytes allocated per request (closed loop),
+per request what the kernel sees (CPU, switches, migrations; syscalls, sends and bytes under strace),
 p99 ratios at 80 % (open loop), mark-compacts in 30 s at 80 %, the sustained search rate, and 1 vs 2
-workers unpinned. About 9 minutes; needs wrk (wrk2 is built on first use).
+workers unpinned. About 10 minutes; needs wrk (wrk2 is built on first use) and strace.
 
 Options:
-  --short        1 s runs, one repetition, no warm-up, one sustained-rate step, a 1 s long run
-                 (checks the harness: every table, no targets)
+  --short        1 s runs, one repetition, no warm-up, one sustained-rate step, a 1 s long run,
+                 search alone traced (checks the harness: every table, no targets)
   --builds DIR   builds root holding 2025/current (default: data/builds, built when missing)
   --help         this text`;
 
@@ -75,6 +82,13 @@ const SUSTAIN_FRACTIONS = short ? [0.8] : [0.5, 0.65, 0.8, 0.9, 1.0, 1.1];
 /** A 1 s warm-up run per target and workload before measuring (not in --short: no figure is kept). */
 const WARMUP = !short;
 const CLOSED: readonly WorkloadName[] = ['search', 'household', 'detail', 'years', 'aptc'];
+/** The workloads of the kernel table; --short traces search only (the same code path, half the runs). */
+const KERNEL: readonly WorkloadName[] = ['search', 'aptc'];
+const TRACED: readonly WorkloadName[] = short ? ['search'] : KERNEL;
+const NOT_TRACED = '--short traces search only';
+/** Seconds of the strace -c run and of the send-family run per server and workload. */
+const TRACE_COUNT_S = short ? 1 : 3;
+const TRACE_SEND_S = short ? 1 : 2;
 const OPEN: readonly WorkloadName[] = ['search', 'detail', 'aptc'];
 const log = (line: string): void => void process.stderr.write(`bench:tail: ${line}\n`);
 
@@ -198,6 +212,10 @@ interface Closed {
   bytesPerRequest: number[];
   scavengesPer1k: number[];
   markCompacts: number;
+  /** CPU, switches and migrations of every thread per request, one entry per run. */
+  kernel: PerRequestStats[];
+  /** The traced runs (KERNEL workloads only; null when not traced). */
+  syscalls: SyscallProfile | NotProfiled | null;
 }
 
 async function closedLoop(targets: readonly Target[]): Promise<Map<string, Closed>> {
@@ -206,9 +224,19 @@ async function closedLoop(targets: readonly Target[]): Promise<Map<string, Close
     for (const w of CLOSED) {
       for (const t of targets) {
         const mark = t.trace?.mark() ?? 0;
+        const before = snapshot(t.server.pid);
         const r = await load(t, w, DURATION_S);
-        const c = out.get(`${t.name}/${w}`) ?? { rps: [], bytesPerRequest: [], scavengesPer1k: [], markCompacts: 0 };
+        const after = snapshot(t.server.pid);
+        const c = out.get(`${t.name}/${w}`) ?? {
+          rps: [],
+          bytesPerRequest: [],
+          scavengesPer1k: [],
+          markCompacts: 0,
+          kernel: [],
+          syscalls: null,
+        };
         c.rps.push(r.rps);
+        c.kernel.push(perRequest(before, after, r.requests));
         if (t.trace !== null) {
           const g = t.trace.summary(mark);
           // V8 reports allocation at each collection: a run without one measured nothing (a short run
@@ -222,6 +250,23 @@ async function closedLoop(targets: readonly Target[]): Promise<Map<string, Close
           `closed ${rep + 1}/${REPS} ${w.padEnd(6)} ${t.name.padEnd(9)} ${fmtRate(r.rps)}/s${t.trace === null ? '' : `, ${allocText(c.bytesPerRequest)} B/request`}`,
         );
       }
+    }
+  }
+  // Separate runs under strace (far slower): per-request counts only, after the timed runs.
+  for (const w of TRACED) {
+    for (const t of targets) {
+      const c = out.get(`${t.name}/${w}`)!;
+      c.syscalls = await syscallProfile({
+        pid: t.server.pid,
+        load: async (seconds) => (await load(t, w, seconds)).requests,
+        countSeconds: TRACE_COUNT_S,
+        sendSeconds: TRACE_SEND_S,
+        dir: work,
+      });
+      const s = c.syscalls;
+      log(
+        `strace ${w.padEnd(6)} ${t.name.padEnd(9)} ${'unavailable' in s ? s.unavailable : `${s.syscalls.toFixed(2)} syscalls, ${s.sendCalls.toFixed(2)} sends, ${s.bytes.toFixed(0)} B/request`}`,
+      );
     }
   }
   return out;
@@ -368,6 +413,19 @@ function report(
       );
     }
   }
+  lines.push(
+    '',
+    'Per request, what the kernel sees (CPU and switches: medians of the closed-loop runs; syscalls: one run under strace):',
+    '',
+  );
+  const kernel: KernelWorkload[] = KERNEL.map((w) => ({
+    workload: w,
+    servers: [...modes.map((m) => m.name), 'ceiling'].map((server) => {
+      const c = closed.get(`${server}/${w}`)!;
+      return { server, runs: c.kernel, syscalls: c.syscalls };
+    }),
+  }));
+  lines.push(...kernelTable(kernel, NOT_TRACED));
   lines.push(
     '',
     '| workload | server | offered (80 % of its own rate) | p99 ms | ceiling p99 ms | ÷ ceiling |',

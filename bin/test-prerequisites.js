@@ -20,6 +20,9 @@ const NEEDED = [
   // ip, which puts the partial-write tests' server behind a small-buffer link in a network namespace
   // (test/helpers/small-buffer-netns.ts); minimal Debian images leave iproute2 out.
   { pkg: 'iproute2', present: () => existsSync('/usr/sbin/ip') || existsSync('/bin/ip') },
+  // strace, which counts a server's syscalls per request (test/bench/syscall-profile.test.ts, the
+  // kernel table of test/bench/tail-harness.test.ts).
+  { pkg: 'strace', present: () => spawnSync('strace', ['-V']).error === undefined },
 ];
 
 const missing = NEEDED.filter((n) => !n.present()).map((n) => n.pkg);

@@ -2,7 +2,8 @@
  * `npm run bench:tail -- --short` on the fixture build: both worker modes and the ceiling start with
  * every thread on one core, answer the same bytes, and every table comes out with figures read from a
  * real GC trace (bytes allocated per request > 0, or said to be unmeasured when a run saw no collection;
- * scavenges counted). No performance thresholds. Also
+ * scavenges counted), and the kernel table has every thread's CPU and switches per request and, for
+ * search, the syscalls, sends and bytes strace counted. No performance thresholds. Also
  * the GC trace reader and the sustained-rate search on their own.
  */
 import assert from 'node:assert/strict';
@@ -136,6 +137,42 @@ test('bench:tail --short runs both worker modes and the ceiling on the fixture b
     );
   for (const workers of [1, 2])
     assert.match(stdout, new RegExp(`^\\| ${workers} \\| ${RATE} \\| ${RATE}/s \\| ${RATE}: `, 'm'), `${workers} workers unpinned`);
+  // Per request, what the kernel sees: every cell a figure or why not. Search is traced under strace
+  // (the prerequisites install it), so its syscalls, sends and bytes are there; --short leaves APTC's out.
+  const FIGURE = '[\\d.]+(?:e-\\d+)?';
+  const WHY = 'not measured \\([^|]+\\)';
+  assert.match(
+    stdout,
+    /^\| workload \| server \| user µs \| sys µs \| syscalls \| send calls \| bytes to the kernel \| voluntary switches \| involuntary switches \| migrations \|$/m,
+    'the kernel table',
+  );
+  for (const w of ['search', 'aptc']) {
+    for (const server of ['workers 0', 'workers 1', 'ceiling']) {
+      const row = new RegExp(`^\\| ${w} \\| ${server} \\|((?: (?:${FIGURE}|${WHY}) \\|){8})$`, 'm').exec(stdout);
+      assert.ok(row !== null, `kernel row ${w} / ${server}:\n${stdout}`);
+      const cells = row[1]!
+        .split('|')
+        .slice(0, -1)
+        .map((c) => c.trim());
+      // A full-load run always costs CPU, whatever the machine.
+      assert.ok(Number(cells[0]) + Number(cells[1]) > 0, `${w} / ${server}: CPU per request ${cells.slice(0, 2)}`);
+      const traced = cells.slice(2, 5);
+      if (w === 'search') for (const c of traced) assert.ok(Number(c) > 0, `${w} / ${server}: syscalls, sends, bytes ${traced}`);
+      else assert.deepEqual(traced, Array(3).fill('not measured (--short traces search only)'));
+    }
+    for (const server of ['workers 0', 'workers 1'])
+      assert.match(
+        stdout,
+        new RegExp(`^\\| ${w} \\| ${server} ÷ ceiling \\|(?: (?:${FIGURE}×|n/a \\((?:both|ceiling) 0\\)|${WHY}) \\|){8}$`, 'm'),
+        `kernel ratio row ${w} / ${server}`,
+      );
+  }
+  for (const server of ['workers 0', 'workers 1', 'ceiling'])
+    assert.match(
+      stdout,
+      new RegExp(`^- search, ${server} \\(\\d+ and \\d+ requests traced\\): \\w+ ${FIGURE}`, 'm'),
+      `top syscalls of ${server}`,
+    );
   // The targets: 13 per mode, each measured (or said to be unmeasured) and judged.
   const targets = rows(/^\| workers [01]: /);
   assert.equal(targets.length, 26, targets.join('\n'));
