@@ -70,52 +70,47 @@ describe('perRequest', () => {
     involuntary,
     migrations,
   });
-  const snap = (tasks: Array<[number, TaskCounters]>): ProcSnapshot => ({ pid: 7, tasks: new Map(tasks) });
+  /** A snapshot of process 7 from rows of [thread id, user ticks, system ticks, voluntary, involuntary, migrations]. */
+  const snap = (rows: ReadonlyArray<readonly [number, number, number, number, number, number | null]>): ProcSnapshot => ({
+    pid: 7,
+    tasks: new Map(rows.map(([tid, ...counters]) => [tid, task(...counters)])),
+  });
 
   it('sums the differences of every thread and divides by the requests', () => {
     const before = snap([
-      [7, task(100, 50, 10, 1, 3)],
-      [8, task(20, 5, 100, 0, 0)],
+      [7, 100, 50, 10, 1, 3],
+      [8, 20, 5, 100, 0, 0],
     ]);
     const after = snap([
-      [7, task(300, 90, 1010, 21, 3)],
-      [8, task(40, 15, 2100, 0, 2)],
+      [7, 300, 90, 1010, 21, 3],
+      [8, 40, 15, 2100, 0, 2],
     ]);
     // 220 user ticks and 50 system ticks at 100 Hz (2.2 s and 0.5 s) over 1,000 requests.
-    assert.deepEqual(perRequest(before, after, 1000, 100), {
-      requests: 1000,
-      userUs: 2200,
-      sysUs: 500,
-      voluntary: 3,
-      involuntary: 0.02,
-      migrations: 0.002,
-      threadsStarted: 0,
-      threadsEnded: 0,
-    });
+    const expected = { requests: 1000, userUs: 2200, sysUs: 500, voluntary: 3, involuntary: 0.02, migrations: 0.002 };
+    assert.deepEqual(perRequest(before, after, 1000, 100), { ...expected, threadsStarted: 0, threadsEnded: 0 });
   });
 
   it('counts a thread that started in between with all it has, and one that ended with nothing', () => {
-    const before = snap([
-      [7, task(100, 0, 0, 0, 0)],
-      [9, task(500, 500, 500, 500, 500)],
-    ]);
-    const after = snap([
-      [7, task(200, 0, 10, 0, 0)],
-      [10, task(100, 100, 30, 10, 1)],
-    ]);
-    const r = perRequest(before, after, 100, 100);
-    assert.equal(r.userUs, 20_000);
-    assert.equal(r.sysUs, 10_000);
-    assert.equal(r.voluntary, 0.4);
-    assert.equal(r.involuntary, 0.1);
-    assert.equal(r.migrations, 0.01);
-    assert.equal(r.threadsStarted, 1);
-    assert.equal(r.threadsEnded, 1);
+    const r = perRequest(
+      snap([
+        [7, 100, 0, 0, 0, 0],
+        [9, 500, 500, 500, 500, 500],
+      ]),
+      snap([
+        [7, 200, 0, 10, 0, 0],
+        [10, 100, 100, 30, 10, 1],
+      ]),
+      100,
+      100,
+    );
+    // Thread 10 brings all of its counts, thread 9 none: (100 + 100) user ticks, 100 system ticks, 40 switches...
+    assert.deepEqual([r.userUs, r.sysUs, r.voluntary, r.involuntary, r.migrations], [20_000, 10_000, 0.4, 0.1, 0.01]);
+    assert.deepEqual([r.threadsStarted, r.threadsEnded], [1, 1]);
   });
 
   it('says migrations are unknown when a thread has no sched file, and refuses nonsense', () => {
-    const before = snap([[7, task(0, 0, 0, 0, null)]]);
-    const after = snap([[7, task(1, 1, 1, 1, null)]]);
+    const before = snap([[7, 0, 0, 0, 0, null]]);
+    const after = snap([[7, 1, 1, 1, 1, null]]);
     assert.equal(perRequest(before, after, 1, 100).migrations, null);
     assert.throws(() => perRequest(before, after, 0, 100), /no requests/);
     assert.throws(() => perRequest(before, { pid: 8, tasks: new Map() }, 1, 100), /two processes/);
