@@ -4,12 +4,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { buildDataset } from '../../build/compile.ts';
-import { createProgress } from '../../build/progress.ts';
 import { csvLine, writeFixtureInputs } from './fixture-inputs.ts';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+import { buildFixtureInputs } from './fixture-build.ts';
 
 export const CROSSWALK_HEADER = [
   'State',
@@ -112,14 +108,6 @@ export async function buildCrosswalkFixture(dir: string): Promise<string> {
     mirrors: [{ path }],
   };
   writeFileSync(f.sourcesFile, JSON.stringify(sources, null, 2));
-  await buildDataset({
-    year: 2025,
-    root: ROOT,
-    buildsRoot: join(dir, 'builds'),
-    cacheDir: join(dir, 'cache'),
-    sourcesFile: f.sourcesFile,
-    offline: true,
-    progress: createProgress({ tty: false, quiet: true }),
-  });
+  await buildFixtureInputs(dir, 2025, f.sourcesFile);
   return join(dir, 'builds');
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { buildDataset } from '../../build/compile.ts';
+import { buildDataset, type BuildResult } from '../../build/compile.ts';
 import { createProgress } from '../../build/progress.ts';
 import { writeFixtureInputs } from './fixture-inputs.ts';
 
@@ -14,17 +14,22 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export async function buildFixture(dir: string, alsoYears: readonly number[] = []): Promise<string> {
   for (const year of [2025, ...alsoYears]) {
     const f = year === 2025 ? writeFixtureInputs(join(dir, 'in')) : writeFixtureInputs(join(dir, `in-${year}`), year);
-    await buildDataset({
-      year,
-      root: ROOT,
-      buildsRoot: join(dir, 'builds'),
-      cacheDir: join(dir, 'cache'),
-      sourcesFile: f.sourcesFile,
-      offline: true,
-      progress: createProgress({ tty: false, quiet: true }),
-    });
+    await buildFixtureInputs(dir, year, f.sourcesFile);
   }
   return join(dir, 'builds');
+}
+
+/** Builds `year` offline from the fixture inputs `sourcesFile` lists, into `buildsRoot` (cache: `dir/cache`). */
+export function buildFixtureInputs(dir: string, year: number, sourcesFile: string, buildsRoot = join(dir, 'builds')): Promise<BuildResult> {
+  return buildDataset({
+    year,
+    root: ROOT,
+    buildsRoot,
+    cacheDir: join(dir, 'cache'),
+    sourcesFile,
+    offline: true,
+    progress: createProgress({ tty: false, quiet: true }),
+  });
 }
 
 /**

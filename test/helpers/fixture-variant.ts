@@ -4,12 +4,9 @@
  * for tests of switching between builds.
  */
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { buildDataset } from '../../build/compile.ts';
-import { createProgress } from '../../build/progress.ts';
 import { planAttributesCsv, writeFixtureInputs, type FixtureInputOptions } from './fixture-inputs.ts';
+import { buildFixtureInputs } from './fixture-build.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DEFAULT_IMPORT = '2024-11-20 01:02:03';
 
 /** Builds the fixture with plan data imported on `importDate` (YYYY-MM-DD) into `buildsRoot`; returns the build hash. */
@@ -22,14 +19,5 @@ export async function buildFixtureVariant(dir: string, buildsRoot: string, impor
 /** Builds the 2025 fixture with some inputs replaced (inputs written under `dir/name`); returns the build hash. */
 export async function buildFixtureWith(dir: string, buildsRoot: string, name: string, opts: FixtureInputOptions): Promise<string> {
   const f = writeFixtureInputs(join(dir, name), 2025, opts);
-  const r = await buildDataset({
-    year: 2025,
-    root: ROOT,
-    buildsRoot,
-    cacheDir: join(dir, 'cache'),
-    sourcesFile: f.sourcesFile,
-    offline: true,
-    progress: createProgress({ tty: false, quiet: true }),
-  });
-  return r.manifest.build_hash;
+  return (await buildFixtureInputs(dir, 2025, f.sourcesFile, buildsRoot)).manifest.build_hash;
 }

@@ -5,12 +5,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildDataset, type BuildResult } from '../../build/compile.ts';
-import { createProgress } from '../../build/progress.ts';
+import { realBuildsForFile } from '../helpers/build-real-year.ts';
 import { openTable } from '../../build/read/table.ts';
 import { bandAge, AGE_BAND_COUNT } from '../../src/engine/age-bands.ts';
 import { openCurrentDataset, type Dataset } from '../../src/engine/dataset.ts';
@@ -54,29 +51,15 @@ const PLANS_PER_STATE: Record<string, number> = {
 };
 
 describe('national PY2025 build from the shared data', () => {
-  let dir: string;
-  let result: BuildResult;
+  const real = realBuildsForFile('hpd-national-', [2025]);
   let ds: Dataset;
-
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'hpd-national-'));
-    result = await buildDataset({
-      year: 2025,
-      root: ROOT,
-      buildsRoot: join(dir, 'builds'),
-      cacheDir: join(dir, 'cache'),
-      offline: true,
-      progress: createProgress({ tty: false, quiet: true }),
-    });
-    ds = openCurrentDataset(join(dir, 'builds'), 2025);
+  before(() => {
+    ds = openCurrentDataset(real.builds, 2025);
   });
-  after(() => {
-    ds?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => ds?.close());
 
   test('31 states, 4,541 plans, 22,663 variants, 206 issuers, as the inputs document', () => {
-    const m = result.manifest;
+    const m = real.results[0]!.manifest;
     assert.equal(m.counts.states_with_plans, 31);
     assert.deepEqual(ds.statesWithPlans(), Object.keys(PLANS_PER_STATE).sort());
     assert.equal(m.counts.plans, 4541);
@@ -170,7 +153,7 @@ describe('national PY2025 build from the shared data', () => {
       }
     }
     assert.deepEqual(unpriced.slice(0, 10), []);
-    assert.equal(pairs, result.manifest.counts.premium_pairs);
+    assert.equal(pairs, real.results[0]!.manifest.counts.premium_pairs);
   });
 
   test('modeled SLCSP equals the benchmark table in every rating area with silver plans', () => {

@@ -7,41 +7,25 @@
  * the serializer's.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { linkHeader } from '../../src/http/conditional.ts';
 import { writeAptcPage } from '../../src/http/aptc-page-writer.ts';
 import { compileSerializer } from '../../src/http/serializers.ts';
 import { AptcPageModel } from '../../src/operations/aptc-page.ts';
 import { ByteWriter } from '../../src/encoding/byte-writer.ts';
-import { type DataRegistry, openRegistry } from '../../src/operations/data-registry.ts';
 import { APTC_RESPONSE, estimateAptcOperation } from '../../src/operations/estimate-aptc.ts';
 import { type BodyResult, execute } from '../../src/operations/operation.ts';
-import { buildRealYear } from '../helpers/build-real-year.ts';
+import { realBuildsForFile } from '../helpers/build-real-year.ts';
 import { inScratch, runOperation } from '../helpers/run-operation.ts';
 
 const BASE = 'http://api.test';
 const BENCHMARK_FILE = 'slcsp_by_rating_area.yaml';
-let dir: string;
-let registry: DataRegistry;
-
-before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'hpd-benchmark-provenance-'));
-  await buildRealYear(dir, 2024);
-  await buildRealYear(dir, 2025);
-  registry = openRegistry(join(dir, 'builds'), BASE);
-});
-after(() => {
-  registry?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const real = realBuildsForFile('hpd-benchmark-provenance-', [2024, 2025], BASE);
 
 type Body = any;
 
 function run(path: string, query: string, pathParams: Record<string, string> = {}): BodyResult {
-  return runOperation(registry, path, query, pathParams, 'enterprise', BASE);
+  return runOperation(real.registry, path, query, pathParams, 'enterprise', BASE);
 }
 
 function ok(path: string, query: string, pathParams: Record<string, string> = {}): Body {
@@ -212,7 +196,14 @@ describe('the REST bytes of these pages are the serializer’s', () => {
     ];
     for (const q of queries) {
       inScratch((scratch) => {
-        const r = execute(estimateAptcOperation, { registry, baseUrl: BASE }, 'enterprise', [...new URLSearchParams(q)], {}, scratch);
+        const r = execute(
+          estimateAptcOperation,
+          { registry: real.registry, baseUrl: BASE },
+          'enterprise',
+          [...new URLSearchParams(q)],
+          {},
+          scratch,
+        );
         assert.ok(r.ok, q);
         assert.ok(r.model instanceof AptcPageModel, q);
         writeAptcPage(r.model, body, link, `${BASE}/v1/openapi.json`);

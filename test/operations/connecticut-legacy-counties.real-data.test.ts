@@ -6,13 +6,10 @@
  * with the PY2024 build's ZIP lookup.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import type { BuildResult } from '../../build/compile.ts';
-import { type DataRegistry, openRegistry } from '../../src/operations/data-registry.ts';
-import { buildRealYear, REPO_ROOT } from '../helpers/build-real-year.ts';
+import { describe, test } from 'node:test';
+import { realBuildsForFile, REPO_ROOT } from '../helpers/build-real-year.ts';
 import { bodyOf, runOperation } from '../helpers/run-operation.ts';
 
 const SHARED = resolve(REPO_ROOT, '../shared/data');
@@ -78,24 +75,12 @@ function expectedLocations(): Map<string, Array<{ county: string; area: number }
   return out;
 }
 
-let dir: string;
-let built: BuildResult;
-let registry: DataRegistry;
-
-before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'hpd-ct-legacy-'));
-  built = await buildRealYear(dir, 2024);
-  registry = openRegistry(join(dir, 'builds'), 'http://api.test', [2024]);
-});
-after(() => {
-  registry?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const real = realBuildsForFile('hpd-ct-legacy-', [2024]);
 
 type Body = any;
 
 function run(path: string, query: string, pathParams: Record<string, string> = {}): Body {
-  return bodyOf(runOperation(registry, path, query, pathParams));
+  return bodyOf(runOperation(real.registry, path, query, pathParams));
 }
 
 const zipLookup = (zip: string): Body => run('/v1/health/zips/{zip}', 'year=2024', { zip });
@@ -171,12 +156,12 @@ describe('Connecticut ZIPs are placed by their legacy counties (HUD Q4 2020)', (
   });
 
   test('the manifest names the 2020 crosswalk as an input and no longer carries a guessed-area section', () => {
-    const input = built.manifest.inputs.find((i) => i.name === 'hud_zip_county_ct_2020');
+    const input = real.results[0]!.manifest.inputs.find((i) => i.name === 'hud_zip_county_ct_2020');
     assert.ok(input !== undefined);
     assert.match(input.title, /Q4 2020, Connecticut/);
     assert.equal(input.sha256, '2b00b01ccc10c3b376933087708bdd14dec735f47d262604c107614052b85bde');
     assert.equal(input.rows_rejected, 0);
     assert.equal(input.rows_ignored, 1, '06749, not in the current crosswalk');
-    assert.equal('rating_area_uncertainty' in built.manifest, false);
+    assert.equal('rating_area_uncertainty' in real.results[0]!.manifest, false);
   });
 });

@@ -4,31 +4,16 @@
  * connecticut-legacy-counties.real-data.test.ts).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { type DataRegistry, openRegistry } from '../../src/operations/data-registry.ts';
-import { buildRealYear } from '../helpers/build-real-year.ts';
+import { describe, test } from 'node:test';
+import { realBuildsForFile } from '../helpers/build-real-year.ts';
 import { bodyOf, runOperation } from '../helpers/run-operation.ts';
 
-let dir: string;
-let registry: DataRegistry;
-
-before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'hpd-ops-2024-'));
-  const built = await buildRealYear(dir, 2024);
-  registry = openRegistry(join(dir, 'builds'), 'http://api.test', [built.manifest.year]);
-});
-after(() => {
-  registry?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const real = realBuildsForFile('hpd-ops-2024-', [2024]);
 
 type Body = any;
 
 function run(path: string, query: string, pathParams: Record<string, string> = {}): Body {
-  return bodyOf(runOperation(registry, path, query, pathParams));
+  return bodyOf(runOperation(real.registry, path, query, pathParams));
 }
 
 describe('PY2024 answers from real state-exchange premiums', () => {
