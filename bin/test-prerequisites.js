@@ -1,6 +1,5 @@
-// `npm test` runs this first (the `pretest` script): the Debian programs the tests drive — chromium
-// (test/mcp/browser-login.test.ts), wrk (test/bench/harness.test.ts), redis-server, redis-sentinel and haproxy (the
-// cluster tests, test/cluster/) — are installed when missing, and wrk2 (the open-loop runs of
+// `npm test` runs this first (the `pretest` script): the Debian programs the tests drive (NEEDED below,
+// each with the tests that need it) are installed when missing, and wrk2 (the open-loop runs of
 // test/bench/harness.test.ts, which has no Debian package) is built into data/cache/tools,
 // so the README's test command passes on a fresh machine. Without root it says in one line what to
 // install and stops before any test runs.
@@ -9,6 +8,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const NEEDED = [
+  // chromium (test/mcp/browser-login.test.ts), wrk (test/bench/harness.test.ts), redis-server and haproxy
+  // (the cluster tests, test/cluster/).
   { pkg: 'chromium', present: () => existsSync('/usr/bin/chromium') },
   { pkg: 'wrk', present: () => spawnSync('wrk', ['-v']).error === undefined },
   { pkg: 'redis-server', present: () => existsSync('/usr/bin/redis-server') },

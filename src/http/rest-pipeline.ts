@@ -319,6 +319,7 @@ export class OperationPipeline {
       this.#config.metrics?.quotaRefused(tier);
       return this.#front.problemReply(RATE_LIMITED, path, rateLimitHeaders(decision));
     }
+    const rs = scratch.part(REST_SCRATCH);
     const cache = route.cache === null ? null : this.#caches[route.cache];
     // Within a build a cached request always gets the same 200; what depends on the caller is the tier
     // (the endpoint's, and search's Pro parameters), so an entry records the lowest tier that has been
@@ -330,7 +331,7 @@ export class OperationPipeline {
     const hit = cache?.enabled === true ? cache.bySpelling(spelling) : undefined;
     if (hit !== undefined && TIER_RANK[tier] >= TIER_RANK[hit.tier]) {
       this.#countLookup(route, true);
-      return okReply(hit, r, decision, scratch);
+      return okReply(hit, r, decision, rs);
     }
     // One snapshot for the whole request (src/operations/live-registry.ts).
     const c = this.#front.ctx;
@@ -344,12 +345,12 @@ export class OperationPipeline {
     if (cache?.enabled === true) this.#countLookup(route, known !== undefined);
     if (known !== undefined) {
       if (TIER_RANK[tier] < TIER_RANK[known.tier]) known.tier = tier;
-      return okReply(known, r, decision, scratch);
+      return okReply(known, r, decision, rs);
     }
     const keep = cache?.enabled === true && (route.cache !== 'search' || this.#searchSeen.admit(spelling));
-    const done = finished(route, c.registry.version, result, this.#front.serviceDesc, tier, keep, scratch);
+    const done = finished(route, c.registry.version, result, this.#front.serviceDesc, tier, keep, rs);
     if (keep) cache?.set(key, spelling, done);
-    return okReply(done, r, decision, scratch);
+    return okReply(done, r, decision, rs);
   }
 }
 
@@ -364,8 +365,8 @@ function currentEtag(rs: RestScratch, version: string, result: Executed): Buffer
 
 /**
  * The 200 of an executed request. `keep`: it goes into a cache, so it owns its bytes and is
- * compressed once; otherwise it is made of the scratch's buffers, and is valid while the request holds
- * the scratch (the buffers a page model is written into, or the search serializer's own).
+ * compressed once; otherwise it is made of `rs`'s buffers (or the search serializer's own), and is valid
+ * while the request holds the scratch.
  */
 function finished(
   route: Route,
@@ -374,12 +375,11 @@ function finished(
   serviceDesc: string,
   tier: Tier,
   keep: boolean,
-  scratch: RequestScratch,
+  rs: RestScratch,
 ): CachedResponse {
   let bytes: Buffer;
   let link: Buffer;
   const model = result.model;
-  const rs = scratch.part(REST_SCRATCH);
   if (model instanceof SearchPageModel || model instanceof AptcPageModel) {
     if (model instanceof SearchPageModel) writeSearchPage(model, rs.pageBody, rs.pageLink, serviceDesc);
     else writeAptcPage(model, rs.pageBody, rs.pageLink, serviceDesc);
@@ -420,10 +420,10 @@ function finished(
 }
 
 /** The 200 of `response` for request `r`: the scratch's record, written out before the scratch is returned. */
-function okReply(response: CachedResponse, r: Incoming, quota: QuotaDecision, scratch: RequestScratch): OkReply {
+function okReply(response: CachedResponse, r: Incoming, quota: QuotaDecision, rs: RestScratch): OkReply {
   const notModified = ifNoneMatchMatches(r.ifNoneMatch, response.etag);
   const coding = notModified || response.variants === null ? null : chooseCoding(r.acceptEncoding, response.variants);
-  const ok = scratch.part(REST_SCRATCH).ok;
+  const ok = rs.ok;
   ok.response = response;
   ok.quota = quota;
   ok.notModified = notModified;

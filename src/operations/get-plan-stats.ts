@@ -96,7 +96,7 @@ export const getPlanStatsOperation = defineOperation({
   tier: 'free',
   query: QUERY,
   pathParams: [],
-  proParams: (given, p) => proParametersUsed(given, p),
+  proParams: proParametersUsed,
   check: householdRules,
   responseSchema: STATS_RESPONSE,
   handle(ctx, p, meta, scratch) {

@@ -113,7 +113,7 @@ export const searchPlansOperation = defineOperation({
   tier: 'free',
   query: QUERY,
   pathParams: [],
-  proParams: (given, p) => proParametersUsed(given, p),
+  proParams: proParametersUsed,
   responseSchema: SEARCH_RESPONSE,
   check(p) {
     const errors = householdRules(p);
