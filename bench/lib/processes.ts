@@ -64,22 +64,46 @@ export function createKey(env: NodeJS.ProcessEnv, tier: 'free' | 'pro' | 'enterp
   return key;
 }
 
-/** Free loopback ports, found by listening on port 0. */
+/**
+ * Free loopback ports for servers that another process will bind (HAProxy, Redis, `hpd serve`).
+ *
+ * They are drawn at random from below the kernel's ephemeral range: a port that bind(0) handed out
+ * comes from that range, which every outgoing connection on the machine draws from too, so in the
+ * seconds before the server binds it a client socket of another test could take it ("Address already
+ * in use"). Below the range only another explicit bind can collide. Each candidate is held open until
+ * all n are found, so the n differ.
+ */
 export async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise<Server>((resolve, reject) => {
-          const s = createServer();
-          s.once('error', reject);
-          s.listen(0, '127.0.0.1', () => resolve(s));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
+  const [low] = ephemeralRange();
+  const pool = low > 12_000 ? { from: 10_000, to: low - 1 } : null;
+  const held: Server[] = [];
+  const listen = (port: number): Promise<Server | null> =>
+    new Promise((resolve) => {
+      const s = createServer();
+      s.once('error', () => resolve(null));
+      s.listen(port, '127.0.0.1', () => resolve(s));
+    });
+  try {
+    for (let tries = 0; held.length < n; tries++) {
+      const candidate = pool === null || tries > 1000 ? 0 : pool.from + Math.floor(Math.random() * (pool.to - pool.from + 1));
+      const s = await listen(candidate);
+      if (s !== null) held.push(s);
+    }
+    return held.map((s) => (s.address() as AddressInfo).port);
+  } finally {
+    await Promise.all(held.map((s) => new Promise((r) => s.close(r))));
+  }
+}
+
+/** The kernel's range for ephemeral ports (Linux), or the IANA one elsewhere. */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isInteger(low) && Number.isInteger(high)) return [low!, high!];
+  } catch {
+    // not Linux
+  }
+  return [49_152, 65_535];
 }
 
 export interface ServerProcess {
