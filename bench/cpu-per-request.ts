@@ -233,11 +233,13 @@ try {
       [ceiling, ceilingOrigin, ceilingUrls],
     ] as const) {
       const [command, args] = tracer(s);
-      const child = spawn(command, args, { stdio: 'ignore' });
+      const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+      // A tracer that dies early (a bad -o path, no permission) must not leave us waiting for its exit.
+      const exited = new Promise((r) => child.once('exit', r));
       await new Promise((r) => setTimeout(r, 500));
       const run = await fullLoad(origin, file);
       child.kill('SIGINT');
-      await new Promise((r) => child.on('exit', r));
+      await exited;
       process.stdout.write(`${command} ${s.name}: ${run.requests} requests\n${after(s, run.requests)}\n`);
     }
   };
@@ -286,7 +288,9 @@ try {
   }
   // --perf: one extra run of each server under `perf record` (where the CPU goes, kernel included).
   if (args.perf === true) {
-    const data = (s: ServerProcess): string => join(opt('perf-dir') ?? work, `perf-${s.name}.data`);
+    const perfDir = opt('perf-dir') ?? work;
+    mkdirSync(perfDir, { recursive: true });
+    const data = (s: ServerProcess): string => join(perfDir, `perf-${s.name}.data`);
     await traced(
       (s) => ['perf', ['record', '-F', String(PERF_HZ), '-g', '-p', String(s.pid), '-o', data(s)]],
       (s, requests) => perfSummary(data(s), requests),
