@@ -5,7 +5,7 @@
  * run), stops the server and prints the request path's cost by function, in microseconds per request
  * and with TypeScript line numbers. The .cpuprofile is kept (path printed) for Chrome DevTools.
  *
- * Run through npm (it needs `--enable-source-maps` and our TypeScript hooks to map positions back to the sources).
+ * Run through npm (our TypeScript hook runs it).
  * `--no-profile` measures the same run without the profiler (its overhead is about 20 %).
  */
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -112,7 +112,7 @@ try {
       .map((f) => join(profDir, f))
       .sort((a, b) => statSync(b).size - statSync(a).size)[0];
     if (file === undefined) throw new Error(`no profile written to ${profDir}`);
-    const summary = await summarizeProfile(file, warm.requests + run.requests, Number(opt('top') ?? 30));
+    const summary = summarizeProfile(file, warm.requests + run.requests, Number(opt('top') ?? 30));
     process.stdout.write(`${head}; ${warm.requests + run.requests} requests profiled\n${formatSummary(summary)}\nprofile: ${file}\n`);
   }
 } finally {

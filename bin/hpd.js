@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Entry point of the `hpd` command. The TypeScript sources are loaded
-// through our esbuild-based hooks (bin/typescript-hooks.js); the command code lives in src/cli/main.ts.
+// through our type-stripping hook (bin/typescript-hooks.js); the command code lives in src/cli/main.ts.
 
 // `hpd serve` runs with V8's memory reducer off. Once a thread goes quiet, the reducer runs two
 // mark-compacts on it to give memory back: 20–40 ms each on the main thread, whose heap holds the

@@ -1,30 +1,67 @@
-// Module hooks that run our TypeScript sources. They were written for Node 20, which cannot strip types;
-// the pinned Node 22.23 can, but moving to its built-in stripping (no source maps, different start-up
-// cost) is a change to measure on its own, not one to make in passing.
+// The module hook that runs our TypeScript sources: Node's own type stripping (`module.stripTypeScriptTypes`,
+// mode "strip"), which blanks the types out in place. Lines and columns stay those of the .ts file, so
+// stack traces and CPU profiles point at the sources with no source map. The sources are
+// erasable-syntax-only TypeScript (tsconfig's `erasableSyntaxOnly`) with explicit `.ts` import paths, which
+// is all this needs. The hook is synchronous and runs in the importing thread (`module.registerHooks`):
+// no loader thread, no message per module.
 //
-// Why not tsx at run time: tsx compiles with esbuild's `keepNames`, which wraps every named closure
-// in a `__name(fn, "…")` helper (an Object.defineProperty per closure creation). On the request path
-// that cost up to half of a search's engine time (bench:profile). We only need type stripping — the
-// sources are erasable-syntax-only TypeScript with explicit `.ts` import paths — so esbuild's plain
-// transform is enough, with inline source maps for stack traces and profiles.
-import { readFile } from 'node:fs/promises';
+// Stripped text is kept in a cache keyed by the source's hash and the Node version, and V8's compile
+// cache sits beside it. Tests and benchmarks start hundreds of processes and REST worker threads, each
+// loading ~300 modules; stripping and compiling them again each time was the larger part of a start.
+// The cache is an optimisation only: when its directory cannot be written (a read-only install) every
+// load strips afresh.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { enableCompileCache, stripTypeScriptTypes } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { transform } from 'esbuild';
 
-// The tsconfig options that change emitted JavaScript (see tsconfig.json): imports kept exactly as
-// written, class fields with define semantics (ES2022+ targets).
-const TSCONFIG_RAW = { compilerOptions: { verbatimModuleSyntax: true, useDefineForClassFields: true } };
+const CACHE = fileURLToPath(new URL('../node_modules/.cache/hpd-typescript/', import.meta.url));
+const VERSION = `${process.version}\n`;
 
-export async function load(url, context, nextLoad) {
-  if (!url.startsWith('file:') || !/\.[cm]?ts$/.test(new URL(url).pathname)) return nextLoad(url, context);
-  const path = fileURLToPath(url);
-  const { code } = await transform(await readFile(path, 'utf8'), {
-    loader: 'ts',
-    format: 'esm',
-    target: `node${process.versions.node}`,
-    sourcemap: 'inline',
-    sourcefile: path,
-    tsconfigRaw: TSCONFIG_RAW,
-  });
-  return { format: 'module', source: code, shortCircuit: true };
+let cacheUsable = true;
+try {
+  mkdirSync(CACHE, { recursive: true });
+  enableCompileCache(`${CACHE}v8`);
+} catch {
+  cacheUsable = false;
+}
+
+/**
+ * Node's loader strips types silently, but the public function that does the same work warns once per
+ * process that it is experimental; that line would land on the stderr of every command (a CLI error
+ * must be one line), so the warning is held back for the length of the call.
+ */
+function strip(source, path) {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = () => {};
+  try {
+    return stripTypeScriptTypes(source, { mode: 'strip', sourceUrl: path });
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+}
+
+function stripped(path) {
+  const source = readFileSync(path, 'utf8');
+  if (!cacheUsable) return strip(source, path);
+  const file = `${CACHE}${createHash('sha1').update(VERSION).update(source).digest('hex')}.js`;
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    const code = strip(source, path);
+    try {
+      // Written aside then renamed: a concurrent reader sees the whole text or no file.
+      const aside = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+      writeFileSync(aside, code);
+      renameSync(aside, file);
+    } catch {
+      cacheUsable = false;
+    }
+    return code;
+  }
+}
+
+export function load(url, context, nextLoad) {
+  if (!url.startsWith('file:') || !/\.m?ts$/.test(new URL(url).pathname)) return nextLoad(url, context);
+  return { format: 'module', source: stripped(fileURLToPath(url)), shortCircuit: true };
 }

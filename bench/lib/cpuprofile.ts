@@ -2,15 +2,10 @@
  * @module Summaries of V8 CPU profiles (`node --cpu-prof`) of our server: where the time of the request
  * path goes, by function, with TypeScript positions.
  *
- * Profile positions are those of the JavaScript our TypeScript hooks emit (bin/typescript-hooks.js), so
- * this module maps them back through the same inline source maps: it imports the profiled source
- * files in this process (run it with `--enable-source-maps` and the hooks, as `npm run bench:profile`
- * does) and asks
- * `module.findSourceMap()` for each. Only side-effect-free modules (src/ except the CLI entry) are
- * imported.
+ * Profile positions are those of the TypeScript sources themselves: our hook strips the types in
+ * place (bin/typescript-hooks.js), so lines need no mapping.
  */
 import { readFileSync } from 'node:fs';
-import { findSourceMap } from 'node:module';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -53,28 +48,12 @@ export interface ProfileSummary {
 }
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SKIP_IMPORT = /\/src\/cli\/main\.ts$|\/bin\//;
 
-/** Loads the modules a profile names so their source maps are known; returns a position mapper. */
-async function mapper(urls: ReadonlySet<string>): Promise<(f: CallFrame) => string> {
-  for (const url of urls) {
-    if (!url.startsWith(`file://${ROOT}src/`) || !url.endsWith('.ts') || SKIP_IMPORT.test(url)) continue;
-    try {
-      await import(url);
-    } catch {
-      // a module that cannot load here just keeps its generated position
-    }
-  }
-  return (f) => {
-    const file = f.url.startsWith('file://') ? relative(ROOT, fileURLToPath(f.url)) : f.url;
-    let line = f.lineNumber + 1;
-    if (f.url.endsWith('.ts')) {
-      const origin = findSourceMap(f.url)?.findOrigin(f.lineNumber + 1, f.columnNumber + 1) as { lineNumber?: number } | undefined;
-      if (origin?.lineNumber !== undefined) line = origin.lineNumber;
-    }
-    const name = f.functionName === '' ? '(anonymous)' : f.functionName;
-    return file === '' ? name : `${name} (${file.replace(/^node_modules\//, '')}:${line})`;
-  };
+/** `name (file:line)` of a profile frame, the path relative to the repository. */
+function frameName(f: CallFrame): string {
+  const file = f.url.startsWith('file://') ? relative(ROOT, fileURLToPath(f.url)) : f.url;
+  const name = f.functionName === '' ? '(anonymous)' : f.functionName;
+  return file === '' ? name : `${name} (${file.replace(/^node_modules\//, '')}:${f.lineNumber + 1})`;
 }
 
 /**
@@ -82,13 +61,12 @@ async function mapper(urls: ReadonlySet<string>): Promise<(f: CallFrame) => stri
  * front, plus the garbage collector while serving), idle and the rest (start-up, timers), and ranks
  * functions by their share of request handling.
  */
-export async function summarizeProfile(file: string, requests: number, top = 25): Promise<ProfileSummary> {
+export function summarizeProfile(file: string, requests: number, top = 25): ProfileSummary {
   const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const name = await mapper(new Set(p.nodes.map((n) => n.callFrame.url)));
-  const label = new Map(p.nodes.map((n) => [n.id, name(n.callFrame)]));
+  const label = new Map(p.nodes.map((n) => [n.id, frameName(n.callFrame)]));
   const stackOf = new Map<number, number[]>();
   const stack = (id: number): number[] => {
     let s = stackOf.get(id);
