@@ -12,6 +12,7 @@
  */
 import type { TaxYearRules } from './rules-types.ts';
 import { InvariantError } from '../invariant.ts';
+import { upperCaseState } from './state-code.ts';
 
 /** Age whose rate is the single-adult base rate of a community-rated state (CMS age curves: 21 = 1.000). */
 export const ADULT_BASE_AGE = 21;
@@ -208,16 +209,7 @@ export function householdRatingInto<R extends { ages: readonly number[]; counted
 
 /** The state's family-tier factors; undefined where members are rated one by one (any spelling of the state). */
 export function familyTiersOf(rules: TaxYearRules, state: string): TaxYearRules['family_tiers'][string] | undefined {
-  // States are upper case already (the build's); only another spelling makes a new string.
-  return rules.family_tiers[isUpperCase(state) ? state : state.toUpperCase()];
-}
-
-function isUpperCase(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 97 && c <= 122) return false;
-  }
-  return true;
+  return rules.family_tiers[upperCaseState(state)];
 }
 
 /** Members rated as adults (a loop: a household's rating runs per request). */

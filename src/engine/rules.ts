@@ -28,6 +28,7 @@ import type {
 } from './rules-types.ts';
 import { InvariantError } from '../invariant.ts';
 import { roundHalfUp } from './float-safe-round.ts';
+import { upperCaseState } from './state-code.ts';
 
 /** Resolved from this module so the loader works from any working directory (CLI, tests, server). */
 const DEFAULT_RULES_DIR = new URL('../../data/rules/', import.meta.url);
@@ -327,14 +328,14 @@ export function povertyGuideline(rules: TaxYearRules, state: string, householdSi
     // The operations' query schemas refuse such values first: reaching this is a caller's bug.
     throw new InvariantError(`householdSize must be a positive integer, got ${householdSize}`);
   }
-  const st = state.toUpperCase();
+  const st = upperCaseState(state);
   const g = st === 'AK' ? rules.fpl.AK : st === 'HI' ? rules.fpl.HI : rules.fpl.contiguous;
   return g.first_person + (householdSize - 1) * g.additional_person;
 }
 
 /** The age curve that rates premiums in `state`: its own if it established one, else the federal default. */
 export function ageCurveFor(rules: TaxYearRules, state: string): AgeCurve {
-  return rules.age_curves.states[state.toUpperCase()] ?? rules.age_curves.default;
+  return rules.age_curves.states[upperCaseState(state)] ?? rules.age_curves.default;
 }
 
 /** Rounds half up to hundredths; toPrecision first absorbs float error, so 8.475 (847.4999… × 100) gives 8.48. */
@@ -361,7 +362,9 @@ export function applicablePercentage(rules: TaxYearRules, pctFplTruncated: numbe
   const bands = rules.applicable_percentage.bands;
   const first = bands[0];
   if (pct < first.from_pct) return round2(first.initial_pct);
-  for (const b of bands) {
+  // An index loop: for-of made an iterator per estimate.
+  for (let i = 0; i < bands.length; i++) {
+    const b = bands[i]!;
     if (pct < b.from_pct) continue;
     if (b.to_pct !== null && pct >= b.to_pct) continue;
     if (b.to_pct === null || b.initial_pct === b.final_pct) return round2(b.initial_pct);

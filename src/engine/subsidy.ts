@@ -449,7 +449,8 @@ export function estimateAptcInto(
   const limit = rules.child_age_limit.value;
   if (found && familyTiersOf(rules, location.state) === undefined) {
     let uncounted = 0;
-    for (const m of out.members) if (!m.counted_in_benchmark && m.age < limit) uncounted++;
+    const members = out.members;
+    for (let i = 0; i < members.length; i++) if (!members[i]!.counted_in_benchmark && members[i]!.age < limit) uncounted++;
     if (uncounted > 0) {
       notes.add(
         `Only the ${rules.max_rated_children.value} oldest children under ${limit} are charged; ${uncounted} younger ${uncounted === 1 ? 'child is' : 'children are'} covered at no premium`,
