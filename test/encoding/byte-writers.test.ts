@@ -87,6 +87,26 @@ describe('jsonString', () => {
   });
 });
 
+describe('ByteWriter.jsonString and jsonContent', () => {
+  it('write what JSON.stringify writes, after other bytes, for escaped, non-ASCII and long texts', () => {
+    const edges = [' ', '~', '\u001f', '\u007f', '"', '\\', 'é', '\u2028', '\ud800', '😀'];
+    const texts = ['', 'plain', 'Rating Area 7', 'Doña Ana', 'Imperial "Preferred"', 'tab\there', 'a'.repeat(95)];
+    for (const len of [95, 96, 97, 200]) for (const e of edges) texts.push('x'.repeat(len - 1) + e, e + 'x'.repeat(len - 1));
+    for (const e of edges) texts.push(e, `ab${e}cd`);
+    // A small buffer, so that growing while writing is covered too.
+    const w = new ByteWriter(8);
+    for (const s of texts) {
+      w.reset();
+      w.latin1('[');
+      w.jsonString(s);
+      w.byte(44);
+      w.jsonContent(s);
+      w.latin1(']');
+      assert.equal(w.buf.toString('utf8', 0, w.at), `[${JSON.stringify(s)},${JSON.stringify(s).slice(1, -1)}]`, JSON.stringify(s));
+    }
+  });
+});
+
 describe('fastHash', () => {
   // The previous formulation, with the built-in base-36 conversion: ETags and cursors must not change.
   const reference = (text: string): string => {
