@@ -132,7 +132,7 @@ test('bench:tail --short runs both worker modes and the ceiling on the fixture b
   for (const server of ['workers 0', 'workers 1'])
     assert.match(
       stdout,
-      new RegExp(`^\\| ${server} \\| ${RATE}/s \\| ${NUM} \\| \\d+ \\| \\d+ \\| ${NUM} \\| ${RATE}/s \\|$`, 'm'),
+      new RegExp(`^\\| ${server} \\| ${RATE}/s \\| ${NUM} \\| ${NUM} \\| ${NUM}× \\| \\d+ \\| \\d+ \\| ${NUM} \\| ${RATE}/s \\|$`, 'm'),
       `${server} long-run row`,
     );
   for (const workers of [1, 2])
@@ -173,10 +173,13 @@ test('bench:tail --short runs both worker modes and the ceiling on the fixture b
       new RegExp(`^- search, ${server} \\(\\d+ and \\d+ requests traced\\): \\w+ ${FIGURE}`, 'm'),
       `top syscalls of ${server}`,
     );
-  // The targets: 13 per mode, each measured (or said to be unmeasured) and judged.
+  // The targets: 14 per mode, and the default mode's sustained rate; each measured (or said to be
+  // unmeasured) and judged.
   const targets = rows(/^\| workers [01]: /);
-  assert.equal(targets.length, 26, targets.join('\n'));
+  assert.equal(targets.length, 29, targets.join('\n'));
   for (const row of targets) assert.match(row, /\| ([\d.]+|not measured [^|]+) \| ([≤≥] )?[\d.]+ \| (met|\*\*missed\*\*) \|$/);
   assert.match(stdout, /\| workers 0: search p99 at 80 % ÷ ceiling \| [\d.]+ \|/);
   assert.match(stdout, /\| workers 1: mark-compacts in \d+ s of search at 80 % \| \d+ \|/);
+  assert.match(stdout, /\| workers 0: search p99 over \d+ s at 80 % ÷ ceiling \| [\d.]+ \| ≤ 1.5 \|/);
+  assert.match(stdout, /\| workers 1: sustained search rate ÷ closed-loop search rate \| [\d.]+ \| ≥ 0.6 \|/);
 });
