@@ -390,6 +390,31 @@ class EstimateWork {
   readonly notes = new NoteList();
 }
 
+interface IncomeNotes {
+  readonly belowFloor: string;
+  readonly aboveCliff: string;
+  readonly aboveNoLimit: string;
+}
+
+/** The income notes of a tax year's rules, made once per rules table: they are the same for every estimate of the year. */
+const INCOME_NOTES = new WeakMap<TaxYearRules, IncomeNotes>();
+
+function incomeNotesOf(rules: TaxYearRules): IncomeNotes {
+  let n = INCOME_NOTES.get(rules);
+  if (n === undefined) {
+    n = {
+      belowFloor:
+        rules.lower_bound_pct.value === 100
+          ? NOTE_BELOW_100
+          : `Income below ${rules.lower_bound_pct.value} % FPL: not eligible for the premium tax credit; Medicaid or the coverage gap may apply`,
+      aboveCliff: `Income above 400 % FPL: not eligible for the premium tax credit in ${rules.tax_year} (the 400 % cliff applies)`,
+      aboveNoLimit: `Income above 400 % FPL: ${rules.tax_year} has no upper income limit, so the top applicable percentage applies`,
+    };
+    INCOME_NOTES.set(rules, n);
+  }
+  return n;
+}
+
 /**
  * {@link estimateAptc} written into `out`, whose members, band, lowest plans and notes are its own
  * objects, rewritten by its next estimate: the APTC endpoint and priced searches estimate into a
@@ -412,16 +437,12 @@ export function estimateAptcInto(
   let eligible = true;
   if (pos.belowFloor) {
     eligible = false;
-    notes.add(
-      rules.lower_bound_pct.value === 100
-        ? NOTE_BELOW_100
-        : `Income below ${rules.lower_bound_pct.value} % FPL: not eligible for the premium tax credit; Medicaid or the coverage gap may apply`,
-    );
+    notes.add(incomeNotesOf(rules).belowFloor);
   } else if (pos.aboveFourTimes && rules.cap_at_400_fpl.value) {
     eligible = false;
-    notes.add(`Income above 400 % FPL: not eligible for the premium tax credit in ${rules.tax_year} (the 400 % cliff applies)`);
+    notes.add(incomeNotesOf(rules).aboveCliff);
   } else if (pos.aboveFourTimes) {
-    notes.add(`Income above 400 % FPL: ${rules.tax_year} has no upper income limit, so the top applicable percentage applies`);
+    notes.add(incomeNotesOf(rules).aboveNoLimit);
   }
 
   let applicable: number | null = null;
@@ -460,11 +481,9 @@ export function estimateAptcInto(
 
   // The credit counts the benchmark's EHB portion only (26 U.S.C. §36B(b)(3)(D)).
   const ehbCents = found && !Number.isNaN(out.ehbShare) ? Math.round(out.benchmarkCents * out.ehbShare) : null;
-  if (ehbCents !== null) {
-    notes.add(
-      `The benchmark plan puts ${round2(out.ehbShare * 100)} % of its premium toward essential health benefits; the credit counts only that part (${cents(ehbCents).toFixed(2)} of ${cents(out.benchmarkCents).toFixed(2)} a month)`,
-    );
-  }
+  // The last note; kept as its figures ({@link AptcEstimateRecord.notes} words it).
+  out.ehbNotePercent = ehbCents === null ? Number.NaN : round2(out.ehbShare * 100);
+  out.ehbNoteCents = ehbCents ?? 0;
   const aptcCents = eligible && found ? Math.max(0, (ehbCents ?? out.benchmarkCents) - monthly * 100) : 0;
   out.eligible = eligible;
   out.fpl_amount = pos.fpl;
@@ -479,8 +498,25 @@ export function estimateAptcInto(
   out.csr_level = eligible ? CSR_LEVEL[csrVariantAt(pos, income) ?? 'none'] : null;
   out.csr_band_label = out.csr_level === null ? null : CSR_BAND_LABELS[out.csr_level];
   out.aptc_amount = cents(aptcCents);
-  out.notes = out.notesOf(notes);
+  out.leadingNotes = out.notesOf(notes);
   return out;
+}
+
+/**
+ * The wording of the note on the benchmark's essential-health-benefits share, around its three figures:
+ * the share in percent, the EHB part of the premium and the premium, in dollars with two decimals. The
+ * REST writer writes it from these parts and the figures (no string made on the request path);
+ * {@link ehbNoteText} makes the text for everything else.
+ */
+export const EHB_NOTE = {
+  before: 'The benchmark plan puts ',
+  afterShare: ' % of its premium toward essential health benefits; the credit counts only that part (',
+  between: ' of ',
+  after: ' a month)',
+} as const;
+
+export function ehbNoteText(percent: number, ehbCents: number, benchmarkCents: number): string {
+  return `${EHB_NOTE.before}${percent}${EHB_NOTE.afterShare}${cents(ehbCents).toFixed(2)}${EHB_NOTE.between}${cents(benchmarkCents).toFixed(2)}${EHB_NOTE.after}`;
 }
 
 /**
@@ -508,7 +544,12 @@ export class AptcEstimateRecord implements AptcEstimate {
   lowest_silver: LowestPlan | null = null;
   lowest_bronze: LowestPlan | null = null;
   aptc_amount = 0;
-  notes: readonly string[] = [];
+  /** The notes before the EHB note, the only one made of the household's figures (which follows them when there is one). */
+  leadingNotes: readonly string[] = [];
+  /** The EHB note's share in percent; NaN when there is no EHB note. */
+  ehbNotePercent = Number.NaN;
+  /** The EHB part of the benchmark premium in cents (valid with {@link ehbNotePercent}). */
+  ehbNoteCents = 0;
   /** The working memory of the estimates written here. */
   readonly work = new EstimateWork();
   /** The benchmark in cents (valid when {@link benchmark_premium} is not null). */
@@ -550,6 +591,12 @@ export class AptcEstimateRecord implements AptcEstimate {
     p.plan_id = variantIdOf(r.id);
     p.premium = cents(r.totalCents);
     return p;
+  }
+
+  /** Every note, the EHB note worded (a new list when there is one). */
+  get notes(): readonly string[] {
+    if (Number.isNaN(this.ehbNotePercent)) return this.leadingNotes;
+    return [...this.leadingNotes, ehbNoteText(this.ehbNotePercent, this.ehbNoteCents, this.benchmarkCents)];
   }
 
   notesOf(gathered: NoteList): readonly string[] {

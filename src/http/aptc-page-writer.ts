@@ -4,7 +4,7 @@
  * the schema's member order (test/http/aptc-page-writer.test.ts), without the body as objects or as
  * a string.
  */
-import type { LowestPlan } from '../engine/subsidy.ts';
+import { EHB_NOTE, type LowestPlan } from '../engine/subsidy.ts';
 import { BENCHMARK_WORDS, type AptcPageModel } from '../operations/aptc-page.ts';
 import { latin1Bytes, type ByteWriter } from '../encoding/byte-writer.ts';
 import { writeLocationMembers } from './location-writer.ts';
@@ -12,6 +12,11 @@ import { writeEcho } from './query-echo.ts';
 
 const ascii = latin1Bytes;
 const T = {
+  // The wording has nothing JSON escapes, so its parts go in as they are.
+  ehbNoteBefore: ascii(EHB_NOTE.before),
+  ehbNoteAfterShare: ascii(EHB_NOTE.afterShare),
+  ehbNoteBetween: ascii(EHB_NOTE.between),
+  ehbNoteAfter: ascii(EHB_NOTE.after),
   selfOpen: ascii('{"_links":{"self":{"href":"'),
   path: ascii('/v1/health/plans/aptc-estimate'),
   selfClose: ascii('","type":"application/json"}'),
@@ -199,6 +204,32 @@ function writeLowest(w: ByteWriter, idName: Uint8Array, premiumName: Uint8Array,
   else w.number(plan.premium);
 }
 
+/** The EHB note as JSON (subsidy.ts ehbNoteText's text), written from its figures. */
+function writeEhbNote(w: ByteWriter, percent: number, ehbCents: number, benchmarkCents: number): void {
+  w.byte(34); // "
+  w.bytes(T.ehbNoteBefore);
+  w.number(percent);
+  w.bytes(T.ehbNoteAfterShare);
+  dollarsFixed2(w, ehbCents);
+  w.bytes(T.ehbNoteBetween);
+  dollarsFixed2(w, benchmarkCents);
+  w.bytes(T.ehbNoteAfter);
+  w.byte(34);
+}
+
+/** `(cents / 100).toFixed(2)`: digits for whole cents (what the estimates hold), toFixed otherwise. */
+function dollarsFixed2(w: ByteWriter, cents: number): void {
+  if (!Number.isSafeInteger(cents) || cents < 0) {
+    w.latin1((cents / 100).toFixed(2));
+    return;
+  }
+  const c = cents % 100;
+  w.uint((cents - c) / 100);
+  w.byte(46); // .
+  w.byte(48 + Math.floor(c / 10));
+  w.byte(48 + (c % 10));
+}
+
 /** From `location` to the end of the body. */
 function writeTail(m: AptcPageModel, w: ByteWriter): void {
   const { est, where } = m;
@@ -217,9 +248,14 @@ function writeTail(m: AptcPageModel, w: ByteWriter): void {
   writeLowest(w, T.lcspId, T.lcspPremium, est.lowest_silver);
   writeLowest(w, T.lcbpId, T.lcbpPremium, est.lowest_bronze);
   w.bytes(T.notes);
-  for (let i = 0; i < est.notes.length; i++) {
+  const lead = est.leadingNotes;
+  for (let i = 0; i < lead.length; i++) {
     if (i > 0) w.byte(44);
-    w.jsonString(est.notes[i]!);
+    w.jsonString(lead[i]!);
+  }
+  if (!Number.isNaN(est.ehbNotePercent)) {
+    if (lead.length > 0) w.byte(44);
+    writeEhbNote(w, est.ehbNotePercent, est.ehbNoteCents, est.benchmarkCents);
   }
   w.bytes(T.planYear);
   w.uint(m.params.year);

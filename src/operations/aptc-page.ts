@@ -3,7 +3,7 @@
  * echo, before it is written as anything (the search page's design: src/operations/search-page.ts).
  * The REST front writes it as bytes (src/http/aptc-page-writer.ts); MCP and tests take toBody().
  */
-import type { AptcEstimate } from '../engine/subsidy.ts';
+import type { AptcEstimateRecord } from '../engine/subsidy.ts';
 import { ratingAreaLabel, type YearData } from './data-registry.ts';
 import { locationFields, type ResolvedLocation } from './location.ts';
 import { echoQuery, type PageModel, type QueryValues, type RequestMeta } from './operation.ts';
@@ -46,7 +46,7 @@ export class AptcPageModel implements PageModel {
   where: ResolvedLocation = undefined as unknown as ResolvedLocation;
   params: AptcParams = undefined as unknown as AptcParams;
   meta: RequestMeta = undefined as unknown as RequestMeta;
-  est: AptcEstimate = undefined as unknown as AptcEstimate;
+  est: AptcEstimateRecord = undefined as unknown as AptcEstimateRecord;
   /** The build has plan data for the state: the page links to a search (else there is none to link to). */
   plansHere = false;
   /** Loaded years with plan data for the state (plan-data-years.ts). */
@@ -68,7 +68,7 @@ export class AptcPageModel implements PageModel {
     where: ResolvedLocation,
     params: AptcParams,
     meta: RequestMeta,
-    est: AptcEstimate,
+    est: AptcEstimateRecord,
     plansHere: boolean,
     planDataYears: readonly number[],
   ): this {

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { ehbNoteText } from '../../src/engine/subsidy.ts';
 import { writeAptcPage } from '../../src/http/aptc-page-writer.ts';
 import { ByteWriter } from '../../src/encoding/byte-writer.ts';
 import { linkHeader } from '../../src/http/conditional.ts';
@@ -70,5 +71,39 @@ describe('writeAptcPage', () => {
       if (done) written++;
     }
     assert.ok(written >= queries.length - 1, `${written} estimates written`);
+  });
+
+  it('writes the note on the benchmark EHB share from its figures as ehbNoteText words it, after the other notes', () => {
+    const body = new ByteWriter(32);
+    const link = new ByteWriter(8);
+    // Shares and amounts round, with one and two decimals and none, zero, and a fraction of a cent (toFixed).
+    const figures: Array<[number, number, number]> = [
+      [99.43, 41_237, 41_474],
+      [90, 0, 5],
+      [85.5, 1005, 100_000],
+      [99.9, 7, 12_345_678],
+      [97.12, 1234.5, 1270],
+    ];
+    for (const q of [
+      `zip=${FIXTURE_ZIPS.harris}&household_income=30000&household_size=1&ages=40`,
+      `zip=${FIXTURE_ZIPS.harris}&household_income=900000&household_size=1&ages=64`,
+    ]) {
+      for (const [percent, ehbCents, benchmarkCents] of figures) {
+        inScratch((scratch) => {
+          const r = execute(estimateAptcOperation, { registry, baseUrl: BASE }, 'enterprise', [...new URLSearchParams(q)], {}, scratch);
+          assert.ok(r.ok && r.model instanceof AptcPageModel, q);
+          const est = r.model.est;
+          est.ehbNotePercent = percent;
+          est.ehbNoteCents = ehbCents;
+          est.benchmarkCents = benchmarkCents;
+          writeAptcPage(r.model, body, link, SERVICE_DESC);
+          const objects = r.model.toBody();
+          const notes = objects.notes as string[];
+          assert.equal(notes.at(-1), ehbNoteText(percent, ehbCents, benchmarkCents));
+          assert.equal(notes.length, est.leadingNotes.length + 1);
+          assert.equal(body.view().toString('utf8'), serialize(objects), `${q} ${percent} ${ehbCents} ${benchmarkCents}`);
+        });
+      }
+    }
   });
 });
