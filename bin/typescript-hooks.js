@@ -16,7 +16,8 @@ import { enableCompileCache, stripTypeScriptTypes } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const CACHE = fileURLToPath(new URL('../node_modules/.cache/hpd-typescript/', import.meta.url));
-const VERSION = `${process.version}\n`;
+/** Part of every cache key: what made the text (a change here must change it, so old texts are not reused). */
+const VERSION = `${process.version} strip, no sourceURL\n`;
 
 let cacheUsable = true;
 try {
@@ -31,11 +32,13 @@ try {
  * process that it is experimental; that line would land on the stderr of every command (a CLI error
  * must be one line), so the warning is held back for the length of the call.
  */
-function strip(source, path) {
+function strip(source) {
   const emitWarning = process.emitWarning;
   process.emitWarning = () => {};
   try {
-    return stripTypeScriptTypes(source, { mode: 'strip', sourceUrl: path });
+    // No sourceUrl: it would append the file's path as a comment, and the cache is keyed by content.
+    // Without it, stack traces name the module's own URL.
+    return stripTypeScriptTypes(source, { mode: 'strip' });
   } finally {
     process.emitWarning = emitWarning;
   }
@@ -43,12 +46,12 @@ function strip(source, path) {
 
 function stripped(path) {
   const source = readFileSync(path, 'utf8');
-  if (!cacheUsable) return strip(source, path);
+  if (!cacheUsable) return strip(source);
   const file = `${CACHE}${createHash('sha1').update(VERSION).update(source).digest('hex')}.js`;
   try {
     return readFileSync(file, 'utf8');
   } catch {
-    const code = strip(source, path);
+    const code = strip(source);
     try {
       // Written aside then renamed: a concurrent reader sees the whole text or no file.
       const aside = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
