@@ -363,13 +363,16 @@ interface Check {
 /** The worker mode `hpd serve` runs by default here (one core's worth of workers): the sustained-rate target is its. */
 const DEFAULT_MODE = 'workers 1';
 
-function checks(
-  modes: readonly Target[],
-  closed: Map<string, Closed>,
-  open: Map<string, Open>,
-  long: Map<string, Long>,
-  sustainedBy: Map<string, SustainedRate>,
-): Check[] {
+/** What the pinned runs measured, by target (or `target/workload`) name: the checks and the report read it. */
+interface PerCore {
+  readonly modes: readonly Target[];
+  readonly closed: Map<string, Closed>;
+  readonly open: Map<string, Open>;
+  readonly long: Map<string, Long>;
+  readonly sustainedBy: Map<string, SustainedRate>;
+}
+
+function checks({ modes, closed, open, long, sustainedBy }: PerCore): Check[] {
   const out: Check[] = [];
   const floor: Partial<Record<WorkloadName, number>> = { search: 0.5, aptc: 0.5, detail: 0.8, years: 0.9 };
   for (const t of modes) {
@@ -421,11 +424,7 @@ function checks(
 const fmt = (x: number, digits = 2): string => (Number.isNaN(x) ? NOT_MEASURED : Number.isInteger(x) ? String(x) : x.toFixed(digits));
 
 function report(
-  modes: readonly Target[],
-  closed: Map<string, Closed>,
-  open: Map<string, Open>,
-  long: Map<string, Long>,
-  sustainedBy: Map<string, SustainedRate>,
+  { modes, closed, open, long, sustainedBy }: PerCore,
   scale: Array<{ workers: number; maxRps: number; sustained: SustainedRate }>,
   found: readonly Check[],
 ): string {
@@ -517,8 +516,9 @@ try {
   for (const t of modes) sustainedBy.set(t.name, await sustained(t, ceiling, median(closed.get(`${t.name}/search`)!.rps), generatorCpu));
   for (const s of [w0, w1, ceiling]) await s.server.stop();
   const scale = await scaling(responses);
-  const found = checks(modes, closed, open, long, sustainedBy);
-  const text = report(modes, closed, open, long, sustainedBy, scale, found);
+  const perCore: PerCore = { modes, closed, open, long, sustainedBy };
+  const found = checks(perCore);
+  const text = report(perCore, scale, found);
   process.stdout.write(`## Per core, both worker modes (bench/tail.bench.ts)\n\n${text}\n`);
   if (!short) {
     const dir = join(ROOT, 'bench/results');
