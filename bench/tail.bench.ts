@@ -44,7 +44,7 @@ import {
   spawnHpdServe,
   spawnServer,
 } from './lib/processes.ts';
-import { type PerRequestStats, perRequest, snapshot } from './lib/proc-stats.ts';
+import { type PerRequestStats, perRequest, type Resident, resident, snapshot } from './lib/proc-stats.ts';
 import { ensureBuild } from './lib/suite.ts';
 import { type NotProfiled, type SyscallProfile, syscallProfile } from './lib/syscall-profile.ts';
 import { sustainedRate, type SustainedRate } from './lib/sustained-rate.ts';
@@ -370,6 +370,8 @@ interface PerCore {
   readonly open: Map<string, Open>;
   readonly long: Map<string, Long>;
   readonly sustainedBy: Map<string, SustainedRate>;
+  /** Each server's resident memory after the closed-loop runs, and (ours) after its long run. */
+  readonly memory: Map<string, { readonly closed: Resident; readonly long: Resident | null }>;
 }
 
 function checks({ modes, closed, open, long, sustainedBy }: PerCore): Check[] {
@@ -424,7 +426,7 @@ function checks({ modes, closed, open, long, sustainedBy }: PerCore): Check[] {
 const fmt = (x: number, digits = 2): string => (Number.isNaN(x) ? NOT_MEASURED : Number.isInteger(x) ? String(x) : x.toFixed(digits));
 
 function report(
-  { modes, closed, open, long, sustainedBy }: PerCore,
+  { modes, closed, open, long, sustainedBy, memory }: PerCore,
   scale: Array<{ workers: number; maxRps: number; sustained: SustainedRate }>,
   found: readonly Check[],
 ): string {
@@ -487,6 +489,18 @@ function report(
       `| ${t.name} | ${fmtRate(l.rate)}/s | ${fmt(l.p99)} | ${fmt(l.ceilingP99)} | ${fmt(l.p99 / l.ceilingP99)}× | ${l.scavenges} | ${l.markCompacts} | ${fmt(l.maxPauseMs, 1)} | ${fmtRate(sustainedBy.get(t.name)!.rate)}/s |`,
     );
   }
+  const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
+  lines.push(
+    '',
+    'Resident memory of each server process (VmRSS; peak: VmHWM, the most it held since it started), MiB:',
+    '',
+    `| server | after the closed-loop runs | after ${LONG_S} s of search at 80 % | peak |`,
+    '|---|---:|---:|---:|',
+  );
+  for (const [name, m] of memory) {
+    const last = m.long ?? m.closed;
+    lines.push(`| ${name} | ${mib(m.closed.rssBytes)} | ${m.long === null ? '' : mib(m.long.rssBytes)} | ${mib(last.peakBytes)} |`);
+  }
   lines.push(
     '',
     'Unpinned on the whole box (the load generator shares its cores):',
@@ -509,14 +523,18 @@ try {
   const modes = [w0, w1];
   if (WARMUP) for (const t of [...modes, ceiling]) for (const w of CLOSED) await load(t, w, 1);
   const closed = await closedLoop([...modes, ceiling]);
+  const afterClosed = new Map([...modes, ceiling].map((t) => [t.name, resident(t.server.pid)]));
   const open = await openLoop(modes, ceiling, closed);
   const long = new Map<string, Long>();
   for (const t of modes) long.set(t.name, await longRun(t, ceiling, closed));
+  const memory: PerCore['memory'] = new Map(
+    [...modes, ceiling].map((t) => [t.name, { closed: afterClosed.get(t.name)!, long: t === ceiling ? null : resident(t.server.pid) }]),
+  );
   const sustainedBy = new Map<string, SustainedRate>();
   for (const t of modes) sustainedBy.set(t.name, await sustained(t, ceiling, median(closed.get(`${t.name}/search`)!.rps), generatorCpu));
   for (const s of [w0, w1, ceiling]) await s.server.stop();
   const scale = await scaling(responses);
-  const perCore: PerCore = { modes, closed, open, long, sustainedBy };
+  const perCore: PerCore = { modes, closed, open, long, sustainedBy, memory };
   const found = checks(perCore);
   const text = report(perCore, scale, found);
   process.stdout.write(`## Per core, both worker modes (bench/tail.bench.ts)\n\n${text}\n`);
@@ -529,6 +547,7 @@ try {
       open: Object.fromEntries(open),
       long: Object.fromEntries(long),
       sustained: Object.fromEntries(sustainedBy),
+      memory: Object.fromEntries(memory),
       scaling: scale,
       checks: found,
     };

@@ -71,6 +71,27 @@ export function parseStatus(text: string): { voluntary: number; involuntary: num
   return { voluntary: field('voluntary_ctxt_switches'), involuntary: field('nonvoluntary_ctxt_switches') };
 }
 
+/** A process's resident memory, in bytes: now (VmRSS) and the most it has held since it started (VmHWM). */
+export interface Resident {
+  readonly rssBytes: number;
+  readonly peakBytes: number;
+}
+
+/** VmRSS and VmHWM of a process's `status` file (the kernel writes them in kB, meaning KiB). */
+export function parseResident(text: string): Resident {
+  const kib = (name: string): number => {
+    const m = new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(text);
+    if (m === null) throw new Error(`no ${name} in /proc status`);
+    return Number(m[1]) * 1024;
+  };
+  return { rssBytes: kib('VmRSS'), peakBytes: kib('VmHWM') };
+}
+
+/** The resident memory of `pid` now (every thread shares it). Throws when the process is gone. */
+export function resident(pid: number): Resident {
+  return parseResident(readFileSync(`/proc/${pid}/status`, 'utf8'));
+}
+
 /** `se.nr_migrations` of a `sched` file, or null when it has none. */
 export function parseSched(text: string): number | null {
   const m = /^se\.nr_migrations\s+:\s+(\d+)$/m.exec(text);

@@ -8,10 +8,12 @@ import { describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import {
   type ProcSnapshot,
+  parseResident,
   parseSched,
   parseStat,
   parseStatus,
   perRequest,
+  resident,
   snapshot,
   type TaskCounters,
   ticksPerSecond,
@@ -26,6 +28,8 @@ Umask:\t0022
 State:\tS (sleeping)
 Tgid:\t10920
 Pid:\t10924
+VmHWM:\t  143212 kB
+VmRSS:\t  118040 kB
 Threads:\t8
 voluntary_ctxt_switches:\t689
 nonvoluntary_ctxt_switches:\t107
@@ -59,6 +63,11 @@ describe('parsing /proc/PID/task/TID files', () => {
     assert.throws(() => parseStatus('Name:\tnode\n'), /no voluntary_ctxt_switches/);
     assert.equal(parseSched(SCHED), 144);
     assert.equal(parseSched('node (1, #threads: 1)\n'), null);
+  });
+
+  it('reads resident memory now and at its peak from status, in bytes', () => {
+    assert.deepEqual(parseResident(STATUS), { rssBytes: 118040 * 1024, peakBytes: 143212 * 1024 });
+    assert.throws(() => parseResident('Name:\tnode\nVmRSS:\t 1 kB\n'), /no VmHWM/);
   });
 });
 
@@ -133,6 +142,14 @@ describe('snapshot of a live process', () => {
     assert.ok(r.userUs + r.sysUs >= 250_000, `the CPU burnt shows: ${JSON.stringify(r)}`);
     assert.ok(r.voluntary + r.involuntary >= 1, `waiting for the worker switched: ${JSON.stringify(r)}`);
     assert.ok(ticksPerSecond() > 0);
+  });
+
+  it('reads the resident memory of this process, its peak at least what it holds now', () => {
+    const r = resident(process.pid);
+    const heldByV8 = process.memoryUsage().rss;
+    assert.ok(r.rssBytes > 10 * 2 ** 20 && r.peakBytes >= r.rssBytes, JSON.stringify(r));
+    // The same figure as Node's own, within what can change between the two reads.
+    assert.ok(Math.abs(r.rssBytes - heldByV8) < 16 * 2 ** 20, `${r.rssBytes} against process.memoryUsage().rss ${heldByV8}`);
   });
 
   it('throws for a process that does not exist', () => {

@@ -137,6 +137,10 @@ test('bench:tail --short runs both worker modes and the ceiling on the fixture b
     );
   for (const workers of [1, 2])
     assert.match(stdout, new RegExp(`^\\| ${workers} \\| ${RATE} \\| ${RATE}/s \\| ${RATE}: `, 'm'), `${workers} workers unpinned`);
+  // Resident memory: ours after the closed-loop runs and after the long run, the ceiling after its runs.
+  for (const server of ['workers 0', 'workers 1'])
+    assert.match(stdout, new RegExp(`^\\| ${server} \\| [1-9]\\d* \\| [1-9]\\d* \\| [1-9]\\d* \\|$`, 'm'), `${server} memory row`);
+  assert.match(stdout, /^\| ceiling \| [1-9]\d* \| {2}\| [1-9]\d* \|$/m, 'ceiling memory row');
   // Per request, what the kernel sees: every cell a figure or why not. Search is traced under strace
   // (the prerequisites install it), so its syscalls, sends and bytes are there; --short leaves APTC's out.
   const FIGURE = '[\\d.]+(?:e-\\d+)?';
