@@ -9,7 +9,7 @@ import { SUMMARY_JSON } from '../operations/plan-catalog.ts';
 import type { SearchPageModel } from '../operations/search-page.ts';
 import { ByteWriter, latin1Bytes } from '../encoding/byte-writer.ts';
 import { writeLocationMembers } from './location-writer.ts';
-import { writeEcho } from './query-echo.ts';
+import { echoMembers, writeEchoes } from './query-echo.ts';
 
 const ascii = latin1Bytes;
 const T = {
@@ -60,19 +60,37 @@ function baseOf(baseUrl: string): typeof base {
   return base;
 }
 
-/** Scratch of the links' query strings, reused by every page of this thread. */
-const Q = new ByteWriter(1 << 12);
+/**
+ * The links' query strings, reused by every page of this thread: the self link's (every name sent),
+ * the other collection links' (all but page and cursor), the stats link's (location, age, filters).
+ */
+const SELF = new ByteWriter(1 << 12);
+const REST = new ByteWriter(1 << 12);
+const STATS = new ByteWriter(1 << 12);
+const ECHOES = [SELF, REST, STATS];
+const HAS_REST = 1 << 1;
 
-/** The page being written: its base URL, where the echoed queries end in Q, the separator before a link's own parameter. */
-const at = { base, selfEnd: 0, restEnd: 0, restSep: 63, statsEnd: 0 };
+/** Which echo each name of a model's self order goes into (writeEchoes' bits), by that order. */
+const MEMBERS = new WeakMap<readonly string[], Uint8Array>();
+function membersOf(m: SearchPageModel): Uint8Array {
+  let members = MEMBERS.get(m.selfOrder);
+  if (members === undefined) {
+    members = echoMembers(m.selfOrder, [m.selfOrder, m.linkOrder, m.statsOrder]);
+    MEMBERS.set(m.selfOrder, members);
+  }
+  return members;
+}
+
+/** The page being written: its base URL, the separator before a link's own parameter. */
+const at = { base, restSep: 63 };
 
 /**
- * One href of the collection into `w`: base, an echoed query (Q's [start, end)), then the link's own
- * parameter: a page number, or the bytes of a writer (the cursor, base64url: URL-safe as it is).
+ * One href of the collection into `w`: base, an echoed query, then the link's own parameter: a page
+ * number, or the bytes of a writer (the cursor, base64url: URL-safe as it is).
  */
-function hrefInto(w: ByteWriter, url: Buffer, start: number, end: number, key: Buffer | null, value: number | ByteWriter | null): void {
+function hrefInto(w: ByteWriter, url: Buffer, echo: ByteWriter, key: Buffer | null, value: number | ByteWriter | null): void {
   w.bytes(url);
-  w.copyFrom(Q, start, end);
+  w.copyFrom(echo, 0, echo.at);
   if (key === null) return;
   w.byte(at.restSep);
   w.bytes(key);
@@ -83,8 +101,8 @@ function hrefInto(w: ByteWriter, url: Buffer, start: number, end: number, key: B
 /** A link after self: the same href in the body and in the Link header (with its rel). */
 function otherLink(body: ByteWriter, link: ByteWriter, open: Buffer, key: Buffer, value: number | ByteWriter | null, rel: Buffer): void {
   body.bytes(open);
-  hrefInto(body, at.base.json, at.selfEnd, at.restEnd, key, value);
-  hrefInto(link, at.base.raw, at.selfEnd, at.restEnd, key, value);
+  hrefInto(body, at.base.json, REST, key, value);
+  hrefInto(link, at.base.raw, REST, key, value);
   link.bytes(rel);
 }
 
@@ -92,18 +110,15 @@ function otherLink(body: ByteWriter, link: ByteWriter, open: Buffer, key: Buffer
 export function writeSearchPage(m: SearchPageModel, body: ByteWriter, link: ByteWriter, serviceDesc: string): void {
   body.reset();
   link.reset();
-  Q.reset();
+  SELF.reset();
+  REST.reset();
+  STATS.reset();
   at.base = baseOf(m.baseUrl);
-  writeEcho(Q, m.selfOrder, m.meta.raw);
-  at.selfEnd = Q.at;
-  at.restSep = writeEcho(Q, m.linkOrder, m.meta.raw) ? 38 : 63; // & ?
-  at.restEnd = Q.at;
-  writeEcho(Q, m.statsOrder, m.meta.raw);
-  at.statsEnd = Q.at;
+  at.restSep = (writeEchoes(ECHOES, m.selfOrder, membersOf(m), m.meta.raw) & HAS_REST) !== 0 ? 38 : 63; // & ?
   body.bytes(T.selfOpen);
-  hrefInto(body, at.base.json, 0, at.selfEnd, null, null);
+  hrefInto(body, at.base.json, SELF, null, null);
   link.byte(60); // <
-  hrefInto(link, at.base.raw, 0, at.selfEnd, null, null);
+  hrefInto(link, at.base.raw, SELF, null, null);
   link.bytes(T.relSelf);
   otherLink(body, link, T.selfClose, T.page1, null, T.relFirst);
   if (m.cursor.at > 0) otherLink(body, link, T.nextOpen, T.cursorEq, m.cursor, T.relNext);
@@ -113,7 +128,7 @@ export function writeSearchPage(m: SearchPageModel, body: ByteWriter, link: Byte
   // The stats resource takes the search's location, age and filters: an href of its own.
   link.bytes(at.base.raw);
   link.bytes(T.statsPath);
-  link.copyFrom(Q, at.restEnd, at.statsEnd);
+  link.copyFrom(STATS, 0, STATS.at);
   link.bytes(T.relStats);
   link.latin1(serviceDesc);
   link.bytes(T.relService);
@@ -124,7 +139,7 @@ export function writeSearchPage(m: SearchPageModel, body: ByteWriter, link: Byte
   body.bytes(T.statsOpen);
   body.bytes(at.base.json);
   body.bytes(T.statsPath);
-  body.copyFrom(Q, at.restEnd, at.statsEnd);
+  body.copyFrom(STATS, 0, STATS.at);
   body.bytes(T.plansOpen);
   writeRows(m, body);
   writeEnvelopeTail(m, body);
