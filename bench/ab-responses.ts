@@ -24,7 +24,7 @@ import {
   type Side,
 } from './lib/ab-exchange.ts';
 import { abCases, type AbCase, type KeyName } from './lib/ab-requests.ts';
-import { benchArgs } from './lib/bench-args.ts';
+import { benchArgs, benchUsageError } from './lib/bench-args.ts';
 import { benchServeEnv, createKey, spawnHpdServe, type ServerProcess } from './lib/processes.ts';
 import { mapLimit } from './lib/verify.ts';
 
@@ -59,8 +59,7 @@ const args = benchArgs('bench:ab', USAGE, {
 
 /** One usage line, exit 2, as bench-args does for a mistyped option. */
 function usage(message: string): never {
-  process.stderr.write(`bench:ab: ${message} (see npm run bench:ab -- --help)\n`);
-  process.exit(2);
+  return benchUsageError('bench:ab', message);
 }
 const opt = (name: string): string | undefined => {
   const v = args[name];

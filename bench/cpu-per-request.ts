@@ -36,14 +36,14 @@ import {
   spawnServer,
   type ServerProcess,
 } from './lib/processes.ts';
-import { benchArgsWithChoice } from './lib/bench-args.ts';
+import { benchArgsWithChoice, benchUsageError } from './lib/bench-args.ts';
 import { ensureBuild } from './lib/suite.ts';
 import { GcTrace } from './lib/gc-trace.ts';
 import { kernelTable } from './lib/kernel-report.ts';
 import { type PerRequestStats, perRequest, snapshot } from './lib/proc-stats.ts';
 import { type NotProfiled, type SyscallProfile, syscallProfile } from './lib/syscall-profile.ts';
 import { fetchResponse, mapLimit } from './lib/verify.ts';
-import { buildWorkloads, WORKLOADS, type WorkloadName } from './lib/workloads.ts';
+import { buildWorkloads, WORKLOADS, type WorkloadName, withPerPage } from './lib/workloads.ts';
 import { runWrk } from './lib/wrk.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -58,6 +58,8 @@ Options:
   --builds DIR         builds root holding <year>/current (default: data/builds, built when missing)
   --unique             20,000 distinct URLs (no response cache can help)
   --zipf S             a 400,000-request Zipf stream (exponent S) over 120,000 distinct URLs
+  --per-page N         search: the first page of N plans for every search of the mix (the cost of
+                       the page's size against the cost of the request, ours and the ceiling alike)
   --against DIR        also measure hpd serve from another checkout, alternated with ours
   --node-flags=FLAGS   V8/Node flags for ours only, e.g. --node-flags=--max-semi-space-size=64
   --semi-space MB      young generation of ours and --against alike (e.g. 1): many collections per
@@ -75,6 +77,7 @@ const { values: args, choice: workload } = benchArgsWithChoice(
     builds: { type: 'string' },
     unique: { type: 'boolean' },
     zipf: { type: 'string' },
+    'per-page': { type: 'string' },
     against: { type: 'string' },
     'node-flags': { type: 'string' },
     'semi-space': { type: 'string' },
@@ -89,6 +92,10 @@ const opt = (name: string): string | undefined => {
   const v = args[name];
   return typeof v === 'string' ? v : undefined;
 };
+const perPage = opt('per-page') === undefined ? null : Number(opt('per-page'));
+if (perPage !== null && !(Number.isInteger(perPage) && perPage >= 1 && perPage <= 100))
+  benchUsageError('bench:cpu', `--per-page takes a page size from 1 to 100, not ${opt('per-page')}`);
+if (perPage !== null && workload !== 'search') benchUsageError('bench:cpu', `--per-page is for the search workload, not ${workload}`);
 const seconds = Number(opt('seconds') ?? 4);
 const reps = Number(opt('reps') ?? 3);
 const year = 2025;
@@ -142,8 +149,9 @@ try {
   const registry = openRegistry(root, BASE_URL, [year]);
   const zipf = opt('zipf') === undefined ? null : Number(opt('zipf'));
   const n = zipf !== null ? 120_000 : args.unique === true ? 20_000 : 400;
-  const w = buildWorkloads(registry.get(year)!, { registry, baseUrl: BASE_URL }, n).find((x) => x.name === workload)!;
+  const built = buildWorkloads(registry.get(year)!, { registry, baseUrl: BASE_URL }, n).find((x) => x.name === workload)!;
   registry.close();
+  const w = perPage === null ? built : { ...built, urls: built.urls.map((u) => withPerPage(u, perPage)) };
   const urls = join(work, 'urls');
   writeFileSync(urls, `${(zipf === null ? w.urls : zipfSequence([...new Set(w.urls)], zipf, 400_000)).join('\n')}\n`);
   // Search pages computed for every request (the issue's uncached figure) unless HPD_SEARCH_CACHE_MB says otherwise.

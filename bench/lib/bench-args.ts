@@ -52,6 +52,11 @@ function parse(script: string, usage: string, options: OptionSpec, argv: readonl
   }
 }
 
+/** A bad option value: one line naming the script and pointing at its --help, exit 2. */
+export function benchUsageError(script: string, message: string): never {
+  return fail(script, `${script}: ${message}`, true);
+}
+
 /** One usage line on stderr, exit 2. `message` starts with the script's name. */
 function fail(script: string, message: string, hint: boolean): never {
   process.stderr.write(`${script}: ${message.slice(script.length + 2)}${hint ? ` (see npm run ${script} -- --help)` : ''}\n`);

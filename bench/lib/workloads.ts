@@ -61,6 +61,21 @@ function qs(params: ReadonlyArray<readonly [string, string | number | boolean]>)
   return params.map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`).join('&');
 }
 
+/**
+ * A search URL asking for the first page of `perPage` plans: its own page size, page number and cursor
+ * dropped, so every page size is measured over the same searches (a page number that exists at one
+ * size can be past the end at another).
+ */
+export function withPerPage(url: string, perPage: number): string {
+  const q = url.indexOf('?');
+  if (q < 0) return `${url}?per_page=${perPage}`;
+  const kept = url
+    .slice(q + 1)
+    .split('&')
+    .filter((pair) => !/^(per_page|page_size|page|cursor)=/.test(pair));
+  return `${url.slice(0, q)}?${[...kept, `per_page=${perPage}`].join('&')}`;
+}
+
 /** ZIPs whose primary location (or at least one location) lists plans, in ZIP order. */
 export function searchableZips(yd: YearData): Array<{ zip: string; locations: ZipLocation[] }> {
   const out: Array<{ zip: string; locations: ZipLocation[] }> = [];

@@ -50,3 +50,16 @@ test('bench:ab without --against stops at once with one usage line, exit 2', () 
   assert.equal(r.stderr, 'bench:ab: --against DIR is required (see npm run bench:ab -- --help)\n');
   assert.equal(r.stdout, '');
 });
+
+test('bench:cpu --per-page takes a page size for the search workload only: one usage line, exit 2', () => {
+  for (const [args, line] of [
+    [['--per-page', '0'], 'bench:cpu: --per-page takes a page size from 1 to 100, not 0 (see npm run bench:cpu -- --help)\n'],
+    [['--per-page', 'ten'], 'bench:cpu: --per-page takes a page size from 1 to 100, not ten (see npm run bench:cpu -- --help)\n'],
+    [['aptc', '--per-page', '10'], 'bench:cpu: --per-page is for the search workload, not aptc (see npm run bench:cpu -- --help)\n'],
+  ] as const) {
+    const r = bench('bench/cpu-per-request.ts', ...args);
+    assert.equal(r.status, 2, r.stderr);
+    assert.equal(r.stderr, line);
+    assert.equal(r.stdout, '');
+  }
+});
