@@ -132,7 +132,10 @@ test('bench:tail --short runs both worker modes and the ceiling on the fixture b
   for (const server of ['workers 0', 'workers 1'])
     assert.match(
       stdout,
-      new RegExp(`^\\| ${server} \\| ${RATE}/s \\| ${NUM} \\| ${NUM} \\| ${NUM}× \\| \\d+ \\| \\d+ \\| ${NUM} \\| ${RATE}/s \\|$`, 'm'),
+      new RegExp(
+        `^\\| ${server} \\| ${RATE}/s \\| ${NUM} \\| ${NUM} \\| ${NUM}× \\| ${NUM} \\| ${NUM} \\| \\d+ \\| \\d+ \\| ${NUM} \\| ${RATE}/s \\|$`,
+        'm',
+      ),
       `${server} long-run row`,
     );
   for (const workers of [1, 2])
