@@ -8,7 +8,7 @@ import { EHB_NOTE, type LowestPlan } from '../engine/subsidy.ts';
 import { BENCHMARK_WORDS, type AptcPageModel } from '../operations/aptc-page.ts';
 import { latin1Bytes, type ByteWriter } from '../encoding/byte-writer.ts';
 import { writeLocationMembers } from './location-writer.ts';
-import { echoMembers, writeEchoes } from './query-echo.ts';
+import { writeEchoes } from './query-echo.ts';
 
 const ascii = latin1Bytes;
 const T = {
@@ -92,18 +92,8 @@ function nullableString(w: ByteWriter, s: string | null): void {
   else w.jsonString(s);
 }
 
-/** The writers the self link's echo goes into: the body and the Link header. */
+/** The writers the self link's echo goes into, both taking every name: the body and the Link header. */
 const echoInto: ByteWriter[] = [];
-/** Every name of the self link's order goes into both. */
-const BOTH = new WeakMap<readonly string[], Uint8Array>();
-function membersOf(order: readonly string[]): Uint8Array {
-  let m = BOTH.get(order);
-  if (m === undefined) {
-    m = echoMembers(order, [order, order]);
-    BOTH.set(order, m);
-  }
-  return m;
-}
 
 /** Writes the body of `m` into `body` and its Link header value (for `serviceDesc`) into `link`, both reset first. */
 export function writeAptcPage(m: AptcPageModel, body: ByteWriter, link: ByteWriter, serviceDesc: string): void {
@@ -118,7 +108,7 @@ export function writeAptcPage(m: AptcPageModel, body: ByteWriter, link: ByteWrit
   link.bytes(T.path);
   echoInto[0] = body;
   echoInto[1] = link;
-  writeEchoes(echoInto, m.selfOrder, membersOf(m.selfOrder), m.meta.raw);
+  writeEchoes(echoInto, m.selfOrder, null, m.meta.raw);
   link.bytes(T.relSelf);
   link.latin1(serviceDesc);
   link.bytes(T.relService);

@@ -8,18 +8,19 @@ import type { ByteWriter } from '../encoding/byte-writer.ts';
 
 /**
  * Writes `?k=v&…` for the names of `order` the request gave into each writer of `into` that takes them:
- * `into[j]` takes the names whose bit j is set in `member` (by position in `order`), so one pass writes
- * the echoes of a query and of its subsets, each value looked up and encoded once. Returns the bits of
- * the writers that got any name.
+ * `into[j]` takes the names whose bit j is set in `member` (by position in `order`; null: every writer
+ * takes every name), so one pass writes the echoes of a query and of its subsets, each value looked up
+ * and encoded once. Returns the bits of the writers that got any name.
  */
-export function writeEchoes(into: readonly ByteWriter[], order: readonly string[], member: Uint8Array, raw: QueryValues): number {
+export function writeEchoes(into: readonly ByteWriter[], order: readonly string[], member: Uint8Array | null, raw: QueryValues): number {
+  const every = (1 << into.length) - 1;
   let any = 0;
   for (let i = 0; i < order.length; i++) {
     const k = order[i]!;
     const v = raw.get(k);
     if (v === undefined) continue;
     const value = encodeValue(v);
-    const bits = member[i]!;
+    const bits = member === null ? every : member[i]!;
     for (let j = 0; j < into.length; j++) {
       const bit = 1 << j;
       if ((bits & bit) === 0) continue;

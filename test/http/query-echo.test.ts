@@ -34,6 +34,13 @@ describe('writeEchoes', () => {
     });
   }
 
+  it('without a membership, writes the whole echo into every writer', () => {
+    const raw = new Map(Object.entries({ page: '2', zip: '77002', age: '40' }));
+    const writers = [new ByteWriter(64), new ByteWriter(64)];
+    assert.equal(writeEchoes(writers, ORDER, null, raw), 0b11);
+    for (const w of writers) assert.equal(w.view().toString('latin1'), echoQuery(ORDER, raw));
+  });
+
   it('refuses more writers than its bits can name', () => {
     assert.throws(() => echoMembers(ORDER, Array(9).fill(ORDER)), /at most 8 echoes/);
   });
