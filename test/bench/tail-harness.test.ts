@@ -65,10 +65,50 @@ describe('sustainedRate', () => {
       return target === 'ceiling' ? 1 : rate <= 800 ? 1.5 : 9;
     });
     assert.equal(s.rate, 800);
-    assert.deepEqual(tried, [500, 800, 1000]);
+    assert.deepEqual(tried, [500, 800, 1000, 1000, 1000]);
     assert.deepEqual(
       s.steps.map((x) => x.ok),
       [true, true, false],
+    );
+  });
+
+  it('runs a missed step twice more and judges it on the medians, so one stall decides nothing', async () => {
+    // The first pair at 500/s stalls the server (one run in three); at 800/s it misses two in three.
+    const p99s = new Map<number, number[]>([
+      [500, [40, 1.5, 1.6]],
+      [800, [9, 1.5, 9]],
+    ]);
+    const calls: string[] = [];
+    const s = await sustainedRate(1000, [0.5, 0.8, 1], 2, async (target, rate) => {
+      calls.push(`${target}@${rate}`);
+      return target === 'ceiling' ? 1 : p99s.get(rate)!.shift()!;
+    });
+    assert.equal(s.rate, 500);
+    assert.deepEqual(
+      s.steps.map((x) => [x.rate, x.p99_ms, x.ok, x.runs.length]),
+      [
+        [500, 1.6, true, 3],
+        [800, 9, false, 3],
+      ],
+    );
+    assert.deepEqual(calls.slice(0, 6), ['ceiling@500', 'ours@500', 'ceiling@500', 'ours@500', 'ceiling@500', 'ours@500']);
+    assert.equal(calls.length, 12);
+  });
+
+  it('takes a step held on its first pair without running it again', async () => {
+    let runs = 0;
+    const s = await sustainedRate(1000, [0.5], 2, async () => {
+      runs++;
+      return 1;
+    });
+    assert.equal(runs, 2);
+    assert.equal(s.steps[0]!.runs.length, 1);
+  });
+
+  it('refuses an even number of attempts', async () => {
+    await assert.rejects(
+      sustainedRate(1000, [0.5], 2, async () => 1, 2),
+      /attempts must be an odd count, got 2/,
     );
   });
 });
@@ -138,6 +178,8 @@ test('bench:tail --short runs both worker modes and the ceiling on the fixture b
       ),
       `${server} long-run row`,
     );
+  for (const server of ['workers 0', 'workers 1'])
+    assert.match(stdout, new RegExp(`^- ${server}: ${RATE}: ${NUM} vs ${NUM} ms`, 'm'), `${server} sustained-rate steps`);
   for (const workers of [1, 2])
     assert.match(stdout, new RegExp(`^\\| ${workers} \\| ${RATE} \\| ${RATE}/s \\| ${RATE}: `, 'm'), `${workers} workers unpinned`);
   // Resident memory: ours after the closed-loop runs and after the long run, the ceiling after its runs.
