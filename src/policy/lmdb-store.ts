@@ -70,6 +70,13 @@ class LmdbStateStore implements StateStore {
   readonly #users: Database<UserRecord, string>;
   readonly #counters: Database<number, CounterKey>;
   readonly #meta: Database<Buffer, string>;
+  /**
+   * The day before which this process last removed counters ('' before its first save). A save prunes
+   * only when it moves that day forward: the quota saves every 25 ms under load, and a key scan in
+   * each save made garbage that outlived scavenges on the main thread (a cursor and its iterator per
+   * save), growing the old space until a mark-compact paused the core its REST workers share.
+   */
+  #prunedBefore = '';
   /** The generation last read, and when (monotonic ms): see {@link GENERATION_REFRESH_MS}. */
   #generation = 0;
   #generationReadAt = Number.NEGATIVE_INFINITY;
@@ -209,12 +216,15 @@ class LmdbStateStore implements StateStore {
 
   async saveCounters(day: string, entries: ReadonlyMap<string, number>): Promise<void> {
     const keepFrom = shiftDay(day, -1);
+    const prune = keepFrom > this.#prunedBefore;
     await this.#write(() => {
       for (const [userId, count] of entries) this.#counters.put([day, userId], count);
       // Only today and yesterday are ever read back; older days would grow the file forever.
+      if (!prune) return;
       const stale = Array.from(this.#counters.getKeys({ end: [keepFrom] }));
       for (const key of stale) this.#counters.remove(key);
     });
+    if (prune && keepFrom > this.#prunedBefore) this.#prunedBefore = keepFrom;
   }
 
   async close(): Promise<void> {

@@ -90,6 +90,25 @@ test('counters are per day, saves merge per user, and days older than yesterday 
   assert.throws(() => store.loadCounters('20261120'), /YYYY-MM-DD/);
 });
 
+test('a save prunes when its day moves past the last one pruned, and only then scans for old days', async (t) => {
+  const defer = cleanup(t);
+  const dir = tempDir(defer, 'hpd-state-');
+  const store = openStore(defer, dir);
+  await store.saveCounters('2026-11-20', new Map([['usr_a', 1]]));
+  // Another process writes a day this one has already pruned past: the saves of the same day leave
+  // it, the first save of the next day removes it.
+  const other = openStore(defer, dir);
+  await other.saveCounters('2026-11-12', new Map([['usr_z', 9]]));
+  await store.saveCounters('2026-11-20', new Map([['usr_a', 2]]));
+  assert.deepEqual(store.loadCounters('2026-11-12'), new Map([['usr_z', 9]]));
+  await store.saveCounters('2026-11-21', new Map([['usr_a', 1]]));
+  assert.deepEqual(store.loadCounters('2026-11-12'), new Map(), 'pruned once the day moved on');
+  assert.deepEqual(store.loadCounters('2026-11-20'), new Map([['usr_a', 2]]), 'yesterday is kept');
+  // A save for yesterday (the other table at midnight) does not move the pruned day back.
+  await store.saveCounters('2026-11-20', new Map([['usr_a', 3]]));
+  assert.deepEqual(store.loadCounters('2026-11-20'), new Map([['usr_a', 3]]));
+});
+
 test('everything survives closing and reopening the store', async (t) => {
   const defer = cleanup(t);
   const dir = tempDir(defer, 'hpd-state-');
