@@ -34,6 +34,13 @@ export interface SharedQuotaOptions {
   readonly log?: (line: string) => void;
 }
 
+/** The owner's record of one table: the day it held, each slot's count as saved (-1: none), ids read. */
+interface SavedTable {
+  day: number;
+  readonly counts: Int32Array;
+  readonly ids: Array<string | undefined>;
+}
+
 const dayName = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
 export class SharedDailyQuota implements Quota {
@@ -55,10 +62,12 @@ export class SharedDailyQuota implements Quota {
   /** Users counted in this thread only (see the module note), per day. */
   #local = new Map<string, number>();
   #warned = false;
-  /** Counts as last saved, by day name and user: only changes are written. */
-  #saved = new Map<string, Map<string, number>>();
+  /** The owner's record of what it saved from each table (by table index); empty in attached threads. */
+  readonly #saved: SavedTable[] = [];
   #timer: NodeJS.Timeout | undefined;
   #chain: Promise<void> = Promise.resolve();
+  /** A timed flush is running: the next tick leaves the changes to the one after it. */
+  #ticking = false;
   #closed = false;
 
   private constructor(
@@ -88,14 +97,21 @@ export class SharedDailyQuota implements Quota {
     const q = new SharedDailyQuota(tables, limits, clock, store, options);
     const today = Math.floor(clock() / DAY_MS);
     const table = q.#table(today);
-    const loaded = store.loadCounters(dayName(today));
-    for (const [userId, count] of loaded) {
+    const saved = q.#savedOf(today & 1, today);
+    for (const [userId, count] of store.loadCounters(dayName(today))) {
       const slot = table.slotOf(userId, true);
-      if (slot >= 0) table.setCount(slot, count);
+      if (slot < 0) continue;
+      table.setCount(slot, count);
+      saved.counts[slot] = count;
     }
-    q.#saved.set(dayName(today), new Map(loaded));
     q.#timer = setInterval(() => {
-      q.flush().catch(q.#onFlushError);
+      if (q.#ticking) return;
+      q.#ticking = true;
+      q.flush()
+        .catch(q.#onFlushError)
+        .finally(() => {
+          q.#ticking = false;
+        });
     }, q.#flushDelayMs);
     q.#timer.unref();
     return q;
@@ -132,29 +148,48 @@ export class SharedDailyQuota implements Quota {
     return decision(used < limit, limit, used, now, day);
   }
 
-  /** The owner saves every count changed since its last save; other threads have nothing to save. */
+  /**
+   * The owner saves every count changed since its last save; other threads have nothing to save. A
+   * flush compares counts slot by slot and reads the id only of a count that changed (once a day per
+   * slot): it runs every 25 ms, and reading every id of the day on each run cost the main thread 5 ms
+   * per run with 10,000 users and more than the 25 ms with 60,000.
+   */
   flush(): Promise<void> {
     const store = this.#store;
     if (store === null) return Promise.resolve();
     const run = this.#chain.then(async () => {
-      for (const table of this.#tables) {
+      for (let t = 0; t < this.#tables.length; t++) {
+        const table = this.#tables[t]!;
         const day = table.day;
         if (day < 0) continue;
-        const name = dayName(day);
-        let saved = this.#saved.get(name);
-        if (saved === undefined) this.#saved.set(name, (saved = new Map()));
+        const saved = this.#savedOf(t, day);
+        const slots: number[] = [];
+        table.changedSince(saved.counts, slots);
+        // A table is cleared only for a day two after the one it held, whose counts were saved by then.
+        if (slots.length === 0 || table.day !== day) continue;
         const changed = new Map<string, number>();
-        for (const [userId, count] of table.entries()) if (saved.get(userId) !== count) changed.set(userId, count);
-        if (changed.size === 0) continue;
-        await store.saveCounters(name, changed);
-        for (const [userId, count] of changed) saved.set(userId, count);
+        for (let i = 0; i < slots.length; i += 2) changed.set((saved.ids[slots[i]!] ??= table.idOf(slots[i]!)), slots[i + 1]!);
+        await store.saveCounters(dayName(day), changed);
+        if (saved.day !== day) continue;
+        for (let i = 0; i < slots.length; i += 2) saved.counts[slots[i]!] = slots[i + 1]!;
       }
-      // Days neither table holds any more need no memory of what was saved.
-      const held = new Set(this.#tables.map((t) => (t.day >= 0 ? dayName(t.day) : '')));
-      for (const name of this.#saved.keys()) if (!held.has(name)) this.#saved.delete(name);
     });
     this.#chain = run.catch(() => undefined);
     return run;
+  }
+
+  /** What the owner saved of table `index` for `day`, forgotten when the table moves to another day. */
+  #savedOf(index: number, day: number): SavedTable {
+    let saved = this.#saved[index];
+    if (saved === undefined) {
+      const capacity = this.#tables[index]!.capacity;
+      saved = this.#saved[index] = { day, counts: new Int32Array(capacity).fill(-1), ids: new Array<string | undefined>(capacity) };
+    } else if (saved.day !== day) {
+      saved.day = day;
+      saved.counts.fill(-1);
+      saved.ids.fill(undefined);
+    }
+    return saved;
   }
 
   async close(): Promise<void> {

@@ -27,6 +27,7 @@ test('the benchmark scripts answer --help with their options and exit 0 without 
     ['bench/redis.bench.ts', 'bench:redis', '--short'],
     ['bench/observability.bench.ts', 'bench:observability', '--short'],
     ['bench/ab-responses.ts', 'bench:ab', '--against'],
+    ['bench/quota-flush.bench.ts', 'bench:quota-flush', 'No options'],
   ] as const) {
     const r = bench(script, '--help');
     assert.equal(r.status, 0, `${script}: ${r.stderr}`);

@@ -121,3 +121,111 @@ test('the counter table compares ids exactly and reports a full table', () => {
   assert.equal(table.slotOf('x'.repeat(MAX_ID_BYTES + 1), true), -1, 'an id too long for the table');
   assert.deepEqual([...table.entries()].map(([id]) => id).sort(), ['a', 'b', 'c', 'd']);
 });
+
+/** A state store that records every save and can hold the next one until released. */
+function recordingStore(loaded: Map<string, number> = new Map()) {
+  const saves: Array<[string, Map<string, number>]> = [];
+  let hold: Promise<void> | null = null;
+  let onSave: () => void = () => {};
+  const store = {
+    loadCounters: (day: string) => (day === '2026-11-20' ? new Map(loaded) : new Map<string, number>()),
+    saveCounters: async (day: string, entries: ReadonlyMap<string, number>) => {
+      saves.push([day, new Map(entries)]);
+      onSave();
+      if (hold !== null) await hold;
+    },
+  } as unknown as Parameters<typeof SharedDailyQuota.open>[0];
+  return {
+    store,
+    saves,
+    holdSaves(): () => void {
+      let release!: () => void;
+      hold = new Promise<void>((r) => (release = r));
+      return () => {
+        hold = null;
+        release();
+      };
+    },
+    afterEachSave(fn: () => void) {
+      onSave = fn;
+    },
+  };
+}
+
+test('a flush saves the users whose count changed since the last save, and no one else', async (t) => {
+  const s = recordingStore(new Map([['loaded', 7]]));
+  const q = SharedDailyQuota.open(s.store, DEFAULT_DAILY_LIMITS, () => NOON, { flushDelayMs: 3_600_000 });
+  t.after(() => q.close());
+  await q.flush();
+  assert.deepEqual(s.saves, [], 'counts loaded at start are not written back');
+  for (const u of ['a', 'b', 'c']) q.consume(u, 'free');
+  await q.flush();
+  q.consume('b', 'free');
+  q.consume('loaded', 'free');
+  await q.flush();
+  await q.flush();
+  assert.deepEqual(s.saves, [
+    [
+      '2026-11-20',
+      new Map([
+        ['a', 1],
+        ['b', 1],
+        ['c', 1],
+      ]),
+    ],
+    [
+      '2026-11-20',
+      new Map([
+        ['b', 2],
+        ['loaded', 8],
+      ]),
+    ],
+  ]);
+});
+
+test('a table reused for a later day is saved from scratch: its users are read anew, under the new day', async (t) => {
+  const s = recordingStore();
+  let now = NOON;
+  const q = SharedDailyQuota.open(s.store, DEFAULT_DAILY_LIMITS, () => now, { flushDelayMs: 3_600_000 });
+  t.after(() => q.close());
+  // Two days on, the same table (day parity) holds other users in the slots the first day's had.
+  q.consume('first', 'free');
+  await q.flush();
+  now = Date.parse('2026-11-22T08:00:00Z');
+  q.consume('second', 'free');
+  await q.flush();
+  assert.deepEqual(s.saves, [
+    ['2026-11-20', new Map([['first', 1]])],
+    ['2026-11-22', new Map([['second', 1]])],
+  ]);
+});
+
+test('ticks while a save is stalled queue nothing: after it returns, one save per tick again', async (t) => {
+  t.mock.timers.enable({ apis: ['setInterval'] });
+  const s = recordingStore();
+  const q = SharedDailyQuota.open(s.store, DEFAULT_DAILY_LIMITS, () => NOON, { flushDelayMs: 25 });
+  let closed = false;
+  t.after(async () => {
+    s.afterEachSave(() => {});
+    if (!closed) await q.close();
+  });
+  // Every save is followed by a use, so any flush that runs has something to save.
+  s.afterEachSave(() => q.consume('user', 'free'));
+  q.consume('user', 'free');
+  const release = s.holdSaves();
+  t.mock.timers.tick(25);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(s.saves.length, 1, 'the first tick saves (and stalls)');
+  // 100 ticks (2.5 s) while the store does not answer.
+  for (let i = 0; i < 100; i++) t.mock.timers.tick(25);
+  release();
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  assert.equal(s.saves.length, 1, 'no flush was waiting behind the stalled one');
+  t.mock.timers.tick(25);
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  assert.equal(s.saves.length, 2, 'the next tick saves the use made meanwhile');
+  assert.deepEqual(s.saves[1], ['2026-11-20', new Map([['user', 2]])]);
+  s.afterEachSave(() => {});
+  closed = true;
+  await q.close();
+});
