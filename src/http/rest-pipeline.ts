@@ -179,6 +179,18 @@ class Doorkeeper {
   }
 }
 
+/**
+ * The request headers every operation reads, as bytes: uWS converts a string name to UTF-8 on every
+ * lookup (~30 ns of the ~100 a lookup costs).
+ */
+const H = {
+  requestId: Buffer.from('x-request-id'),
+  authorization: Buffer.from('authorization'),
+  accept: Buffer.from('accept'),
+  ifNoneMatch: Buffer.from('if-none-match'),
+  acceptEncoding: Buffer.from('accept-encoding'),
+} as const;
+
 export class OperationPipeline {
   readonly #front: RestFront;
   readonly #config: ServerConfig;
@@ -207,7 +219,7 @@ export class OperationPipeline {
   handle(route: Route, res: HttpResponse, req: HttpRequest, head: boolean): void {
     const t0 = performance.now();
     // null: an id was generated, and is made a string only where one is needed (request-id.ts).
-    const given = givenRequestId(req.getHeader('x-request-id'));
+    const given = givenRequestId(req.getHeader(H.requestId));
     const path = req.getUrl();
     const scratch = this.#scratch;
     let reply: Answer | Pending;
@@ -222,10 +234,10 @@ export class OperationPipeline {
       incoming.route = route;
       incoming.path = path;
       incoming.rawQuery = req.getQuery() ?? '';
-      incoming.authorization = req.getHeader('authorization');
-      incoming.accept = req.getHeader('accept');
-      incoming.ifNoneMatch = req.getHeader('if-none-match');
-      incoming.acceptEncoding = req.getHeader('accept-encoding');
+      incoming.authorization = req.getHeader(H.authorization);
+      incoming.accept = req.getHeader(H.accept);
+      incoming.ifNoneMatch = req.getHeader(H.ifNoneMatch);
+      incoming.acceptEncoding = req.getHeader(H.acceptEncoding);
       incoming.pathParams = pathParams;
       reply = this.#respond(incoming, scratch);
     } catch (err) {
