@@ -1,14 +1,11 @@
 /**
  * @module The sustained open-loop rate of a server: the highest offered rate (wrk2, constant rate) at
  * which its p99 stays within `factor` × the ceiling's p99 at the same rate. A closed-loop maximum says
- * what a server answers when clients wait for it; this says what rate it holds at a sane tail.
- *
- * A shared virtual machine stalls now and then for tens of milliseconds, whoever runs on it (the
- * ceiling too): one such stall in a 4 s run puts its p99 far out. A step that misses is therefore run
- * again, the ceiling and the server alternated, and judged on the medians of `attempts` pairs: a
- * stall of the machine decides nothing, a server that misses most of its runs still misses.
+ * what a server answers when clients wait for it; this says what rate it holds at a sane tail. Each
+ * step is judged by the rule of judged-pairs.ts (a missed first pair is run twice more, the medians
+ * decide).
  */
-import { median } from './util.ts';
+import { judgedPairs } from './judged-pairs.ts';
 
 export interface RateStep {
   readonly rate: number;
@@ -30,8 +27,6 @@ export interface SustainedRate {
 /**
  * Tries `fractions` of `maxRps` in order, the server and the ceiling alternated at each rate, and stops
  * at the first rate the server does not hold. `measure` runs one target at one rate and returns its p99.
- * A step that misses on its first pair is measured until it has `attempts` pairs (odd, so a median is
- * one of the runs) and then judged on the medians.
  */
 export async function sustainedRate(
   maxRps: number,
@@ -40,23 +35,21 @@ export async function sustainedRate(
   measure: (target: 'ours' | 'ceiling', rate: number) => Promise<number>,
   attempts = 3,
 ): Promise<SustainedRate> {
-  if (!Number.isInteger(attempts) || attempts < 1 || attempts % 2 === 0) throw new Error(`attempts must be an odd count, got ${attempts}`);
   const steps: RateStep[] = [];
   let best = 0;
   for (const f of fractions) {
     const rate = Math.round(f * maxRps);
-    const runs: Array<{ p99_ms: number; ceiling_p99_ms: number }> = [];
-    const pair = async (): Promise<void> => {
-      const ceiling = await measure('ceiling', rate);
-      runs.push({ ceiling_p99_ms: ceiling, p99_ms: await measure('ours', rate) });
-    };
-    await pair();
-    if (runs[0]!.p99_ms > factor * runs[0]!.ceiling_p99_ms) while (runs.length < attempts) await pair();
-    const ours = median(runs.map((r) => r.p99_ms));
-    const ceiling = median(runs.map((r) => r.ceiling_p99_ms));
-    const ok = ours <= factor * ceiling;
-    steps.push({ rate, p99_ms: ours, ceiling_p99_ms: ceiling, ok, runs });
-    if (!ok) break;
+    const judged = await judgedPairs(
+      async () => {
+        const ceiling = await measure('ceiling', rate);
+        return { ceiling_p99_ms: ceiling, p99_ms: await measure('ours', rate), ours: null };
+      },
+      (ours, ceiling) => ours <= factor * ceiling,
+      attempts,
+    );
+    const runs = judged.runs.map((r) => ({ p99_ms: r.p99_ms, ceiling_p99_ms: r.ceiling_p99_ms }));
+    steps.push({ rate, p99_ms: judged.p99_ms, ceiling_p99_ms: judged.ceiling_p99_ms, ok: judged.ok, runs });
+    if (!judged.ok) break;
     best = rate;
   }
   return { rate: best, steps };

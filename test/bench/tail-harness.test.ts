@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { describe, it, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { GcTrace, parseGcLine } from '../../bench/lib/gc-trace.ts';
+import { judgedPairs } from '../../bench/lib/judged-pairs.ts';
 import { sustainedRate } from '../../bench/lib/sustained-rate.ts';
 import { buildFixture } from '../helpers/rest-server.ts';
 
@@ -54,6 +55,20 @@ describe('gc-trace', () => {
     trace.onLine(line('0xb', 'mmc', 1, 20));
     trace.onLine('not a trace line');
     assert.deepEqual(trace.summary(mark), { bytes: 1520, scavenges: 1, markCompacts: 1, others: 1, maxPauseMs: 7.5, isolates: 2 });
+  });
+});
+
+describe('judgedPairs', () => {
+  it('judges one pair that holds, and three pairs by their medians when the first misses, keeping what each run left', async () => {
+    const within = (ours: number, ceiling: number): boolean => ours <= 1.5 * ceiling;
+    const held = await judgedPairs(async () => ({ p99_ms: 2, ceiling_p99_ms: 2, ours: 'only' }), within);
+    assert.deepEqual([held.ok, held.runs.length, held.runs[0]!.ours], [true, 1, 'only']);
+    const p99s = [9, 2.5, 2.9];
+    let n = 0;
+    const stalled = await judgedPairs(async () => ({ p99_ms: p99s[n]!, ceiling_p99_ms: 2, ours: n++ }), within);
+    assert.deepEqual([stalled.ok, stalled.p99_ms, stalled.ceiling_p99_ms, stalled.runs.map((r) => r.ours)], [true, 2.9, 2, [0, 1, 2]]);
+    const slow = await judgedPairs(async () => ({ p99_ms: 4, ceiling_p99_ms: 2, ours: null }), within, 5);
+    assert.deepEqual([slow.ok, slow.runs.length], [false, 5]);
   });
 });
 
