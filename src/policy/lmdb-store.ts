@@ -224,7 +224,8 @@ class LmdbStateStore implements StateStore {
       const stale = Array.from(this.#counters.getKeys({ end: [keepFrom] }));
       for (const key of stale) this.#counters.remove(key);
     });
-    if (prune && keepFrom > this.#prunedBefore) this.#prunedBefore = keepFrom;
+    // Another save may have pruned further meanwhile: the day only moves forward.
+    if (keepFrom > this.#prunedBefore) this.#prunedBefore = keepFrom;
   }
 
   async close(): Promise<void> {

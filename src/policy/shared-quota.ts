@@ -170,7 +170,7 @@ export class SharedDailyQuota implements Quota {
         const changed = new Map<string, number>();
         for (let i = 0; i < slots.length; i += 2) changed.set((saved.ids[slots[i]!] ??= table.idOf(slots[i]!)), slots[i + 1]!);
         await store.saveCounters(dayName(day), changed);
-        if (saved.day !== day) continue;
+        // Flushes run one after another (the chain), so nothing moved `saved` to another day meanwhile.
         for (let i = 0; i < slots.length; i += 2) saved.counts[slots[i]!] = slots[i + 1]!;
       }
     });
