@@ -6,8 +6,10 @@
  * exceed the limit and no request is refused below it.
  *
  * One thread owns it (`open`): it loads today's counts from the state store at start and saves the
- * changed ones every `flushDelayMs` (25 ms, as DailyQuota: a crash loses at most that much counting).
- * Other threads `attach` to its descriptor and only count.
+ * changed ones `flushDelayMs` after a count (25 ms, as DailyQuota: a crash loses at most that much
+ * counting). Other threads `attach` to its descriptor and only count. The first count after a save
+ * wakes the owner through a shared flag (Atomics.waitAsync), so the owner thread of an idle server
+ * does not wake at all.
  *
  * A user id longer than MAX_ID_BYTES, or a day with more distinct users than the table holds (65,536 by
  * default), is counted per thread instead, exactly within the thread but not across threads and not
@@ -24,6 +26,8 @@ import { InvariantError } from '../invariant.ts';
 export interface SharedQuotaDescriptor {
   readonly kind: 'hpd-shared-quota';
   readonly tables: readonly [CounterTableBuffers, CounterTableBuffers];
+  /** One Int32: 1 once something was counted since the owner's last save began, else 0. */
+  readonly signal: SharedArrayBuffer;
   readonly limits: Readonly<Record<Tier, number>>;
 }
 
@@ -45,6 +49,8 @@ const dayName = (day: number): string => new Date(day * DAY_MS).toISOString().sl
 
 export class SharedDailyQuota implements Quota {
   readonly #tables: readonly [CounterTable, CounterTable];
+  /** The shared "counted since the last save" flag (see the module note). */
+  readonly #signal: Int32Array;
   readonly #limits: Readonly<Record<Tier, number>>;
 
   get limits(): Readonly<Record<Tier, number>> {
@@ -64,20 +70,21 @@ export class SharedDailyQuota implements Quota {
   #warned = false;
   /** The owner's record of what it saved from each table (by table index); empty in attached threads. */
   readonly #saved: SavedTable[] = [];
+  /** The owner's pending save, armed by a count; undefined while it waits for one or saves. */
   #timer: NodeJS.Timeout | undefined;
   #chain: Promise<void> = Promise.resolve();
-  /** A timed flush is running: the next tick leaves the changes to the one after it. */
-  #ticking = false;
   #closed = false;
 
   private constructor(
     tables: readonly [CounterTable, CounterTable],
+    signal: Int32Array,
     limits: Readonly<Record<Tier, number>>,
     clock: () => number,
     store: StateStore | null,
     options: SharedQuotaOptions,
   ) {
     this.#tables = tables;
+    this.#signal = signal;
     this.#limits = limits;
     this.#clock = clock;
     this.#store = store;
@@ -86,7 +93,7 @@ export class SharedDailyQuota implements Quota {
     this.#onFlushError = options.onFlushError ?? defaultOnFlushError;
   }
 
-  /** The owner: creates the tables, loads today's counts, saves changes every `flushDelayMs`. */
+  /** The owner: creates the tables, loads today's counts, saves changes `flushDelayMs` after a count. */
   static open(
     store: StateStore,
     limits: Readonly<Record<Tier, number>>,
@@ -94,7 +101,7 @@ export class SharedDailyQuota implements Quota {
     options: SharedQuotaOptions = {},
   ): SharedDailyQuota {
     const tables = [CounterTable.create(options.capacity), CounterTable.create(options.capacity)] as const;
-    const q = new SharedDailyQuota(tables, limits, clock, store, options);
+    const q = new SharedDailyQuota(tables, new Int32Array(new SharedArrayBuffer(4)), limits, clock, store, options);
     const today = Math.floor(clock() / DAY_MS);
     const table = q.#table(today);
     const saved = q.#savedOf(today & 1, today);
@@ -104,27 +111,48 @@ export class SharedDailyQuota implements Quota {
       table.setCount(slot, count);
       saved.counts[slot] = count;
     }
-    q.#timer = setInterval(() => {
-      if (q.#ticking) return;
-      q.#ticking = true;
-      q.flush()
-        .catch(q.#onFlushError)
-        .finally(() => {
-          q.#ticking = false;
-        });
-    }, q.#flushDelayMs);
-    q.#timer.unref();
+    q.#awaitCount();
     return q;
+  }
+
+  /**
+   * The owner's save cycle: sleep until a thread counts, save `flushDelayMs` later, then sleep again.
+   * One save at a time: a stalled store holds the cycle, it queues nothing behind the stalled save. The
+   * wait keeps no process alive, nor does the timer (unref'd: close() saves what is left).
+   */
+  #awaitCount(): void {
+    if (this.#closed) return;
+    const wait = Atomics.waitAsync(this.#signal, 0, 0);
+    if (wait.async) void wait.value.then(() => this.#armSave());
+    else this.#armSave();
+  }
+
+  #armSave(): void {
+    if (this.#closed) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      // Cleared before the counts are read: a count made during the save sets it again.
+      Atomics.store(this.#signal, 0, 0);
+      this.flush()
+        .catch(this.#onFlushError)
+        .finally(() => this.#awaitCount());
+    }, this.#flushDelayMs);
+    this.#timer.unref();
   }
 
   /** Another thread counting in the owner's tables; it saves nothing. */
   static attach(descriptor: SharedQuotaDescriptor, clock: () => number = Date.now, options: SharedQuotaOptions = {}): SharedDailyQuota {
     const tables = [CounterTable.attach(descriptor.tables[0]), CounterTable.attach(descriptor.tables[1])] as const;
-    return new SharedDailyQuota(tables, descriptor.limits, clock, null, options);
+    return new SharedDailyQuota(tables, new Int32Array(descriptor.signal), descriptor.limits, clock, null, options);
   }
 
   descriptor(): SharedQuotaDescriptor {
-    return { kind: 'hpd-shared-quota', tables: [this.#tables[0].buffers, this.#tables[1].buffers], limits: this.#limits };
+    return {
+      kind: 'hpd-shared-quota',
+      tables: [this.#tables[0].buffers, this.#tables[1].buffers],
+      signal: this.#signal.buffer as SharedArrayBuffer,
+      limits: this.#limits,
+    };
   }
 
   consume(userId: string, tier: Tier): QuotaDecision {
@@ -135,6 +163,9 @@ export class SharedDailyQuota implements Quota {
     const slot = this.#slotFor(userId, day);
     if (slot === -1) return this.#consumeLocally(userId, limit, now, day);
     const after = this.#table(day).tryAdd(slot, limit);
+    // One load per request; the store and the wake-up only for the first count after a save.
+    if (after > 0 && Atomics.load(this.#signal, 0) === 0 && Atomics.compareExchange(this.#signal, 0, 0, 1) === 0)
+      Atomics.notify(this.#signal, 0);
     return after > 0 ? decision(true, limit, after, now, day) : decision(false, limit, -after, now, day);
   }
 
@@ -194,7 +225,9 @@ export class SharedDailyQuota implements Quota {
 
   async close(): Promise<void> {
     this.#closed = true;
-    if (this.#timer !== undefined) clearInterval(this.#timer);
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    // Ends a pending wait (its promise would otherwise stay pending with this quota in its closure).
+    Atomics.notify(this.#signal, 0);
     await this.flush();
   }
 
@@ -245,7 +278,14 @@ function decision(allowed: boolean, limit: number, used: number, now: number, da
 /** A worker's quota from the descriptor it was started with (checked: it crossed a thread boundary). */
 export function attachSharedQuota(descriptor: unknown, clock?: () => number): SharedDailyQuota {
   const d = descriptor as Partial<SharedQuotaDescriptor> | null;
-  if (d?.kind !== 'hpd-shared-quota' || !Array.isArray(d.tables) || d.tables.length !== 2 || typeof d.limits !== 'object')
+  if (
+    d?.kind !== 'hpd-shared-quota' ||
+    !Array.isArray(d.tables) ||
+    d.tables.length !== 2 ||
+    !(d.signal instanceof SharedArrayBuffer) ||
+    d.signal.byteLength !== 4 ||
+    typeof d.limits !== 'object'
+  )
     throw new InvariantError('not a shared quota descriptor');
   for (const t of TIERS) if (typeof d.limits?.[t] !== 'number') throw new InvariantError(`shared quota descriptor without a ${t} limit`);
   return SharedDailyQuota.attach(d as SharedQuotaDescriptor, clock);

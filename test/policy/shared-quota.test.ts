@@ -200,10 +200,16 @@ test('a table reused for a later day is saved from scratch: its users are read a
   ]);
 });
 
-test('ticks while a save is stalled queue nothing: after it returns, one save per tick again', async (t) => {
-  t.mock.timers.enable({ apis: ['setInterval'] });
+/** Lets the owner's wake-up (a task posted by Atomics.notify) and the promise turns after it run. */
+async function settle(turns = 5): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
+}
+
+test('a save stalled in the store queues nothing: after it returns, the counts made meanwhile are saved once', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   const s = recordingStore();
   const q = SharedDailyQuota.open(s.store, DEFAULT_DAILY_LIMITS, () => NOON, { flushDelayMs: 25 });
+  const flushes = t.mock.method(q, 'flush');
   let closed = false;
   t.after(async () => {
     s.afterEachSave(() => {});
@@ -212,20 +218,52 @@ test('ticks while a save is stalled queue nothing: after it returns, one save pe
   // Every save is followed by a use, so any flush that runs has something to save.
   s.afterEachSave(() => q.consume('user', 'free'));
   q.consume('user', 'free');
+  await settle();
   const release = s.holdSaves();
   t.mock.timers.tick(25);
-  await new Promise((r) => setImmediate(r));
-  assert.equal(s.saves.length, 1, 'the first tick saves (and stalls)');
-  // 100 ticks (2.5 s) while the store does not answer.
-  for (let i = 0; i < 100; i++) t.mock.timers.tick(25);
+  await settle();
+  assert.equal(s.saves.length, 1, 'the save after the first use runs (and stalls)');
+  // 1.25 s while the store does not answer, with uses all along (the free tier's limit is 100).
+  for (let i = 0; i < 50; i++) {
+    q.consume('user', 'free');
+    t.mock.timers.tick(25);
+    await settle(1);
+  }
+  assert.equal(flushes.mock.callCount(), 1, 'no flush started behind the stalled one');
   release();
-  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
-  assert.equal(s.saves.length, 1, 'no flush was waiting behind the stalled one');
+  await settle(20);
   t.mock.timers.tick(25);
-  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-  assert.equal(s.saves.length, 2, 'the next tick saves the use made meanwhile');
-  assert.deepEqual(s.saves[1], ['2026-11-20', new Map([['user', 2]])]);
+  await settle();
+  assert.equal(s.saves.length, 2, 'the uses made meanwhile are saved in one save');
+  assert.deepEqual(s.saves[1], ['2026-11-20', new Map([['user', 52]])]);
   s.afterEachSave(() => {});
   closed = true;
   await q.close();
+});
+
+test('an idle owner sleeps: no flush until a thread counts, then one save of it', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const s = recordingStore();
+  const q = SharedDailyQuota.open(s.store, DEFAULT_DAILY_LIMITS, () => NOON, { flushDelayMs: 25 });
+  t.after(() => q.close());
+  const flushes = t.mock.method(q, 'flush');
+  // 10 s of an idle server.
+  for (let i = 0; i < 400; i++) {
+    t.mock.timers.tick(25);
+    await settle(1);
+  }
+  assert.equal(flushes.mock.callCount(), 0, 'nothing counted, nothing run');
+  // A count in another thread wakes the owner through the shared flag.
+  const other = SharedDailyQuota.attach(q.descriptor(), () => NOON);
+  other.consume('worker-user', 'free');
+  await settle();
+  t.mock.timers.tick(25);
+  await settle();
+  assert.equal(flushes.mock.callCount(), 1);
+  assert.deepEqual(s.saves, [['2026-11-20', new Map([['worker-user', 1]])]]);
+  for (let i = 0; i < 400; i++) {
+    t.mock.timers.tick(25);
+    await settle(1);
+  }
+  assert.equal(flushes.mock.callCount(), 1, 'idle again after the save');
 });
