@@ -8,6 +8,12 @@ import { needsEscape } from './json-string.ts';
 import { writeCents } from './cents-text.ts';
 
 const QUOTE = 34;
+/**
+ * Texts up to this long are copied by a loop over their code units: Buffer#write is a call into C++
+ * (~100 ns on a slow core whatever the length), and most texts of a page (echoed values, ZIPs, names
+ * of states and counties) are a few characters.
+ */
+const SHORT = 32;
 /** {@link ByteWriter.exactView}'s default bound on the lengths it keeps a view of. */
 const MAX_VIEWS = 16_384;
 const B64URL = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_', 'latin1');
@@ -16,6 +22,10 @@ const B64URL = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 export function latin1Bytes(s: string): Buffer {
   return Buffer.from(s, 'latin1');
 }
+
+/** {@link ByteWriter.jsonConstant}'s texts, encoded; shared by the writers of a thread. */
+const CONSTANTS = new Map<string, Buffer>();
+const MAX_CONSTANTS = 1024;
 
 export class ByteWriter {
   buf: Buffer;
@@ -54,8 +64,16 @@ export class ByteWriter {
 
   /** A text of one-byte characters (ours: names, numbers, percent-encoded echoes). */
   latin1(s: string): void {
-    this.ensure(s.length);
-    this.at += this.buf.write(s, this.at, 'latin1');
+    const n = s.length;
+    this.ensure(n);
+    if (n > SHORT) {
+      this.at += this.buf.write(s, this.at, 'latin1');
+      return;
+    }
+    const buf = this.buf;
+    const at = this.at;
+    for (let i = 0; i < n; i++) buf[at + i] = s.charCodeAt(i);
+    this.at = at + n;
   }
 
   utf8(s: string): void {
@@ -109,6 +127,7 @@ export class ByteWriter {
 
   /** `s` as JSON.stringify writes a string, quotes included. */
   jsonString(s: string): void {
+    if (s.length <= SHORT && this.#plainAscii(s)) return;
     if (needsEscape(s)) {
       this.utf8(JSON.stringify(s));
       return;
@@ -117,6 +136,43 @@ export class ByteWriter {
     this.buf[this.at++] = QUOTE;
     this.at += this.buf.write(s, this.at, 'utf8');
     this.buf[this.at++] = QUOTE;
+  }
+
+  /**
+   * Writes `s` quoted when every character is printable ASCII other than quote and backslash (nothing
+   * to escape, one byte each); otherwise writes nothing and answers false.
+   */
+  #plainAscii(s: string): boolean {
+    const n = s.length;
+    this.ensure(n + 2);
+    const buf = this.buf;
+    const at = this.at;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 32 || c > 126 || c === QUOTE || c === 92) return false;
+      buf[at + 1 + i] = c;
+    }
+    buf[at] = QUOTE;
+    buf[at + 1 + n] = QUOTE;
+    this.at = at + n + 2;
+    return true;
+  }
+
+  /**
+   * `s` as JSON.stringify writes a string, quotes included, for a text that recurs across responses
+   * (a build's data source and freshness): its bytes are made once and copied. At most
+   * {@link MAX_CONSTANTS} texts are kept; past that it writes as {@link jsonString}.
+   */
+  jsonConstant(s: string): void {
+    let b = CONSTANTS.get(s);
+    if (b === undefined) {
+      if (CONSTANTS.size >= MAX_CONSTANTS) {
+        this.jsonString(s);
+        return;
+      }
+      CONSTANTS.set(s, (b = Buffer.from(JSON.stringify(s))));
+    }
+    this.bytes(b);
   }
 
   /** `s` as JSON.stringify writes it, without the quotes (a part of a longer string). */

@@ -92,6 +92,12 @@ function nullableString(w: ByteWriter, s: string | null): void {
   else w.jsonString(s);
 }
 
+/** A text from a small set that recurs across responses (labels, the build's benchmark source). */
+function nullableConstant(w: ByteWriter, s: string | null): void {
+  if (s === null) w.bytes(T.null);
+  else w.jsonConstant(s);
+}
+
 /** The writers the self link's echo goes into, both taking every name: the body and the Link header. */
 const echoInto: ByteWriter[] = [];
 
@@ -175,7 +181,7 @@ function writeFigures(m: AptcPageModel, w: ByteWriter): void {
   w.bytes(T.fplExact);
   w.number(est.fpl_percentage);
   w.bytes(T.fplBand);
-  nullableString(w, est.band_label);
+  nullableConstant(w, est.band_label);
   w.bytes(T.applicable);
   if (est.applicable_percentage === null) w.bytes(T.null);
   else w.number(est.applicable_percentage);
@@ -194,7 +200,7 @@ function writeFigures(m: AptcPageModel, w: ByteWriter): void {
     w.bytes(T.counted);
     bool(w, member.counted_in_benchmark);
     w.bytes(T.basis);
-    w.jsonString(member.premium_basis);
+    w.jsonConstant(member.premium_basis);
     w.byte(125); // }
   }
 }
@@ -243,19 +249,19 @@ function writeTail(m: AptcPageModel, w: ByteWriter): void {
   w.bytes(T.eligible);
   bool(w, est.eligible);
   w.bytes(T.source);
-  nullableString(w, est.benchmark_source);
+  nullableConstant(w, est.benchmark_source);
   w.bytes(T.csrLevel);
   if (est.csr_level === null) w.bytes(T.null);
   else w.uint(est.csr_level);
   w.bytes(T.csrBand);
-  nullableString(w, est.csr_band_label);
+  nullableConstant(w, est.csr_band_label);
   writeLowest(w, T.lcspId, T.lcspPremium, est.lowest_silver);
   writeLowest(w, T.lcbpId, T.lcbpPremium, est.lowest_bronze);
   w.bytes(T.notes);
   const lead = est.leadingNotes;
   for (let i = 0; i < lead.length; i++) {
     if (i > 0) w.byte(44);
-    w.jsonString(lead[i]!);
+    w.jsonConstant(lead[i]!);
   }
   if (!Number.isNaN(est.ehbNotePercent)) {
     if (lead.length > 0) w.byte(44);
@@ -273,21 +279,21 @@ function writeTail(m: AptcPageModel, w: ByteWriter): void {
   if (b === null) w.bytes(T.null);
   else {
     w.bytes(T.bdTitle);
-    w.jsonString(b.title);
+    w.jsonConstant(b.title);
     w.bytes(T.bdFile);
-    w.jsonString(b.file);
+    w.jsonConstant(b.file);
     w.bytes(T.bdUrl);
-    nullableString(w, b.url);
+    nullableConstant(w, b.url);
     w.bytes(T.bdSha);
-    w.jsonString(b.sha256);
+    w.jsonConstant(b.sha256);
     w.bytes(T.bdInForce);
-    nullableString(w, b.in_force);
+    nullableConstant(w, b.in_force);
     w.byte(125);
   }
   w.bytes(T.dataSource);
-  w.jsonString(m.yd.dataSource(loc.state));
+  w.jsonConstant(m.yd.dataSource(loc.state));
   w.bytes(T.dataFreshness);
-  w.jsonString(m.yd.freshness(loc.state));
+  w.jsonConstant(m.yd.freshness(loc.state));
   w.bytes(T.planId);
   nullableString(w, est.benchmark_plan_id);
   w.byte(125);

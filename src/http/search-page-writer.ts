@@ -212,8 +212,8 @@ function writeEnvelopeTail(m: SearchPageModel, w: ByteWriter): void {
   w.bytes(T.planYear);
   w.uint(m.params.year);
   w.bytes(T.dataSource);
-  w.jsonString(m.dataSource);
+  w.jsonConstant(m.dataSource);
   w.bytes(T.dataFreshness);
-  w.jsonString(m.dataFreshness);
+  w.jsonConstant(m.dataFreshness);
   w.byte(125); // }
 }

@@ -91,7 +91,8 @@ describe('ByteWriter.jsonString and jsonContent', () => {
   it('write what JSON.stringify writes, after other bytes, for escaped, non-ASCII and long texts', () => {
     const edges = [' ', '~', '\u001f', '\u007f', '"', '\\', 'é', '\u2028', '\ud800', '😀'];
     const texts = ['', 'plain', 'Rating Area 7', 'Doña Ana', 'Imperial "Preferred"', 'tab\there', 'a'.repeat(95)];
-    for (const len of [95, 96, 97, 200]) for (const e of edges) texts.push('x'.repeat(len - 1) + e, e + 'x'.repeat(len - 1));
+    // Around 32 (texts up to it are copied by a loop) and around 96.
+    for (const len of [1, 31, 32, 33, 95, 96, 97, 200]) for (const e of edges) texts.push('x'.repeat(len - 1) + e, e + 'x'.repeat(len - 1));
     for (const e of edges) texts.push(e, `ab${e}cd`);
     // A small buffer, so that growing while writing is covered too.
     const w = new ByteWriter(8);
@@ -103,6 +104,29 @@ describe('ByteWriter.jsonString and jsonContent', () => {
       w.jsonContent(s);
       w.latin1(']');
       assert.equal(w.buf.toString('utf8', 0, w.at), `[${JSON.stringify(s)},${JSON.stringify(s).slice(1, -1)}]`, JSON.stringify(s));
+    }
+  });
+});
+
+describe('ByteWriter.jsonConstant and latin1', () => {
+  it('write what JSON.stringify and Buffer#write write, for recurring texts and past the texts it keeps', () => {
+    const w = new ByteWriter(8);
+    // 1,100 distinct texts (more than it keeps), each written twice, with escapes and non-ASCII among them.
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 1100; i++) {
+        const s = i % 3 === 0 ? `Source "${i}"` : i % 3 === 1 ? `Doña Ana ${i}` : `CMS Exchange PUF ${i}`;
+        w.reset();
+        w.byte(91);
+        w.jsonConstant(s);
+        w.byte(93);
+        assert.equal(w.buf.toString('utf8', 0, w.at), `[${JSON.stringify(s)}]`, s);
+      }
+    }
+    for (const len of [0, 1, 31, 32, 33, 200]) {
+      const s = 'zé~'.repeat(70).slice(0, len);
+      w.reset();
+      w.latin1(s);
+      assert.equal(w.buf.toString('latin1', 0, w.at), s, `length ${len}`);
     }
   });
 });
