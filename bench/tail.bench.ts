@@ -32,6 +32,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRegistry } from '../src/operations/data-registry.ts';
 import { benchArgs } from './lib/bench-args.ts';
+import { coreShares, coreTicks } from './lib/core-time.ts';
 import { GcTrace } from './lib/gc-trace.ts';
 import { type KernelWorkload, kernelTable } from './lib/kernel-report.ts';
 import {
@@ -321,12 +322,23 @@ interface Long {
   /** The median over the runs. */
   scavenges: number;
   maxPauseMs: number;
-  /** Every run's p99, ours and the ceiling's. */
-  runs: ReadonlyArray<{ readonly p99_ms: number; readonly ceiling_p99_ms: number }>;
+  /** Every run's p99, ours and the ceiling's, with how busy ours kept the core and what was stolen from it. */
+  runs: ReadonlyArray<LongRunShares & { readonly p99_ms: number; readonly ceiling_p99_ms: number }>;
+}
+
+/**
+ * Of one 30 s run: ours' CPU (every thread) as a share of the run's wall time, and the share of the
+ * server core's time stolen by the hypervisor during ours' run and during the ceiling's after it (the
+ * whole machine's when unpinned).
+ */
+interface LongRunShares {
+  readonly oursCpu: number;
+  readonly stolen: number;
+  readonly ceilingStolen: number;
 }
 
 /** What one 30 s run of ours and the ceiling's after it leave besides their p99s. */
-interface LongPair {
+interface LongPair extends LongRunShares {
   readonly maxMs: number;
   readonly ceilingMaxMs: number;
   readonly markCompacts: number;
@@ -339,9 +351,15 @@ async function longRun(t: Target, ceiling: Target, closed: Map<string, Closed>):
   const judged = await judgedPairs<LongPair>(
     async () => {
       const mark = t.trace!.mark();
+      const core = coreTicks(serverCpu);
+      const proc = snapshot(t.server.pid);
       const r = await load(t, 'search', LONG_S, rate);
+      const k = perRequest(proc, snapshot(t.server.pid), r.requests);
+      const stolen = coreShares(core, coreTicks(serverCpu)).steal;
       const g = t.trace!.summary(mark);
+      const ceilingCore = coreTicks(serverCpu);
       const c = await load(ceiling, 'search', LONG_S, rate);
+      const ceilingStolen = coreShares(ceilingCore, coreTicks(serverCpu)).steal;
       log(
         `long   ${t.name} search ${fmtRate(rate)}/s for ${LONG_S} s: p99 ${r.latency_ms.p99.toFixed(2)} ms (ceiling ${c.latency_ms.p99.toFixed(2)}), ${g.markCompacts} mark-compacts`,
       );
@@ -351,6 +369,9 @@ async function longRun(t: Target, ceiling: Target, closed: Map<string, Closed>):
         markCompacts: g.markCompacts,
         scavenges: g.scavenges,
         maxPauseMs: g.maxPauseMs,
+        oursCpu: ((k.userUs + k.sysUs) * r.requests) / (LONG_S * 1e6),
+        stolen,
+        ceilingStolen,
       };
       return { p99_ms: r.latency_ms.p99, ceiling_p99_ms: c.latency_ms.p99, ours };
     },
@@ -367,7 +388,13 @@ async function longRun(t: Target, ceiling: Target, closed: Map<string, Closed>):
     markCompacts: Math.max(...each.map((x) => x.markCompacts)),
     scavenges: median(each.map((x) => x.scavenges)),
     maxPauseMs: Math.max(...each.map((x) => x.maxPauseMs)),
-    runs: judged.runs.map((x) => ({ p99_ms: x.p99_ms, ceiling_p99_ms: x.ceiling_p99_ms })),
+    runs: judged.runs.map((x) => ({
+      p99_ms: x.p99_ms,
+      ceiling_p99_ms: x.ceiling_p99_ms,
+      oursCpu: x.ours.oursCpu,
+      stolen: x.ours.stolen,
+      ceilingStolen: x.ours.ceilingStolen,
+    })),
   };
 }
 
@@ -545,6 +572,18 @@ function report(
     const l = long.get(t.name)!;
     if (l.runs.length > 1)
       lines.push('', `${t.name}: the first 30 s run missed; medians of ${l.runs.length} (ours/ceiling p99, ms): ${runsText(l.runs, fmt)}`);
+  }
+  const pct = (share: number): string => `${(100 * share).toFixed(1)} %`;
+  lines.push(
+    '',
+    `Each 30 s run: ours' CPU (every thread) as a share of the run's wall time, and the share of ${serverCpu === null ? "the machine's" : `CPU ${serverCpu}'s`} time the hypervisor stole during ours' run and during the ceiling's after it (\`/proc/stat\`'s steal):`,
+    '',
+  );
+  for (const t of modes) {
+    const runs = long.get(t.name)!.runs;
+    lines.push(
+      `- ${t.name}: ${runs.map((r) => `p99 ${fmt(r.p99_ms)} ms, CPU ${pct(r.oursCpu)}, stolen ${pct(r.stolen)} (ceiling's run: ${pct(r.ceilingStolen)})`).join('; ')}`,
+    );
   }
   lines.push('', 'Sustained search rate, the steps (p99 of ours vs the ceiling at each offered rate):', '');
   for (const t of modes) lines.push(`- ${t.name}: ${stepsText(sustainedBy.get(t.name)!)}`);

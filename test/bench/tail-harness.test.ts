@@ -193,6 +193,12 @@ test('bench:tail --short runs both worker modes and the ceiling on the fixture b
       ),
       `${server} long-run row`,
     );
+  // Each long run: how busy ours kept the core, and what the hypervisor stole from it.
+  for (const server of ['workers 0', 'workers 1']) {
+    const run = new RegExp(`^- ${server}: p99 ${NUM} ms, CPU (${NUM}) %, stolen ${NUM} % \\(ceiling's run: ${NUM} %\\)`, 'm').exec(stdout);
+    assert.ok(run !== null, `${server} long-run shares:\n${stdout}`);
+    assert.ok(Number(run[1]) > 0, `${server}: ours' CPU during its long run ${run[1]}`);
+  }
   for (const server of ['workers 0', 'workers 1'])
     assert.match(stdout, new RegExp(`^- ${server}: ${RATE}: ${NUM} vs ${NUM} ms`, 'm'), `${server} sustained-rate steps`);
   for (const workers of [1, 2])
