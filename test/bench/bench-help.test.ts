@@ -28,6 +28,7 @@ test('the benchmark scripts answer --help with their options and exit 0 without 
     ['bench/observability.bench.ts', 'bench:observability', '--short'],
     ['bench/ab-responses.ts', 'bench:ab', '--against'],
     ['bench/quota-flush.bench.ts', 'bench:quota-flush', 'No options'],
+    ['bench/cache-sensitivity.bench.ts', 'bench:cache-sensitivity', '--traffic'],
   ] as const) {
     const r = bench(script, '--help');
     assert.equal(r.status, 0, `${script}: ${r.stderr}`);
