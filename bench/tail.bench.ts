@@ -24,8 +24,11 @@
  *    its p99 stays ≤ 2× the ceiling's (bench/lib/sustained-rate.ts), each step judged like the long run.
  * 5. The same sustained rate for `--workers 1` and `--workers 2` unpinned on the whole box (the load
  *    generator shares its cores), next to the ceiling unpinned: the scaling figure of a host.
+ * 6. bench:cache-sensitivity on the server core once the servers are stopped: what other memory traffic
+ *    between requests adds to ours' handler and to the ceiling's (bench/cache-sensitivity.bench.ts).
  * Results: stdout and, for a full run, bench/results/tail.{json,md}. Exit 1 when a target is missed.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +45,7 @@ import {
   enterpriseKey,
   freePorts,
   HPD,
+  pinnedCommand,
   type ServerProcess,
   spawnHpdServe,
   spawnServer,
@@ -64,8 +68,9 @@ const USAGE = `Usage: npm run bench:tail [-- options]
 The figures per core: hpd serve --workers 0 and --workers 1 (every thread on the server core)
 against the ceiling on the same core: requests/s ratios and bytes allocated per request (closed loop),
 per request what the kernel sees (CPU, switches, migrations; syscalls, sends and bytes under strace),
-p99 ratios at 80 % (open loop), mark-compacts in 30 s at 80 %, the sustained search rate, and 1 vs 2
-workers unpinned. About 10 minutes; needs wrk (wrk2 is built on first use) and strace.
+p99 ratios at 80 % (open loop), mark-compacts in 30 s at 80 %, the sustained search rate, 1 vs 2
+workers unpinned, and what other memory traffic between requests costs each handler
+(bench:cache-sensitivity). About 15 minutes; needs wrk (wrk2 is built on first use) and strace.
 
 Options:
   --short        1 s runs, one repetition, no warm-up, one sustained-rate step, a 1 s long run,
@@ -612,6 +617,32 @@ function report(
   return lines.join('\n');
 }
 
+/**
+ * bench:cache-sensitivity on the server core, with nothing else running: how much other memory traffic
+ * between requests adds to ours' handler and to the ceiling's, the figure that tells how much a machine's
+ * busier or smaller caches will cost ours beside the ceiling. Its table, as it prints it.
+ */
+async function cacheSensitivity(): Promise<string> {
+  const size = short ? ['--requests', '400', '--reps', '1', '--traffic', '0,262144'] : [];
+  const [cmd, argv] = pinnedCommand(serverCpu, process.execPath, [
+    '--import',
+    join(ROOT, 'bin/register-typescript.js'),
+    join(ROOT, 'bench/cache-sensitivity.bench.ts'),
+    '--builds',
+    builds,
+    ...size,
+  ]);
+  const child = spawn(cmd, argv, { cwd: ROOT, env: childEnv({}), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`bench:cache-sensitivity failed (${code}): ${err.trim().slice(-2000)}`);
+  log('cache sensitivity measured');
+  return out.trim();
+}
+
 try {
   // Both are measured in alternation and live through the whole run: started together.
   const [w0, w1] = await Promise.all([startHpd('workers 0', 0, serverCpu), startHpd('workers 1', 1, serverCpu)]);
@@ -631,9 +662,10 @@ try {
   for (const t of modes) sustainedBy.set(t.name, await sustained(t, ceiling, median(closed.get(`${t.name}/search`)!.rps), generatorCpu));
   for (const s of [w0, w1, ceiling]) await s.server.stop();
   const scale = await scaling(responses);
+  const sensitivity = await cacheSensitivity();
   const perCore: PerCore = { modes, closed, open, long, sustainedBy, memory };
   const found = checks(perCore);
-  const text = report(perCore, scale, found);
+  const text = `${report(perCore, scale, found)}\n\nWhat other memory traffic between requests costs each handler (bench:cache-sensitivity, on CPU ${serverCpu ?? '(unpinned)'}):\n\n${sensitivity}`;
   process.stdout.write(`## Per core, both worker modes (bench/tail.bench.ts)\n\n${text}\n`);
   if (!short) {
     const dir = join(ROOT, 'bench/results');

@@ -203,6 +203,16 @@ test('bench:tail --short runs both worker modes and the ceiling on the fixture b
     assert.match(stdout, new RegExp(`^- ${server}: ${RATE}: ${NUM} vs ${NUM} ms`, 'm'), `${server} sustained-rate steps`);
   for (const workers of [1, 2])
     assert.match(stdout, new RegExp(`^\\| ${workers} \\| ${RATE} \\| ${RATE}/s \\| ${RATE}: `, 'm'), `${workers} workers unpinned`);
+  // What other memory traffic costs each handler: search and APTC, ours and the ceiling, at each level
+  // (--short's 400 requests are too few for the figures: a difference may come out below zero).
+  const FIG = `-?${NUM}`;
+  for (const w of ['search', 'aptc'])
+    for (const traffic of ['0', '262,144'])
+      assert.match(
+        stdout,
+        new RegExp(`^\\| ${w} \\| ${traffic} \\| ${FIG} \\| ${FIG}× \\| ${FIG} \\| ${FIG}× \\| ${FIG} \\|$`, 'm'),
+        `cache sensitivity ${w} / ${traffic}`,
+      );
   // Resident memory: ours after the closed-loop runs and after the long run, the ceiling after its runs.
   for (const server of ['workers 0', 'workers 1'])
     assert.match(stdout, new RegExp(`^\\| ${server} \\| [1-9]\\d* \\| [1-9]\\d* \\| [1-9]\\d* \\|$`, 'm'), `${server} memory row`);
