@@ -111,6 +111,9 @@ class WorkerPool implements RestPool {
     this.#c = c;
     this.#log = c.log ?? ((line: string) => process.stderr.write(`${line}\n`));
     this.#perWorker = Math.max(1, Math.floor(c.maxConnections / c.workers));
+    // A V8 flag, read when an isolate's heap is set up: it applies to every worker made from now on,
+    // replacements included (the main thread's heap is already set up). Node offers no per-worker option.
+    setFlagsFromString(`--min-semi-space-size=${WORKER_MIN_SEMI_SPACE_MB}`);
   }
 
   get replaced(): number {
@@ -123,9 +126,6 @@ class WorkerPool implements RestPool {
 
   /** Starts worker `index`; resolves once it is ready (and registered with the acceptor unless closing). */
   spawn(index: number): Promise<void> {
-    // A V8 flag, read when an isolate's heap is set up: it applies to the workers made from now on (the
-    // main thread's heap is already set up). Node offers no per-worker option for it.
-    setFlagsFromString(`--min-semi-space-size=${WORKER_MIN_SEMI_SPACE_MB}`);
     return new Promise((resolve, reject) => {
       const data: RestWorkerData = {
         ...this.#c.worker,

@@ -182,8 +182,8 @@ export class SharedDailyQuota implements Quota {
   /**
    * The owner saves every count changed since its last save; other threads have nothing to save. A
    * flush compares counts slot by slot and reads the id only of a count that changed (once a day per
-   * slot): it runs every 25 ms, and reading every id of the day on each run cost the main thread 5 ms
-   * per run with 10,000 users and more than the 25 ms with 60,000.
+   * slot): under load it runs every 25 ms or so, and reading every id of the day on each run would cost
+   * the main thread 5 ms per run with 10,000 users and more than the 25 ms with 60,000.
    */
   flush(): Promise<void> {
     const store = this.#store;
