@@ -227,12 +227,16 @@ describe('the client address behind HAProxy', { timeout: 120_000 }, () => {
       // its answer is sent: on a busy machine the 12 can arrive spread out enough that no instance
       // ever holds more than 3 of them (sent one after another, they always do). So A tries up to 8
       // bursts, each on new connections, and one of them must be refused; how many varies, not that
-      // some are.
+      // some are. Each burst comes from an address of its own (A, then 127.0.1.x): the kept-alive
+      // connections of an earlier burst would otherwise still hold some of A's slots on an instance.
       let answers: Answer[] = [];
       for (let burst = 0; burst < 8; burst++) {
-        const agentA = keep(A);
+        const from = burst === 0 ? A : `127.0.1.${burst}`;
+        const agentA = keep(from);
         agents.push(agentA);
-        answers = await Promise.all(Array.from({ length: 12 }, () => send(`${c.lb.restUrl}/healthz`, { localAddress: A, agent: agentA })));
+        answers = await Promise.all(
+          Array.from({ length: 12 }, () => send(`${c.lb.restUrl}/healthz`, { localAddress: from, agent: agentA })),
+        );
         if (answers.some((a) => a.status === 429)) break;
       }
       const seen = JSON.stringify(answers.map((a) => [a.status, a.body.slice(0, 80)]));
