@@ -14,7 +14,10 @@
  *    detail, years and APTC. Each run also reads every thread's CPU, context switches and migrations
  *    from /proc before and after (bench/lib/proc-stats.ts); then, for search and APTC, one extra run of
  *    each server under strace counts its syscalls, socket sends and bytes per request
- *    (bench/lib/syscall-profile.ts): the table "Per request, what the kernel sees".
+ *    (bench/lib/syscall-profile.ts): the table "Per request, what the kernel sees". Then where a
+ *    search's CPU goes: a third server, ours with the search cache on and every URL kept, beside workers
+ *    0 and the ceiling (bench/lib/search-budget.ts): the pipeline's cost over the ceiling, the search's,
+ *    and what the requests/s target leaves for the search once the pipeline is paid.
  * 2. Open loop (wrk2) at 80 % of each server's own median rate, the ceiling at the same rate: p99 ÷ the
  *    ceiling's p99, for search, detail and APTC (3 × 4 s).
  * 3. One 30 s open-loop search run at 80 % per server, then the ceiling for 30 s at the same rate: the
@@ -54,6 +57,7 @@ import { type PerRequestStats, perRequest, type Resident, resident, snapshot } f
 import { ensureBuild } from './lib/suite.ts';
 import { type NotProfiled, type SyscallProfile, syscallProfile } from './lib/syscall-profile.ts';
 import { judgedPairs, runsText } from './lib/judged-pairs.ts';
+import { type CpuPerRequest, budgetText, searchBudget, type SearchBudget } from './lib/search-budget.ts';
 import { sustainedRate, type SustainedRate } from './lib/sustained-rate.ts';
 import { fmtRate, median } from './lib/util.ts';
 import { fetchResponse, mapLimit } from './lib/verify.ts';
@@ -87,6 +91,8 @@ const LONG_S = short ? 1 : 30;
 const LONG_FACTOR = 1.5;
 const CONNECTIONS = 64;
 const OPEN_LEVEL = 0.8;
+/** Search's requests/s target, as a share of the ceiling's. */
+const SEARCH_FLOOR = 0.5;
 // --short checks the harness, not the figures: one step of the sustained-rate search is the same code
 // path as six (the search's stopping rule has its own test).
 const SUSTAIN_FRACTIONS = short ? [0.8] : [0.5, 0.65, 0.8, 0.9, 1.0, 1.1];
@@ -122,8 +128,8 @@ interface Target {
 
 const servers: ServerProcess[] = [];
 
-async function startHpd(name: string, workers: number, cpu: number | null): Promise<Target> {
-  const env = benchServeEnv(builds, join(work, `state-${name}`), { HPD_SEARCH_CACHE_MB: '0', HPD_BASE_URL: BASE_URL });
+async function startHpd(name: string, workers: number, cpu: number | null, extraEnv: Record<string, string> = {}): Promise<Target> {
+  const env = benchServeEnv(builds, join(work, `state-${name}`), { HPD_SEARCH_CACHE_MB: '0', HPD_BASE_URL: BASE_URL, ...extraEnv });
   const key = enterpriseKey(env);
   const trace = new GcTrace();
   // stdbuf: V8 prints the trace through C stdio, block-buffered on a pipe; line buffering puts each GC
@@ -281,6 +287,63 @@ async function closedLoop(targets: readonly Target[]): Promise<Map<string, Close
     }
   }
   return out;
+}
+
+/** The search cache's lookups so far, from a server's /metrics; null when they cannot be read. */
+async function searchCacheLookups(metricsPort: number): Promise<{ hits: number; misses: number } | null> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const count = (result: string): number | null => {
+      const m = text.match(new RegExp(`^hpd_search_cache_lookups_total\\{result="${result}"\\} (\\d+)$`, 'm'));
+      return m === null ? null : Number(m[1]);
+    };
+    const hits = count('hit');
+    const misses = count('miss');
+    return hits === null || misses === null ? null : { hits, misses };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Where a search's CPU goes (bench/lib/search-budget.ts): ours answering every search from the search
+ * cache (the pipeline alone), ours computing every search (workers 0) and the ceiling, alternated on
+ * the server core over the same URLs.
+ */
+async function budget(computed: Target, ceiling: Target): Promise<{ budget: SearchBudget; hitRate: number | null }> {
+  const [metricsPort] = (await freePorts(1)) as [number];
+  const cached = await startHpd('search-cached', 0, serverCpu, { HPD_SEARCH_CACHE_MB: '64', HPD_METRICS_PORT: String(metricsPort) });
+  try {
+    // A page is kept from its second sighting: a run of many passes over the URL list fills the cache.
+    await load(cached, 'search', 2);
+    const before = await searchCacheLookups(metricsPort);
+    const sides = [
+      ['ceiling', ceiling],
+      ['cached', cached],
+      ['computed', computed],
+    ] as const;
+    const runs = new Map<string, PerRequestStats[]>(sides.map(([k]) => [k, []]));
+    for (let rep = 0; rep < REPS; rep++) {
+      for (const [k, t] of sides) {
+        const start = snapshot(t.server.pid);
+        const r = await load(t, 'search', DURATION_S);
+        runs.get(k)!.push(perRequest(start, snapshot(t.server.pid), r.requests));
+        log(`budget ${rep + 1}/${REPS} ${k.padEnd(8)} ${fmtRate(r.rps)}/s`);
+      }
+    }
+    const after = await searchCacheLookups(metricsPort);
+    const cpu = (k: string): CpuPerRequest => {
+      const r = runs.get(k)!;
+      return { userUs: median(r.map((x) => x.userUs)), sysUs: median(r.map((x) => x.sysUs)) };
+    };
+    const lookups = before === null || after === null ? 0 : after.hits + after.misses - before.hits - before.misses;
+    return {
+      budget: searchBudget(cpu('ceiling'), cpu('cached'), cpu('computed'), SEARCH_FLOOR),
+      hitRate: lookups === 0 ? null : (after!.hits - before!.hits) / lookups,
+    };
+  } finally {
+    await cached.server.stop();
+  }
 }
 
 interface Open {
@@ -456,11 +519,13 @@ interface PerCore {
   readonly sustainedBy: Map<string, SustainedRate>;
   /** Each server's resident memory after the closed-loop runs, and (ours) after its long run. */
   readonly memory: Map<string, { readonly closed: Resident; readonly long: Resident | null }>;
+  /** Where a search's CPU goes: the pipeline alone against the search computed. */
+  readonly split: { readonly budget: SearchBudget; readonly hitRate: number | null };
 }
 
 function checks({ modes, closed, open, long, sustainedBy }: PerCore): Check[] {
   const out: Check[] = [];
-  const floor: Partial<Record<WorkloadName, number>> = { search: 0.5, aptc: 0.5, detail: 0.8, years: 0.9 };
+  const floor: Partial<Record<WorkloadName, number>> = { search: SEARCH_FLOOR, aptc: 0.5, detail: 0.8, years: 0.9 };
   for (const t of modes) {
     for (const w of ['search', 'household', 'aptc', 'detail'] as const) {
       const runs = closed.get(`${t.name}/${w}`)!.bytesPerRequest;
@@ -510,7 +575,7 @@ function checks({ modes, closed, open, long, sustainedBy }: PerCore): Check[] {
 const fmt = (x: number, digits = 2): string => (Number.isNaN(x) ? NOT_MEASURED : Number.isInteger(x) ? String(x) : x.toFixed(digits));
 
 function report(
-  { modes, closed, open, long, sustainedBy, memory }: PerCore,
+  { modes, closed, open, long, sustainedBy, memory, split }: PerCore,
   scale: Array<{ workers: number; maxRps: number; sustained: SustainedRate }>,
   found: readonly Check[],
 ): string {
@@ -549,6 +614,12 @@ function report(
     }),
   }));
   lines.push(...kernelTable(kernel, NOT_TRACED));
+  lines.push(
+    '',
+    `Where a search's CPU goes (every thread of each server on the same core, ${REPS} × ${DURATION_S} s each, alternated; ours with the search cache on runs \`--workers 0\` beside workers 0):`,
+    '',
+    ...budgetText(split.budget, split.hitRate),
+  );
   lines.push(
     '',
     '| workload | server | offered (80 % of its own rate) | p99 ms | ceiling p99 ms | ÷ ceiling |',
@@ -652,6 +723,7 @@ try {
   if (WARMUP) for (const t of [...modes, ceiling]) for (const w of CLOSED) await load(t, w, 1);
   const closed = await closedLoop([...modes, ceiling]);
   const afterClosed = new Map([...modes, ceiling].map((t) => [t.name, resident(t.server.pid)]));
+  const split = await budget(w0, ceiling);
   const open = await openLoop(modes, ceiling, closed);
   const long = new Map<string, Long>();
   for (const t of modes) long.set(t.name, await longRun(t, ceiling, closed));
@@ -663,7 +735,7 @@ try {
   for (const s of [w0, w1, ceiling]) await s.server.stop();
   const scale = await scaling(responses);
   const sensitivity = await cacheSensitivity();
-  const perCore: PerCore = { modes, closed, open, long, sustainedBy, memory };
+  const perCore: PerCore = { modes, closed, open, long, sustainedBy, memory, split };
   const found = checks(perCore);
   const text = `${report(perCore, scale, found)}\n\nWhat other memory traffic between requests costs each handler (bench:cache-sensitivity, on CPU ${serverCpu ?? '(unpinned)'}):\n\n${sensitivity}`;
   process.stdout.write(`## Per core, both worker modes (bench/tail.bench.ts)\n\n${text}\n`);
@@ -677,6 +749,7 @@ try {
       long: Object.fromEntries(long),
       sustained: Object.fromEntries(sustainedBy),
       memory: Object.fromEntries(memory),
+      search_budget: split,
       scaling: scale,
       checks: found,
     };

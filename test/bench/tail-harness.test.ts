@@ -253,6 +253,18 @@ test('bench:tail --short runs both worker modes and the ceiling on the fixture b
       new RegExp(`^- search, ${server} \\(\\d+ and \\d+ requests traced\\): \\w+ ${FIGURE}`, 'm'),
       `top syscalls of ${server}`,
     );
+  // Where a search's CPU goes: three rows of figures; the cached server's hit rate read from its metrics.
+  for (const name of [
+    'ceiling \\(replays the recorded bytes\\)',
+    'ours, every answer from the search cache \\([\\d.]+ % hits\\): the pipeline alone',
+    'ours, every search computed',
+  ]) {
+    const row = new RegExp(`^\\| ${name} \\| (${FIGURE}) \\| (${FIGURE}) \\| (${FIGURE}) \\| ${FIGURE}× \\|$`, 'm').exec(stdout);
+    assert.ok(row !== null, `budget row ${name}:\n${stdout}`);
+    assert.ok(Number(row[3]) > 0, `${name}: CPU per request`);
+  }
+  assert.match(stdout, new RegExp(`^- The search and its page: -?${FIGURE} µs a request\\.$`, 'm'), 'the search part');
+  assert.match(stdout, /^- Search ≥ 0\.5× the ceiling's requests\/s allows [\d.]+ µs a request in all; /m, 'the budget line');
   // The targets: 14 per mode, and the default mode's sustained rate; each measured (or said to be
   // unmeasured) and judged.
   const targets = rows(/^\| workers [01]: /);
