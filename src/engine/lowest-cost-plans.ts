@@ -10,10 +10,23 @@
  * total, ties broken by plan id.
  */
 import type { Mutable } from './mutable.ts';
-import { NO_LIST, PLAN_FLAG } from './build-format.ts';
+import { METAL_CODES, NO_LIST, PLAN_FLAG } from './build-format.ts';
 import type { Dataset, ZipLocation } from './dataset.ts';
 import { HouseholdRater } from './household-rater.ts';
 import type { TaxYearRules } from './rules-types.ts';
+
+const SILVER = METAL_CODES.indexOf('silver');
+const BRONZE = METAL_CODES.indexOf('bronze');
+const EXPANDED_BRONZE = METAL_CODES.indexOf('expanded bronze');
+
+function idAt(ds: Dataset, listId: number, pos: number): string {
+  return ds.plan(ds.listPlan(listId, pos)).standardComponentId;
+}
+
+/** Whether the plan at `pos` ranks before the one at `other` on a tie: the lower plan id. */
+function idBefore(ds: Dataset, listId: number, pos: number, other: number): boolean {
+  return idAt(ds, listId, pos) < idAt(ds, listId, other);
+}
 
 export interface RankedPlan {
   /** Position in the location's plan list. */
@@ -98,44 +111,42 @@ export function rankLowestCostInto(
   rater.set(ds, rules, location, ages);
   // The scan keeps only the two lowest (total, plan id) pairs and allocates nothing per plan: it runs
   // over every silver plan of the location on every APTC request (and every search with an income).
+  // It reads the list's columns; a plan's record (its id) is read only on a tie and for the winners.
+  const { listStart, entryMetal, entryFlags } = ds.columns;
+  const base = listStart[listId]!;
   let first = -1;
   let firstTotal = 0;
-  let firstId = '';
   let second = -1;
   let secondTotal = 0;
-  let secondId = '';
   let bronze = -1;
   let bronzeTotal = 0;
-  let bronzeId = '';
   for (let pos = 0; pos < size; pos++) {
-    const plan = ds.plan(ds.listPlan(listId, pos));
-    const silver = plan.metal === 'silver';
-    if (!silver && plan.metal !== 'bronze' && plan.metal !== 'expanded bronze') continue;
-    if ((plan.flags & PLAN_FLAG.onExchange) === 0) continue;
+    const metal = entryMetal[base + pos]!;
+    const silver = metal === SILVER;
+    if (!silver && metal !== BRONZE && metal !== EXPANDED_BRONZE) continue;
+    if ((entryFlags[base + pos]! & PLAN_FLAG.onExchange) === 0) continue;
     const total = rater.total(pos);
     if (total === 0) continue;
-    const id = plan.standardComponentId;
     if (!silver) {
-      if (bronze < 0 || total < bronzeTotal || (total === bronzeTotal && id < bronzeId)) {
+      if (bronze < 0 || total < bronzeTotal || (total === bronzeTotal && idBefore(ds, listId, pos, bronze))) {
         bronze = pos;
         bronzeTotal = total;
-        bronzeId = id;
       }
       continue;
     }
-    if (first < 0 || total < firstTotal || (total === firstTotal && id < firstId)) {
+    if (first < 0 || total < firstTotal || (total === firstTotal && idBefore(ds, listId, pos, first))) {
       second = first;
       secondTotal = firstTotal;
-      secondId = firstId;
       first = pos;
       firstTotal = total;
-      firstId = id;
-    } else if (second < 0 || total < secondTotal || (total === secondTotal && id < secondId)) {
+    } else if (second < 0 || total < secondTotal || (total === secondTotal && idBefore(ds, listId, pos, second))) {
       second = pos;
       secondTotal = total;
-      secondId = id;
     }
   }
   if (first < 0) return null;
+  const firstId = idAt(ds, listId, first);
+  const secondId = second < 0 ? '' : idAt(ds, listId, second);
+  const bronzeId = bronze < 0 ? '' : idAt(ds, listId, bronze);
   return out.set(first, firstId, firstTotal, second, secondId, secondTotal, bronze, bronzeId, bronzeTotal);
 }
