@@ -127,7 +127,7 @@ export class ByteWriter {
 
   /** `s` as JSON.stringify writes a string, quotes included. */
   jsonString(s: string): void {
-    if (s.length <= SHORT && this.#plainAscii(s)) return;
+    if (s.length <= SHORT && this.#plainAscii(s, QUOTE)) return;
     if (needsEscape(s)) {
       this.utf8(JSON.stringify(s));
       return;
@@ -139,22 +139,26 @@ export class ByteWriter {
   }
 
   /**
-   * Writes `s` quoted when every character is printable ASCII other than quote and backslash (nothing
-   * to escape, one byte each); otherwise writes nothing and answers false.
+   * Writes `s` between two `quote` bytes (none when `quote` is -1) when every character is printable
+   * ASCII other than quote and backslash (nothing to escape, one byte each); otherwise writes nothing
+   * and answers false.
    */
-  #plainAscii(s: string): boolean {
+  #plainAscii(s: string, quote: number): boolean {
     const n = s.length;
-    this.ensure(n + 2);
+    const q = quote < 0 ? 0 : 1;
+    this.ensure(n + 2 * q);
     const buf = this.buf;
     const at = this.at;
     for (let i = 0; i < n; i++) {
       const c = s.charCodeAt(i);
       if (c < 32 || c > 126 || c === QUOTE || c === 92) return false;
-      buf[at + 1 + i] = c;
+      buf[at + q + i] = c;
     }
-    buf[at] = QUOTE;
-    buf[at + 1 + n] = QUOTE;
-    this.at = at + n + 2;
+    if (q === 1) {
+      buf[at] = quote;
+      buf[at + 1 + n] = quote;
+    }
+    this.at = at + n + 2 * q;
     return true;
   }
 
@@ -177,6 +181,7 @@ export class ByteWriter {
 
   /** `s` as JSON.stringify writes it, without the quotes (a part of a longer string). */
   jsonContent(s: string): void {
+    if (s.length <= SHORT && this.#plainAscii(s, -1)) return;
     if (needsEscape(s)) this.utf8(JSON.stringify(s).slice(1, -1));
     else this.utf8(s);
   }
