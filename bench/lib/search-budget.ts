@@ -62,7 +62,9 @@ export function budgetText(b: SearchBudget, hitRate: number | null): string[] {
   const left =
     b.searchAllowedUs <= 0
       ? `nothing: the pipeline alone costs more than the ${fmtFigure(b.allowedUs)} µs the target allows`
-      : `${fmtFigure(b.searchAllowedUs)} µs, against ${fmtFigure(b.searchUs)} µs measured: the search and its page would have to cost ${fmtFigure(b.searchAllowedUs / b.searchUs)}× what they do`;
+      : b.searchUs <= 0
+        ? `${fmtFigure(b.searchAllowedUs)} µs, and the computed runs measured no more than the cached ones (runs too short or too noisy to split)`
+        : `${fmtFigure(b.searchAllowedUs)} µs, against ${fmtFigure(b.searchUs)} µs measured: the search and its page would have to cost ${fmtFigure(b.searchAllowedUs / b.searchUs)}× what they do`;
   return [
     '| search, per request (medians) | user µs | sys µs | user + sys µs | ÷ ceiling |',
     '|---|---:|---:|---:|---:|',

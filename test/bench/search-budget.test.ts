@@ -17,6 +17,16 @@ describe('search budget', () => {
     );
   });
 
+  it('says when the computed runs measured no more than the cached ones instead of a ratio', () => {
+    const b = searchBudget(ceiling, { userUs: 10, sysUs: 8 }, { userUs: 9, sysUs: 8 }, 0.5);
+    const text = budgetText(b, 0.99).join('\n');
+    assert.match(text, /^- The search and its page: -1 µs a request\.$/m);
+    assert.match(
+      text,
+      /leaves the search and its page 8 µs, and the computed runs measured no more than the cached ones \(runs too short or too noisy to split\)\.$/m,
+    );
+  });
+
   it('says when the pipeline alone is over what the target allows', () => {
     const b = searchBudget(ceiling, { userUs: 20, sysUs: 10 }, { userUs: 30, sysUs: 10 }, 0.5);
     assert.ok(b.searchAllowedUs < 0);
