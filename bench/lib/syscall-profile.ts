@@ -154,6 +154,9 @@ export interface SyscallProfileOptions {
   readonly top?: number;
 }
 
+/** How long strace gets, after the load's last response, to record the calls it stopped the server in. */
+const SETTLE_MS = 200;
+
 /** strace attached to every thread of `pid` while `load` runs; what it wrote to `-o`. */
 async function traced(pid: number, args: readonly string[], file: string, seconds: number, load: (s: number) => Promise<number>) {
   const child = spawn('strace', ['-f', ...args, '-p', String(pid), '-o', file], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -194,6 +197,10 @@ async function traced(pid: number, args: readonly string[], file: string, second
   let requests: number;
   try {
     requests = await load(seconds);
+    // The client has the last response as soon as the server's write has put it in the kernel, while
+    // strace may still be handling that write's exit: a SIGINT right then can drop the call. A pause
+    // lets strace record it; nothing is loaded meanwhile, so no other call is added.
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
   } finally {
     // SIGINT: strace detaches from every thread and writes its summary.
     child.kill('SIGINT');
