@@ -33,7 +33,27 @@ export class HashStream {
   }
 
   text(s: string): void {
-    for (let i = 0; i < s.length; i++) this.char(s.charCodeAt(i));
+    // The lanes in locals for the loop: through the fields, each character cost a load and a store of
+    // both (~30 % of the time of a request's hashing).
+    let a = this.#a;
+    let b = this.#b;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x01000193 + 0x3c6ef372) ^ (b >>> 15);
+    }
+    this.#a = a;
+    this.#b = b;
+  }
+
+  /**
+   * Continues the stream whose lanes were `laneA` and `laneB` ({@link laneA}, {@link laneB}): a prefix
+   * that recurs (a build's hash) is fed once and its lanes kept.
+   */
+  resume(laneA: number, laneB: number): this {
+    this.#a = laneA;
+    this.#b = laneB;
+    return this;
   }
 
   /** The characters of `String(n)`, without making that string for the common case (a safe non-negative integer). */
