@@ -245,7 +245,7 @@ export class OperationPipeline {
     }
     try {
       if ('counted' in reply) this.#later(res, reply, head, given ?? generatedRequestId(), t0);
-      else this.#send(res, route, path, reply, head, given, t0);
+      else this.#send(res, route, path, reply, head, given, t0, true);
     } finally {
       if (borrowed) scratch.release();
     }
@@ -292,9 +292,19 @@ export class OperationPipeline {
   }
 
   /** `requestId` null: the thread's generated id (request-id.ts), written as bytes. */
-  #send(res: HttpResponse, route: Route, path: string, reply: Answer, head: boolean, requestId: string | null, t0: number): void {
+  /** `inHandler`: called in the uWS handler's own turn, where the response is corked already. */
+  #send(
+    res: HttpResponse,
+    route: Route,
+    path: string,
+    reply: Answer,
+    head: boolean,
+    requestId: string | null,
+    t0: number,
+    inHandler = false,
+  ): void {
     const front = this.#front;
-    if ('response' in reply) writeOk(res, reply, head, requestId, front.draining);
+    if ('response' in reply) writeOk(res, reply, head, requestId, front.draining, inHandler);
     else front.write(res, reply, head, requestId ?? generatedRequestId());
     const status = 'response' in reply ? (reply.notModified ? 304 : 200) : reply.status;
     front.observe(route.label, status, t0, requestId, head ? 'HEAD' : 'GET', path);

@@ -261,9 +261,10 @@ function writeOkCorked(): void {
 
 /**
  * Writes an operation's 200 or 304: the status line, one header block, the body. `requestId` null:
- * the thread's generated id (request-id.ts).
+ * the thread's generated id (request-id.ts). `inHandler`: written in the uWS handler's own turn, which
+ * uWS runs corked; a cork there would only cost a call into uWS and one back into JS.
  */
-export function writeOk(res: HttpResponse, ok: OkReply, head: boolean, requestId: string | null, close: boolean): void {
+export function writeOk(res: HttpResponse, ok: OkReply, head: boolean, requestId: string | null, close: boolean, inHandler = false): void {
   const w = OK_WRITE;
   w.res = res;
   w.ok = ok;
@@ -271,7 +272,8 @@ export function writeOk(res: HttpResponse, ok: OkReply, head: boolean, requestId
   w.requestId = requestId;
   w.close = close;
   try {
-    res.cork(writeOkCorked);
+    if (inHandler) writeOkCorked();
+    else res.cork(writeOkCorked);
   } finally {
     w.res = undefined as unknown as HttpResponse;
     w.ok = undefined as unknown as OkReply;
