@@ -48,31 +48,51 @@ const TX: ZipLocation = {
   primary: true,
 };
 
-test('equal totals rank by plan id, whatever the list order: the two lowest silver plans and the lowest bronze', () => {
-  const ds = listOf([
-    { id: '10000TX0000003', metal: 'silver', cents: 40_000 },
-    { id: '10000TX0000009', metal: 'bronze', cents: 25_000 },
-    { id: '10000TX0000002', metal: 'silver', cents: 40_000 },
-    { id: '10000TX0000007', metal: 'gold', cents: 10_000 },
-    { id: '10000TX0000001', metal: 'silver', cents: 40_000 },
-    { id: '10000TX0000008', metal: 'bronze', cents: 25_000 },
-  ]);
-  const r = rankLowestCost(ds, loadRules(2025), TX, [40]);
-  assert.ok(r !== null);
-  assert.deepEqual([r.first.id, r.second?.id, r.bronze?.id], ['10000TX0000001', '10000TX0000002', '10000TX0000008']);
-  assert.deepEqual([r.first.pos, r.second?.pos, r.bronze?.pos], [4, 2, 5]);
-});
+type Plan = Parameters<typeof listOf>[0][number];
+/** Each case: a list, then the first silver, second silver and lowest bronze expected as [id, list position, total]. */
+const CASES: ReadonlyArray<{
+  readonly name: string;
+  readonly plans: readonly Plan[];
+  readonly want: ReadonlyArray<[string, number, number]>;
+}> = [
+  {
+    name: 'equal totals rank by plan id, whatever the list order: the two lowest silver plans and the lowest bronze',
+    plans: [
+      { id: '10000TX0000003', metal: 'silver', cents: 40_000 },
+      { id: '10000TX0000009', metal: 'bronze', cents: 25_000 },
+      { id: '10000TX0000002', metal: 'silver', cents: 40_000 },
+      { id: '10000TX0000007', metal: 'gold', cents: 10_000 },
+      { id: '10000TX0000001', metal: 'silver', cents: 40_000 },
+      { id: '10000TX0000008', metal: 'bronze', cents: 25_000 },
+    ],
+    want: [
+      ['10000TX0000001', 4, 40_000],
+      ['10000TX0000002', 2, 40_000],
+      ['10000TX0000008', 5, 25_000],
+    ],
+  },
+  {
+    name: 'a lower total wins over a lower plan id, and a tie for second place keeps the lower id',
+    plans: [
+      { id: '10000TX0000001', metal: 'silver', cents: 41_000 },
+      { id: '10000TX0000005', metal: 'silver', cents: 39_000 },
+      { id: '10000TX0000004', metal: 'silver', cents: 41_000 },
+      { id: '10000TX0000002', metal: 'bronze', cents: 26_000 },
+      { id: '10000TX0000006', metal: 'bronze', cents: 25_000 },
+    ],
+    want: [
+      ['10000TX0000005', 1, 39_000],
+      ['10000TX0000001', 0, 41_000],
+      ['10000TX0000006', 4, 25_000],
+    ],
+  },
+];
 
-test('a lower total wins over a lower plan id, and a tie for second place keeps the lower id', () => {
-  const ds = listOf([
-    { id: '10000TX0000001', metal: 'silver', cents: 41_000 },
-    { id: '10000TX0000005', metal: 'silver', cents: 39_000 },
-    { id: '10000TX0000004', metal: 'silver', cents: 41_000 },
-    { id: '10000TX0000002', metal: 'bronze', cents: 26_000 },
-    { id: '10000TX0000006', metal: 'bronze', cents: 25_000 },
-  ]);
-  const r = rankLowestCost(ds, loadRules(2025), TX, [40]);
-  assert.ok(r !== null);
-  assert.deepEqual([r.first.id, r.second?.id, r.bronze?.id], ['10000TX0000005', '10000TX0000001', '10000TX0000006']);
-  assert.deepEqual([r.first.totalCents, r.second?.totalCents, r.bronze?.totalCents], [39_000, 41_000, 25_000]);
-});
+for (const c of CASES) {
+  test(c.name, () => {
+    const r = rankLowestCost(listOf(c.plans), loadRules(2025), TX, [40]);
+    assert.ok(r !== null);
+    const got = [r.first, r.second, r.bronze].map((p) => (p === null ? null : [p.id, p.pos, p.totalCents]));
+    assert.deepEqual(got, c.want);
+  });
+}
