@@ -38,6 +38,7 @@ import {
 } from './lib/processes.ts';
 import { benchArgsWithChoice, benchUsageError } from './lib/bench-args.ts';
 import { ensureBuild } from './lib/suite.ts';
+import { searchCacheLookups } from './lib/cache-lookups.ts';
 import { GcTrace } from './lib/gc-trace.ts';
 import { kernelTable } from './lib/kernel-report.ts';
 import { type PerRequestStats, perRequest, snapshot } from './lib/proc-stats.ts';
@@ -308,11 +309,8 @@ try {
   for (let r = 0; r < reps; r++) {
     const o = await measure(ours, oursOrigin, urls);
     const c = await measure(ceiling, ceilingOrigin, ceilingUrls);
-    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-    const count = (result: string): number =>
-      Number(metrics.match(new RegExp(`hpd_search_cache_lookups_total\\{result="${result}"\\} (\\d+)`))?.[1] ?? 0);
-    const hits = count('hit');
-    const lookups = hits + count('miss');
+    const { hit: hits, miss } = await searchCacheLookups(metricsPort);
+    const lookups = hits + miss;
     const line = `rep ${r + 1}: search cache ${lookups === 0 ? 'off' : `hit rate ${((100 * hits) / lookups).toFixed(1)} % so far`}; ours ${o.rps.toFixed(0)} req/s, ${o.user.toFixed(1)}+${o.sys.toFixed(1)} µs user+sys/req, ${o.allocated} (errors ${o.errors}); ceiling ${c.rps.toFixed(0)} req/s, ${c.user.toFixed(1)}+${c.sys.toFixed(1)} µs; ratio rps ${(o.rps / c.rps).toFixed(3)}, cpu ${((c.user + c.sys) / (o.user + o.sys)).toFixed(3)}`;
     rows.push(line);
     process.stdout.write(`${line}\n`);

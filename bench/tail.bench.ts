@@ -38,6 +38,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRegistry } from '../src/operations/data-registry.ts';
 import { benchArgs } from './lib/bench-args.ts';
+import { searchCacheLookups } from './lib/cache-lookups.ts';
 import { coreShares, coreTicks } from './lib/core-time.ts';
 import { GcTrace } from './lib/gc-trace.ts';
 import { type KernelWorkload, kernelTable } from './lib/kernel-report.ts';
@@ -289,22 +290,6 @@ async function closedLoop(targets: readonly Target[]): Promise<Map<string, Close
   return out;
 }
 
-/** The search cache's lookups so far, from a server's /metrics; null when they cannot be read. */
-async function searchCacheLookups(metricsPort: number): Promise<{ hits: number; misses: number } | null> {
-  try {
-    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-    const count = (result: string): number | null => {
-      const m = text.match(new RegExp(`^hpd_search_cache_lookups_total\\{result="${result}"\\} (\\d+)$`, 'm'));
-      return m === null ? null : Number(m[1]);
-    };
-    const hits = count('hit');
-    const misses = count('miss');
-    return hits === null || misses === null ? null : { hits, misses };
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Where a search's CPU goes (bench/lib/search-budget.ts): ours answering every search from the search
  * cache (the pipeline alone), ours computing every search (workers 0) and the ceiling, alternated on
@@ -316,7 +301,9 @@ async function budget(computed: Target, ceiling: Target): Promise<{ budget: Sear
   try {
     // A page is kept from its second sighting: a run of many passes over the URL list fills the cache.
     await load(cached, 'search', 2);
-    const before = await searchCacheLookups(metricsPort);
+    // A hit rate that cannot be read is reported as such; the CPU figures stand without it.
+    const lookups = (): Promise<{ hit: number; miss: number } | null> => searchCacheLookups(metricsPort).catch(() => null);
+    const before = await lookups();
     const sides = [
       ['ceiling', ceiling],
       ['cached', cached],
@@ -331,15 +318,15 @@ async function budget(computed: Target, ceiling: Target): Promise<{ budget: Sear
         log(`budget ${rep + 1}/${REPS} ${k.padEnd(8)} ${fmtRate(r.rps)}/s`);
       }
     }
-    const after = await searchCacheLookups(metricsPort);
+    const after = await lookups();
     const cpu = (k: string): CpuPerRequest => {
       const r = runs.get(k)!;
       return { userUs: median(r.map((x) => x.userUs)), sysUs: median(r.map((x) => x.sysUs)) };
     };
-    const lookups = before === null || after === null ? 0 : after.hits + after.misses - before.hits - before.misses;
+    const counted = before === null || after === null ? 0 : after.hit + after.miss - before.hit - before.miss;
     return {
       budget: searchBudget(cpu('ceiling'), cpu('cached'), cpu('computed'), SEARCH_FLOOR),
-      hitRate: lookups === 0 ? null : (after!.hits - before!.hits) / lookups,
+      hitRate: counted === 0 ? null : (after!.hit - before!.hit) / counted,
     };
   } finally {
     await cached.server.stop();

@@ -46,6 +46,7 @@ import { median, MIB } from './util.ts';
 import { fetchResponse, jsonDiff, mapLimit } from './verify.ts';
 import { buildWorkloads, TARGETS, type RealisticSize, type TargetName, type Workload, type WorkloadName } from './workloads.ts';
 import { runWrk, wrkVersion, type WrkRun } from './wrk.ts';
+import { searchCacheLookups } from './cache-lookups.ts';
 import { ensureWrk2 } from './wrk2.ts';
 
 export { TARGETS, type TargetName };
@@ -394,24 +395,6 @@ function spawnHpd(
   });
 }
 
-/**
- * The search cache's lookups so far, from /metrics, by result: `hpd_search_cache_lookups_total` (the
- * search cache's own family) when the server has it; else the `hpd_response_cache_lookups_total`
- * series labelled for search, else all of that family (during the realistic runs, search is all the
- * server is asked).
- */
-async function cacheLookups(metricsPort: number): Promise<{ hit: number; miss: number }> {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const series = [...text.matchAll(/^(hpd_search_cache_lookups_total|hpd_response_cache_lookups_total)\{([^}]*)\}\s+(\S+)$/gm)].map(
-    (m) => ({ family: m[1]!, labels: m[2]!, value: Number(m[3]) }),
-  );
-  const own = series.filter((x) => x.family === 'hpd_search_cache_lookups_total');
-  const labelled = series.filter((x) => /search|"\/v1\/health\/plans"/.test(x.labels));
-  const use = own.length > 0 ? own : labelled.length > 0 ? labelled : series;
-  const sum = (result: string): number => use.filter((x) => x.labels.includes(`result="${result}"`)).reduce((n, x) => n + x.value, 0);
-  return { hit: sum('hit'), miss: sum('miss') };
-}
-
 export async function runSuite(o: SuiteOptions): Promise<SuiteResult> {
   const t0 = performance.now();
   const startedAt = new Date().toISOString();
@@ -738,9 +721,9 @@ async function loadAndMeasure(
   await warmUp(l);
   // The search cache's lookups over ours_cached's measured runs (the realistic stream is all it serves).
   const from = l.offset('realistic', 'ours_cached');
-  const before = t.cachedMetricsPort === null ? null : await cacheLookups(t.cachedMetricsPort);
+  const before = t.cachedMetricsPort === null ? null : await searchCacheLookups(t.cachedMetricsPort);
   const full = await fullLoad(l);
-  const after = t.cachedMetricsPort === null ? null : await cacheLookups(t.cachedMetricsPort);
+  const after = t.cachedMetricsPort === null ? null : await searchCacheLookups(t.cachedMetricsPort);
   const to = l.offset('realistic', 'ours_cached');
   const open = await openLoop(l, full);
   const memory: SuiteResult['memory'] = {};

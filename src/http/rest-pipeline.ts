@@ -291,8 +291,10 @@ export class OperationPipeline {
     return this.#front.problemReply(INTERNAL_ERROR, path);
   }
 
-  /** `requestId` null: the thread's generated id (request-id.ts), written as bytes. */
-  /** `inHandler`: called in the uWS handler's own turn, where the response is corked already. */
+  /**
+   * `requestId` null: the thread's generated id (request-id.ts), written as bytes. `inHandler`: called
+   * in the uWS handler's own turn, where the response is corked already.
+   */
   #send(
     res: HttpResponse,
     route: Route,
